@@ -1,0 +1,443 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// BenchmarkRun finds the highest TPC-C throughput (tpmC) a database sustains inside a latency SLA.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=br,categories=tpcc
+// +kubebuilder:printcolumn:name="Engine",type=string,JSONPath=`.spec.database.engine`
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Warehouses",type=integer,JSONPath=`.status.result.maxCompliantWarehouses`,description="Largest SLA-compliant active warehouse count"
+// +kubebuilder:printcolumn:name="TpmC",type=number,JSONPath=`.status.result.tpmC`
+// +kubebuilder:printcolumn:name="Efficiency",type=number,JSONPath=`.status.result.efficiency`,description="Percent of the 12.86 tpmC per warehouse ceiling"
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type BenchmarkRun struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   BenchmarkRunSpec   `json:"spec"`
+	Status BenchmarkRunStatus `json:"status,omitempty"`
+}
+
+// BenchmarkRunList is a list of BenchmarkRuns.
+//
+// +kubebuilder:object:root=true
+type BenchmarkRunList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []BenchmarkRun `json:"items"`
+}
+
+// BenchmarkRunSpec is what to benchmark and how. Every part but database.teardown is fixed once the
+// run exists: the recorded steps are only comparable when measured under one specification.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.search.startWarehouses) || self.search.startWarehouses <= self.workload.warehouses",fieldPath=".search.startWarehouses",message="search.startWarehouses must not exceed workload.warehouses"
+type BenchmarkRunSpec struct {
+	// Database names the engine and how to deploy it, or an existing database to use.
+	Database DatabaseSpec `json:"database"`
+
+	// Workload is the TPC-C data set and how each measured step runs.
+	Workload WorkloadSpec `json:"workload"`
+
+	// SLA decides whether a step is compliant.
+	// +kubebuilder:default={}
+	// +optional
+	SLA SLASpec `json:"sla,omitempty"`
+
+	// Search decides which active warehouse counts are measured.
+	// +kubebuilder:default={}
+	// +optional
+	Search SearchSpec `json:"search,omitempty"`
+}
+
+// Engine is a database engine.
+// +kubebuilder:validation:Enum=PostgreSQL;CockroachDB;YDB
+type Engine string
+
+const (
+	EnginePostgreSQL  Engine = "PostgreSQL"
+	EngineCockroachDB Engine = "CockroachDB"
+	EngineYDB         Engine = "YDB"
+)
+
+// TeardownPolicy says what happens to a deployed database when the run ends.
+// +kubebuilder:validation:Enum=Delete;Retain
+type TeardownPolicy string
+
+const (
+	// TeardownDelete deletes the database (and its data) when the run ends or is deleted.
+	TeardownDelete TeardownPolicy = "Delete"
+	// TeardownRetain keeps the database, not owned by the run, for inspection or a later run.
+	TeardownRetain TeardownPolicy = "Retain"
+)
+
+// DatabaseSpec describes the database under test.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.postgres) || self.engine == 'PostgreSQL'",fieldPath=".postgres",message="postgres is only allowed with engine PostgreSQL"
+// +kubebuilder:validation:XValidation:rule="!has(self.cockroach) || self.engine == 'CockroachDB'",fieldPath=".cockroach",message="cockroach is only allowed with engine CockroachDB"
+// +kubebuilder:validation:XValidation:rule="!has(self.ydb) || self.engine == 'YDB'",fieldPath=".ydb",message="ydb is only allowed with engine YDB"
+// +kubebuilder:validation:XValidation:rule="!has(self.external) || !(has(self.postgres) || has(self.cockroach) || has(self.ydb))",fieldPath=".external",message="external deploys nothing and cannot be combined with postgres, cockroach or ydb"
+// +kubebuilder:validation:XValidation:rule="[has(self.postgres), has(self.cockroach), has(self.ydb), has(self.external)] == [has(oldSelf.postgres), has(oldSelf.cockroach), has(oldSelf.ydb), has(oldSelf.external)]",message="the database blocks (postgres, cockroach, ydb, external) cannot be added or removed after creation"
+type DatabaseSpec struct {
+	// Engine is the database engine. It cannot change after creation.
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="engine is immutable"
+	Engine Engine `json:"engine"`
+
+	// Postgres deploys PostgreSQL with synchronous replicas through CloudNativePG. Only with engine
+	// PostgreSQL; when omitted, the defaults of its fields apply.
+	// +optional
+	Postgres *PostgresSpec `json:"postgres,omitempty"`
+
+	// Cockroach deploys CockroachDB through cockroach-operator. Only with engine CockroachDB; when
+	// omitted, the defaults of its fields apply.
+	// +optional
+	Cockroach *CockroachSpec `json:"cockroach,omitempty"`
+
+	// YDB deploys YDB through ydb-operator. Only with engine YDB; when omitted, the defaults of its
+	// fields apply.
+	// +optional
+	YDB *YDBSpec `json:"ydb,omitempty"`
+
+	// External benchmarks an existing database of any engine; nothing is deployed.
+	// +optional
+	External *ExternalSpec `json:"external,omitempty"`
+
+	// Teardown says what happens to a deployed database when the run ends.
+	// +kubebuilder:default=Delete
+	// +optional
+	Teardown TeardownPolicy `json:"teardown,omitempty"`
+}
+
+// SynchronousCommit is PostgreSQL's synchronous_commit level on a cluster with synchronous replicas.
+// +kubebuilder:validation:Enum=on;remote_write;remote_apply
+type SynchronousCommit string
+
+// PostgresSpec is a CloudNativePG cluster: a primary and streaming standbys, some of them synchronous.
+//
+// +kubebuilder:validation:XValidation:rule="self.synchronousReplicas < self.instances",fieldPath=".synchronousReplicas",message="synchronousReplicas must be less than instances"
+// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="postgres is immutable once the run is created"
+type PostgresSpec struct {
+	// Instances is the number of PostgreSQL instances: the primary plus its standbys.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:default=3
+	// +optional
+	Instances int32 `json:"instances,omitempty"`
+
+	// SynchronousReplicas is how many standbys must confirm each commit (CloudNativePG
+	// spec.postgresql.synchronous with method any). 0 means asynchronous replication.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:default=2
+	// +optional
+	SynchronousReplicas *int32 `json:"synchronousReplicas,omitempty"`
+
+	// SynchronousCommit is the synchronous_commit level.
+	// +kubebuilder:default=remote_apply
+	// +optional
+	SynchronousCommit SynchronousCommit `json:"synchronousCommit,omitempty"`
+
+	// Parameters are extra postgresql.conf parameters. synchronous_commit and
+	// synchronous_standby_names are set by the fields above and cannot be given here.
+	// +kubebuilder:validation:MaxProperties=128
+	// +kubebuilder:validation:XValidation:rule="!('synchronous_commit' in self)",message="set synchronous_commit with postgres.synchronousCommit, not in parameters"
+	// +kubebuilder:validation:XValidation:rule="!('synchronous_standby_names' in self)",message="synchronous_standby_names is derived from postgres.synchronousReplicas and cannot be set in parameters"
+	// +optional
+	Parameters map[string]string `json:"parameters,omitempty"`
+
+	// Storage is the data volume of each instance.
+	// +kubebuilder:default={}
+	// +optional
+	Storage StorageSpec `json:"storage,omitempty"`
+
+	// Resources are each instance's compute resources.
+	// +optional
+	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// Image overrides the PostgreSQL operand image.
+	// +optional
+	Image string `json:"image,omitempty"`
+}
+
+// CockroachSpec is a CockroachDB cluster managed by cockroach-operator, with TLS on.
+//
+// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="cockroach is immutable once the run is created"
+type CockroachSpec struct {
+	// Nodes is the number of CockroachDB nodes (3 for fault tolerance).
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:default=3
+	// +optional
+	Nodes int32 `json:"nodes,omitempty"`
+
+	// Storage is the data volume of each node.
+	// +kubebuilder:default={}
+	// +optional
+	Storage StorageSpec `json:"storage,omitempty"`
+
+	// Resources are each node's compute resources.
+	// +optional
+	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// Image overrides the CockroachDB image.
+	// +optional
+	Image string `json:"image,omitempty"`
+}
+
+// Erasure is YDB's storage redundancy scheme.
+// +kubebuilder:validation:Enum=none;block-4-2;mirror-3-dc
+type Erasure string
+
+const (
+	ErasureNone      Erasure = "none"
+	ErasureBlock42   Erasure = "block-4-2"
+	ErasureMirror3DC Erasure = "mirror-3-dc"
+)
+
+// YDBSpec is a YDB Storage plus Database managed by ydb-operator.
+//
+// +kubebuilder:validation:XValidation:rule="self.erasure != 'block-4-2' || self.storageNodes >= 8",fieldPath=".storageNodes",message="erasure block-4-2 needs at least 8 storageNodes"
+// +kubebuilder:validation:XValidation:rule="self.erasure != 'mirror-3-dc' || self.storageNodes >= 3",fieldPath=".storageNodes",message="erasure mirror-3-dc needs at least 3 storageNodes"
+// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="ydb is immutable once the run is created"
+type YDBSpec struct {
+	// Erasure is the storage redundancy scheme.
+	// +kubebuilder:default=mirror-3-dc
+	// +optional
+	Erasure Erasure `json:"erasure,omitempty"`
+
+	// StorageNodes is the number of YDB storage nodes.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:default=3
+	// +optional
+	StorageNodes int32 `json:"storageNodes,omitempty"`
+
+	// DatabaseNodes is the number of YDB database (compute) nodes.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:default=3
+	// +optional
+	DatabaseNodes int32 `json:"databaseNodes,omitempty"`
+
+	// Storage is the data volume of each storage node.
+	// +kubebuilder:default={}
+	// +optional
+	Storage StorageSpec `json:"storage,omitempty"`
+
+	// Resources are each node's compute resources.
+	// +optional
+	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// Image overrides the YDB image.
+	// +optional
+	Image string `json:"image,omitempty"`
+}
+
+// ExternalSpec points at an existing database.
+//
+// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="external is immutable once the run is created"
+type ExternalSpec struct {
+	// SecretRef names a Secret in the run's namespace whose key holds the connection URI
+	// (postgres://… for PostgreSQL and CockroachDB, grpc://…/database for YDB).
+	SecretRef SecretKeyRef `json:"secretRef"`
+}
+
+// SecretKeyRef names a key of a Secret in the run's namespace.
+type SecretKeyRef struct {
+	// Name is the Secret's name.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+
+	// Key is the key holding the URI.
+	// +kubebuilder:default=uri
+	// +kubebuilder:validation:MinLength=1
+	// +optional
+	Key string `json:"key,omitempty"`
+}
+
+// StorageSpec is a persistent volume per database node.
+type StorageSpec struct {
+	// Size of each volume.
+	// +kubebuilder:default="10Gi"
+	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).isGreaterThan(quantity('0'))",message="storage.size must be positive"
+	// +optional
+	Size resource.Quantity `json:"size,omitempty"`
+
+	// StorageClass of each volume; empty means the cluster's default StorageClass.
+	// +optional
+	StorageClass string `json:"storageClass,omitempty"`
+}
+
+// Wait selects the terminals' keying and think times.
+// +kubebuilder:validation:Enum=Spec;None
+type Wait string
+
+const (
+	// WaitSpec applies TPC-C keying times and negative-exponential think times (spec-compliant).
+	WaitSpec Wait = "Spec"
+	// WaitNone sends the next transaction at once: a stress test, never spec-compliant.
+	WaitNone Wait = "None"
+)
+
+// WorkloadSpec is the TPC-C data set and the shape of each measured step.
+//
+// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="workload is immutable once the run is created"
+type WorkloadSpec struct {
+	// Warehouses is the number of warehouses loaded, once; steps use up to this many.
+	// +kubebuilder:validation:Minimum=1
+	Warehouses int32 `json:"warehouses"`
+
+	// Duration is the measured interval of each step.
+	// +kubebuilder:default="10m"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s')",message="duration must be positive"
+	// +optional
+	Duration metav1.Duration `json:"duration,omitempty"`
+
+	// RampUp is the unmeasured time in which each step's terminals start, before Duration begins.
+	// +kubebuilder:default="2m"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	// +optional
+	RampUp metav1.Duration `json:"rampUp,omitempty"`
+
+	// Wait selects keying and think times: Spec (TPC-C) or None (not spec-compliant).
+	// +kubebuilder:default=Spec
+	// +optional
+	Wait Wait `json:"wait,omitempty"`
+
+	// Clients sizes the TPC-C client pods of each step.
+	// +kubebuilder:default={}
+	// +optional
+	Clients ClientsSpec `json:"clients,omitempty"`
+
+	// Loader sizes the data-loading pods.
+	// +kubebuilder:default={}
+	// +optional
+	Loader LoaderSpec `json:"loader,omitempty"`
+}
+
+// ClientsSpec sizes the client pods.
+type ClientsSpec struct {
+	// Pods is the number of client pods per step; 0 sizes it from the active warehouses.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:default=0
+	// +optional
+	Pods int32 `json:"pods,omitempty"`
+
+	// Resources of each client pod; empty uses sizes derived from its terminals.
+	// +optional
+	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+}
+
+// LoaderSpec sizes the loader pods.
+type LoaderSpec struct {
+	// Pods is the number of loader pods; 0 sizes it from the warehouses.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:default=0
+	// +optional
+	Pods int32 `json:"pods,omitempty"`
+}
+
+// Transaction is a TPC-C transaction type.
+// +kubebuilder:validation:Enum=NewOrder;Payment;OrderStatus;Delivery;StockLevel
+type Transaction string
+
+const (
+	NewOrder    Transaction = "NewOrder"
+	Payment     Transaction = "Payment"
+	OrderStatus Transaction = "OrderStatus"
+	Delivery    Transaction = "Delivery"
+	StockLevel  Transaction = "StockLevel"
+)
+
+// Transactions lists the five TPC-C transaction types in the specification's order.
+var Transactions = []Transaction{NewOrder, Payment, OrderStatus, Delivery, StockLevel}
+
+// SLASpec is what a compliant step must achieve.
+//
+// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="sla is immutable once the run is created"
+type SLASpec struct {
+	// MinEfficiencyPercent is the least efficiency, in percent of the 12.86 tpmC per active
+	// warehouse ceiling, a compliant step reaches.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	// +kubebuilder:default=85
+	// +optional
+	MinEfficiencyPercent *int32 `json:"minEfficiencyPercent,omitempty"`
+
+	// MaxErrorPercent is the largest share of transactions, in percent, that may fail with an error
+	// (rolled-back New-Orders required by TPC-C are not errors).
+	// +kubebuilder:default="1"
+	// +kubebuilder:validation:Pattern=`^[0-9]+(\.[0-9]+)?$`
+	// +kubebuilder:validation:XValidation:rule="double(self) <= 100.0",message="maxErrorPercent must be between 0 and 100"
+	// +optional
+	MaxErrorPercent string `json:"maxErrorPercent,omitempty"`
+
+	// Latency bounds response-time percentiles per transaction type. The default is the five TPC-C
+	// 90th-percentile limits.
+	// +kubebuilder:default={{transaction: NewOrder, percentile: "90", max: "5s"}, {transaction: Payment, percentile: "90", max: "5s"}, {transaction: OrderStatus, percentile: "90", max: "5s"}, {transaction: Delivery, percentile: "90", max: "5s"}, {transaction: StockLevel, percentile: "90", max: "20s"}}
+	// +kubebuilder:validation:MaxItems=32
+	// +listType=map
+	// +listMapKey=transaction
+	// +listMapKey=percentile
+	// +optional
+	Latency []LatencyBound `json:"latency,omitempty"`
+}
+
+// LatencyBound bounds one response-time percentile of one transaction type.
+type LatencyBound struct {
+	// Transaction is the transaction type.
+	Transaction Transaction `json:"transaction"`
+
+	// Percentile is a number strictly between 0 and 100, e.g. "90" or "99.9".
+	// +kubebuilder:validation:Pattern=`^[0-9]{1,2}(\.[0-9]+)?$`
+	// +kubebuilder:validation:XValidation:rule="double(self) > 0.0 && double(self) < 100.0",message="percentile must be strictly between 0 and 100"
+	Percentile string `json:"percentile"`
+
+	// Max is the largest allowed response time at that percentile.
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s')",message="max must be positive"
+	Max metav1.Duration `json:"max"`
+}
+
+// SearchMode selects how active warehouse counts are chosen.
+// +kubebuilder:validation:Enum=MaxCompliant;Fixed
+type SearchMode string
+
+const (
+	// SearchMaxCompliant finds the largest compliant active warehouse count by adaptive line search.
+	SearchMaxCompliant SearchMode = "MaxCompliant"
+	// SearchFixed runs one step at workload.warehouses.
+	SearchFixed SearchMode = "Fixed"
+)
+
+// SearchSpec configures the capacity search.
+//
+// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="search is immutable once the run is created"
+type SearchSpec struct {
+	// Mode: MaxCompliant searches; Fixed runs one step at workload.warehouses.
+	// +kubebuilder:default=MaxCompliant
+	// +optional
+	Mode SearchMode `json:"mode,omitempty"`
+
+	// StartWarehouses is the first active warehouse count tried; default half of workload.warehouses.
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	StartWarehouses *int32 `json:"startWarehouses,omitempty"`
+
+	// MaxSteps bounds the number of measured steps.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +kubebuilder:default=20
+	// +optional
+	MaxSteps int32 `json:"maxSteps,omitempty"`
+}
+
+func init() {
+	SchemeBuilder.Register(&BenchmarkRun{}, &BenchmarkRunList{})
+}

@@ -1,0 +1,76 @@
+package v1alpha1
+
+import (
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// The API server applies the defaults of an engine block's fields only when the block is present. A
+// run may omit its engine's block; these functions give the block the API server would have stored
+// for `{}`, so both spellings deploy the same database (validation_test.go checks they agree).
+
+// DefaultStorageSize is the volume size when storage.size is omitted.
+var DefaultStorageSize = resource.MustParse("10Gi")
+
+// EffectivePostgres is spec.database.postgres with defaults applied, also when it is omitted.
+func (d *DatabaseSpec) EffectivePostgres() PostgresSpec {
+	var p PostgresSpec
+	if d.Postgres != nil {
+		p = *d.Postgres.DeepCopy()
+	}
+	if p.Instances == 0 {
+		p.Instances = 3
+	}
+	if p.SynchronousReplicas == nil {
+		two := int32(2)
+		p.SynchronousReplicas = &two
+	}
+	if p.SynchronousCommit == "" {
+		p.SynchronousCommit = "remote_apply"
+	}
+	p.Storage = p.Storage.withDefaults()
+	return p
+}
+
+// EffectiveCockroach is spec.database.cockroach with defaults applied, also when it is omitted.
+func (d *DatabaseSpec) EffectiveCockroach() CockroachSpec {
+	var c CockroachSpec
+	if d.Cockroach != nil {
+		c = *d.Cockroach.DeepCopy()
+	}
+	if c.Nodes == 0 {
+		c.Nodes = 3
+	}
+	c.Storage = c.Storage.withDefaults()
+	return c
+}
+
+// EffectiveYDB is spec.database.ydb with defaults applied, also when it is omitted.
+func (d *DatabaseSpec) EffectiveYDB() YDBSpec {
+	var y YDBSpec
+	if d.YDB != nil {
+		y = *d.YDB.DeepCopy()
+	}
+	if y.Erasure == "" {
+		y.Erasure = ErasureMirror3DC
+	}
+	if y.StorageNodes == 0 {
+		y.StorageNodes = 3
+	}
+	if y.DatabaseNodes == 0 {
+		y.DatabaseNodes = 3
+	}
+	y.Storage = y.Storage.withDefaults()
+	return y
+}
+
+func (s StorageSpec) withDefaults() StorageSpec {
+	if s.Size.IsZero() {
+		s.Size = DefaultStorageSize.DeepCopy()
+	}
+	return s
+}
+
+// SearchPrecision is the search's precision in warehouses: max(1, warehouses/200).
+func SearchPrecision(warehouses int32) int32 {
+	return max(1, warehouses/200)
+}

@@ -1,0 +1,372 @@
+package v1alpha1_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/testenv"
+)
+
+var (
+	k8s  client.Client
+	repo string
+)
+
+func TestMain(m *testing.M) {
+	env, err := testenv.Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	k8s, err = client.New(env.Config, client.Options{Scheme: env.Scheme})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	repo = env.RepoRoot
+	code := m.Run()
+	if err := env.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stopping envtest:", err)
+	}
+	os.Exit(code)
+}
+
+const validRun = `
+apiVersion: bench.oltp.io/v1alpha1
+kind: BenchmarkRun
+metadata:
+  namespace: default
+spec:
+  database:
+    engine: PostgreSQL
+    postgres:
+      instances: 3
+      synchronousReplicas: 2
+  workload:
+    warehouses: 10
+    duration: 1m
+`
+
+// mutation edits the valid run; a nil value deletes the field.
+type mutation struct {
+	path  string
+	value any
+}
+
+func set(path string, value any) mutation { return mutation{path, value} }
+func del(path string) mutation            { return mutation{path, nil} }
+
+func manifest(t *testing.T, name string, mutations ...mutation) *unstructured.Unstructured {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(validRun), &u.Object); err != nil {
+		t.Fatal(err)
+	}
+	u.SetName(name)
+	for _, m := range mutations {
+		fields := strings.Split(m.path, ".")
+		var err error
+		if m.value == nil {
+			unstructured.RemoveNestedField(u.Object, fields...)
+		} else {
+			err = unstructured.SetNestedField(u.Object, m.value, fields...)
+		}
+		if err != nil {
+			t.Fatalf("mutation %s: %v", m.path, err)
+		}
+	}
+	return u
+}
+
+func latency(transaction, percentile, max string) map[string]any {
+	return map[string]any{"transaction": transaction, "percentile": percentile, "max": max}
+}
+
+// Every invalid manifest is rejected at admission with a message naming the field and the rule.
+func TestAdmissionRejectsInvalidRuns(t *testing.T) {
+	cases := []struct {
+		name      string
+		mutations []mutation
+		want      []string // all must appear in the error
+	}{
+		{"unknown engine", []mutation{set("spec.database.engine", "MySQL")},
+			[]string{"spec.database.engine", `Unsupported value: "MySQL"`}},
+		{"missing engine", []mutation{del("spec.database.engine")},
+			[]string{"spec.database.engine", "Required value"}},
+		{"postgres block with CockroachDB", []mutation{set("spec.database.engine", "CockroachDB")},
+			[]string{"spec.database.postgres", "postgres is only allowed with engine PostgreSQL"}},
+		{"cockroach block with PostgreSQL", []mutation{set("spec.database.cockroach", map[string]any{"nodes": int64(3)})},
+			[]string{"spec.database.cockroach", "cockroach is only allowed with engine CockroachDB"}},
+		{"ydb block with PostgreSQL", []mutation{set("spec.database.ydb", map[string]any{})},
+			[]string{"spec.database.ydb", "ydb is only allowed with engine YDB"}},
+		{"synchronous replicas equal to instances", []mutation{set("spec.database.postgres.instances", int64(2))},
+			[]string{"spec.database.postgres.synchronousReplicas", "synchronousReplicas must be less than instances"}},
+		{"no instances", []mutation{set("spec.database.postgres.instances", int64(0))},
+			[]string{"spec.database.postgres.instances", "greater than or equal to 1"}},
+		{"negative synchronous replicas", []mutation{set("spec.database.postgres.synchronousReplicas", int64(-1))},
+			[]string{"spec.database.postgres.synchronousReplicas", "greater than or equal to 0"}},
+		{"synchronous commit off", []mutation{set("spec.database.postgres.synchronousCommit", "off")},
+			[]string{"spec.database.postgres.synchronousCommit", `Unsupported value: "off"`}},
+		{"synchronous_standby_names in parameters", []mutation{set("spec.database.postgres.parameters", map[string]any{"synchronous_standby_names": "*"})},
+			[]string{"spec.database.postgres.parameters", "synchronous_standby_names is derived from postgres.synchronousReplicas"}},
+		{"synchronous_commit in parameters", []mutation{set("spec.database.postgres.parameters", map[string]any{"synchronous_commit": "on"})},
+			[]string{"spec.database.postgres.parameters", "set synchronous_commit with postgres.synchronousCommit"}},
+		{"zero storage size", []mutation{set("spec.database.postgres.storage", map[string]any{"size": "0"})},
+			[]string{"spec.database.postgres.storage.size", "storage.size must be positive"}},
+		{"cockroach without nodes", []mutation{del("spec.database.postgres"), set("spec.database.engine", "CockroachDB"), set("spec.database.cockroach", map[string]any{"nodes": int64(0)})},
+			[]string{"spec.database.cockroach.nodes", "greater than or equal to 1"}},
+		{"block-4-2 with 3 storage nodes", []mutation{del("spec.database.postgres"), set("spec.database.engine", "YDB"), set("spec.database.ydb", map[string]any{"erasure": "block-4-2", "storageNodes": int64(3)})},
+			[]string{"spec.database.ydb.storageNodes", "erasure block-4-2 needs at least 8 storageNodes"}},
+		{"mirror-3-dc with 2 storage nodes", []mutation{del("spec.database.postgres"), set("spec.database.engine", "YDB"), set("spec.database.ydb", map[string]any{"storageNodes": int64(2)})},
+			[]string{"spec.database.ydb.storageNodes", "erasure mirror-3-dc needs at least 3 storageNodes"}},
+		{"unknown erasure", []mutation{del("spec.database.postgres"), set("spec.database.engine", "YDB"), set("spec.database.ydb", map[string]any{"erasure": "mirror-2"})},
+			[]string{"spec.database.ydb.erasure", `Unsupported value: "mirror-2"`}},
+		{"external without secretRef", []mutation{del("spec.database.postgres"), set("spec.database.external", map[string]any{})},
+			[]string{"spec.database.external.secretRef", "Required value"}},
+		{"external with an empty secret name", []mutation{del("spec.database.postgres"), set("spec.database.external", map[string]any{"secretRef": map[string]any{"name": ""}})},
+			[]string{"spec.database.external.secretRef.name", "at least 1 chars long"}},
+		{"external combined with postgres", []mutation{set("spec.database.external", map[string]any{"secretRef": map[string]any{"name": "db"}})},
+			[]string{"spec.database.external", "external deploys nothing and cannot be combined with postgres, cockroach or ydb"}},
+		{"unknown teardown", []mutation{set("spec.database.teardown", "Keep")},
+			[]string{"spec.database.teardown", `Unsupported value: "Keep"`}},
+		{"zero warehouses", []mutation{set("spec.workload.warehouses", int64(0))},
+			[]string{"spec.workload.warehouses", "greater than or equal to 1"}},
+		{"negative warehouses", []mutation{set("spec.workload.warehouses", int64(-5))},
+			[]string{"spec.workload.warehouses", "greater than or equal to 1"}},
+		{"missing warehouses", []mutation{del("spec.workload.warehouses")},
+			[]string{"spec.workload.warehouses", "Required value"}},
+		{"zero duration", []mutation{set("spec.workload.duration", "0s")},
+			[]string{"spec.workload.duration", "duration must be positive"}},
+		{"negative duration", []mutation{set("spec.workload.duration", "-5m")},
+			[]string{"spec.workload.duration", "should match"}},
+		{"duration without unit", []mutation{set("spec.workload.duration", "600")},
+			[]string{"spec.workload.duration", "should match"}},
+		{"malformed ramp-up", []mutation{set("spec.workload.rampUp", "two minutes")},
+			[]string{"spec.workload.rampUp", "should match"}},
+		{"unknown wait", []mutation{set("spec.workload.wait", "Sometimes")},
+			[]string{"spec.workload.wait", `Unsupported value: "Sometimes"`}},
+		{"negative client pods", []mutation{set("spec.workload.clients", map[string]any{"pods": int64(-1)})},
+			[]string{"spec.workload.clients.pods", "greater than or equal to 0"}},
+		{"percentile 0", []mutation{set("spec.sla.latency", []any{latency("NewOrder", "0", "5s")})},
+			[]string{"spec.sla.latency[0].percentile", "percentile must be strictly between 0 and 100"}},
+		{"percentile 100", []mutation{set("spec.sla.latency", []any{latency("NewOrder", "100", "5s")})},
+			[]string{"spec.sla.latency[0].percentile", "should match"}},
+		{"percentile not a number", []mutation{set("spec.sla.latency", []any{latency("NewOrder", "p90", "5s")})},
+			[]string{"spec.sla.latency[0].percentile", "should match"}},
+		{"zero latency bound", []mutation{set("spec.sla.latency", []any{latency("Payment", "90", "0s")})},
+			[]string{"spec.sla.latency[0].max", "max must be positive"}},
+		{"unknown transaction", []mutation{set("spec.sla.latency", []any{latency("Refund", "90", "5s")})},
+			[]string{"spec.sla.latency[0].transaction", `Unsupported value: "Refund"`}},
+		{"duplicate latency bound", []mutation{set("spec.sla.latency", []any{latency("NewOrder", "90", "5s"), latency("NewOrder", "90", "2s")})},
+			[]string{"spec.sla.latency[1]", "Duplicate value"}},
+		{"efficiency above 100", []mutation{set("spec.sla.minEfficiencyPercent", int64(101))},
+			[]string{"spec.sla.minEfficiencyPercent", "less than or equal to 100"}},
+		{"negative efficiency", []mutation{set("spec.sla.minEfficiencyPercent", int64(-1))},
+			[]string{"spec.sla.minEfficiencyPercent", "greater than or equal to 0"}},
+		{"error percent above 100", []mutation{set("spec.sla.maxErrorPercent", "150")},
+			[]string{"spec.sla.maxErrorPercent", "maxErrorPercent must be between 0 and 100"}},
+		{"unknown search mode", []mutation{set("spec.search.mode", "Random")},
+			[]string{"spec.search.mode", `Unsupported value: "Random"`}},
+		{"search start above the loaded warehouses", []mutation{set("spec.search.startWarehouses", int64(11))},
+			[]string{"spec.search.startWarehouses", "search.startWarehouses must not exceed workload.warehouses"}},
+		{"unknown field", []mutation{set("spec.workload.terminals", int64(5))},
+			[]string{`unknown field "spec.workload.terminals"`}},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			run := manifest(t, fmt.Sprintf("invalid-%d", i), tc.mutations...)
+			err := k8s.Create(context.Background(), run, client.FieldValidation(metav1.FieldValidationStrict))
+			if err == nil {
+				t.Fatalf("accepted; want rejection mentioning %q", tc.want)
+			}
+			if !apierrors.IsInvalid(err) && !apierrors.IsBadRequest(err) {
+				t.Fatalf("want an Invalid error, got %v", err)
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error does not mention %q:\n%v", want, err)
+				}
+			}
+		})
+	}
+}
+
+// Each sample is accepted as written, and the stored object carries the documented defaults.
+func TestSamplesAreAcceptedWithDefaults(t *testing.T) {
+	defaultLatency := []benchv1.LatencyBound{
+		{Transaction: benchv1.NewOrder, Percentile: "90", Max: metav1.Duration{Duration: 5 * time.Second}},
+		{Transaction: benchv1.Payment, Percentile: "90", Max: metav1.Duration{Duration: 5 * time.Second}},
+		{Transaction: benchv1.OrderStatus, Percentile: "90", Max: metav1.Duration{Duration: 5 * time.Second}},
+		{Transaction: benchv1.Delivery, Percentile: "90", Max: metav1.Duration{Duration: 5 * time.Second}},
+		{Transaction: benchv1.StockLevel, Percentile: "90", Max: metav1.Duration{Duration: 20 * time.Second}},
+	}
+	samples, err := filepath.Glob(filepath.Join(repo, "config", "samples", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[benchv1.Engine]bool{}
+	external := false
+	for _, path := range samples {
+		if filepath.Base(path) == "kustomization.yaml" {
+			continue
+		}
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run := &benchv1.BenchmarkRun{}
+			if err := yaml.UnmarshalStrict(data, run); err != nil {
+				t.Fatalf("sample does not match the API types: %v", err)
+			}
+			run.Namespace = "default"
+			run.Name = "sample-" + run.Name
+			if err := k8s.Create(context.Background(), run, client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
+				t.Fatalf("sample rejected: %v", err)
+			}
+			stored := &benchv1.BenchmarkRun{}
+			if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(run), stored); err != nil {
+				t.Fatal(err)
+			}
+			seen[stored.Spec.Database.Engine] = true
+			external = external || stored.Spec.Database.External != nil
+			spec := stored.Spec
+			if spec.Database.Teardown != benchv1.TeardownDelete {
+				t.Errorf("teardown = %q, want default Delete", spec.Database.Teardown)
+			}
+			if spec.Workload.Wait != benchv1.WaitSpec {
+				t.Errorf("wait = %q, want default Spec", spec.Workload.Wait)
+			}
+			if spec.SLA.MinEfficiencyPercent == nil || *spec.SLA.MinEfficiencyPercent != 85 {
+				t.Errorf("minEfficiencyPercent = %v, want 85", spec.SLA.MinEfficiencyPercent)
+			}
+			if spec.SLA.MaxErrorPercent != "1" {
+				t.Errorf("maxErrorPercent = %q, want default 1", spec.SLA.MaxErrorPercent)
+			}
+			if !equality.Semantic.DeepEqual(spec.SLA.Latency, defaultLatency) {
+				t.Errorf("latency = %+v, want the five TPC-C p90 limits", spec.SLA.Latency)
+			}
+			if spec.Search.MaxSteps != 20 {
+				t.Errorf("search.maxSteps = %d, want default 20", spec.Search.MaxSteps)
+			}
+			if ext := spec.Database.External; ext != nil && ext.SecretRef.Key != "uri" {
+				t.Errorf("external.secretRef.key = %q, want default uri", ext.SecretRef.Key)
+			}
+		})
+	}
+	for _, engine := range []benchv1.Engine{benchv1.EnginePostgreSQL, benchv1.EngineCockroachDB, benchv1.EngineYDB} {
+		if !seen[engine] {
+			t.Errorf("no sample for engine %s", engine)
+		}
+	}
+	if !external {
+		t.Error("no sample for an external database")
+	}
+}
+
+// An engine block given as {} is stored with the same defaults the backends apply to an omitted block.
+func TestEmptyEngineBlocksMatchEffectiveDefaults(t *testing.T) {
+	cases := []struct {
+		engine string
+		block  string
+		check  func(t *testing.T, stored *benchv1.BenchmarkRun)
+	}{
+		{"PostgreSQL", "postgres", func(t *testing.T, stored *benchv1.BenchmarkRun) {
+			omitted := benchv1.DatabaseSpec{Engine: benchv1.EnginePostgreSQL}
+			if got, want := *stored.Spec.Database.Postgres, omitted.EffectivePostgres(); !equality.Semantic.DeepEqual(got, want) {
+				t.Errorf("stored postgres {} = %+v, EffectivePostgres of an omitted block = %+v", got, want)
+			}
+		}},
+		{"CockroachDB", "cockroach", func(t *testing.T, stored *benchv1.BenchmarkRun) {
+			omitted := benchv1.DatabaseSpec{Engine: benchv1.EngineCockroachDB}
+			if got, want := *stored.Spec.Database.Cockroach, omitted.EffectiveCockroach(); !equality.Semantic.DeepEqual(got, want) {
+				t.Errorf("stored cockroach {} = %+v, EffectiveCockroach of an omitted block = %+v", got, want)
+			}
+		}},
+		{"YDB", "ydb", func(t *testing.T, stored *benchv1.BenchmarkRun) {
+			omitted := benchv1.DatabaseSpec{Engine: benchv1.EngineYDB}
+			if got, want := *stored.Spec.Database.YDB, omitted.EffectiveYDB(); !equality.Semantic.DeepEqual(got, want) {
+				t.Errorf("stored ydb {} = %+v, EffectiveYDB of an omitted block = %+v", got, want)
+			}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.engine, func(t *testing.T) {
+			run := manifest(t, "empty-"+tc.block, del("spec.database.postgres"),
+				set("spec.database.engine", tc.engine), set("spec.database."+tc.block, map[string]any{}))
+			if err := k8s.Create(context.Background(), run); err != nil {
+				t.Fatal(err)
+			}
+			stored := &benchv1.BenchmarkRun{}
+			if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(run), stored); err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, stored)
+		})
+	}
+}
+
+// The measured steps are only comparable under one specification: updates are rejected, except
+// for the teardown policy.
+func TestUpdates(t *testing.T) {
+	ctx := context.Background()
+	run := manifest(t, "updates")
+	if err := k8s.Create(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	key := types.NamespacedName{Namespace: run.GetNamespace(), Name: run.GetName()}
+	patch := func(jsonPatch string) error {
+		obj := &benchv1.BenchmarkRun{}
+		obj.Namespace, obj.Name = key.Namespace, key.Name
+		return k8s.Patch(ctx, obj, client.RawPatch(types.MergePatchType, []byte(jsonPatch)))
+	}
+	rejected := []struct {
+		name, patch string
+		want        []string
+	}{
+		{"engine", `{"spec":{"database":{"engine":"CockroachDB","postgres":null,"cockroach":{}}}}`,
+			[]string{"spec.database.engine", "engine is immutable"}},
+		{"postgres block", `{"spec":{"database":{"postgres":{"instances":5}}}}`,
+			[]string{"spec.database.postgres", "postgres is immutable once the run is created"}},
+		{"switch to external", `{"spec":{"database":{"postgres":null,"external":{"secretRef":{"name":"db"}}}}}`,
+			[]string{"spec.database", "cannot be added or removed after creation"}},
+		{"warehouses", `{"spec":{"workload":{"warehouses":20}}}`,
+			[]string{"spec.workload", "workload is immutable once the run is created"}},
+		{"sla", `{"spec":{"sla":{"minEfficiencyPercent":50}}}`,
+			[]string{"spec.sla", "sla is immutable once the run is created"}},
+		{"search", `{"spec":{"search":{"mode":"Fixed"}}}`,
+			[]string{"spec.search", "search is immutable once the run is created"}},
+	}
+	for _, tc := range rejected {
+		t.Run(tc.name, func(t *testing.T) {
+			err := patch(tc.patch)
+			if err == nil {
+				t.Fatal("update accepted")
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error does not mention %q:\n%v", want, err)
+				}
+			}
+		})
+	}
+	t.Run("teardown may change", func(t *testing.T) {
+		if err := patch(`{"spec":{"database":{"teardown":"Retain"}}}`); err != nil {
+			t.Fatalf("teardown update rejected: %v", err)
+		}
+	})
+}

@@ -1,0 +1,92 @@
+package testenv
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	cnpgv1 "github.com/cloudnative-pg/api/pkg/api/v1"
+
+	benchv1alpha1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+)
+
+// Env is a running API server with every CRD the operator works with.
+type Env struct {
+	*envtest.Environment
+	Config   *rest.Config
+	Scheme   *runtime.Scheme
+	RepoRoot string
+}
+
+// Start starts kube-apiserver and etcd. KUBEBUILDER_ASSETS names their folder; when it is unset,
+// hack/envtest-assets.sh provides them (built from source and cached on first use).
+func Start() (*Env, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		out, err := exec.Command(filepath.Join(root, "hack", "envtest-assets.sh")).Output()
+		if err != nil {
+			return nil, fmt.Errorf("hack/envtest-assets.sh: %w%s", err, stderrOf(err))
+		}
+		os.Setenv("KUBEBUILDER_ASSETS", strings.TrimSpace(string(out)))
+	}
+	crds, err := CRDPaths(root)
+	if err != nil {
+		return nil, err
+	}
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, benchv1alpha1.AddToScheme, cnpgv1.AddToScheme,
+	} {
+		if err := add(scheme); err != nil {
+			return nil, err
+		}
+	}
+	env := &envtest.Environment{
+		CRDDirectoryPaths:     crds,
+		ErrorIfCRDPathMissing: true,
+		Scheme:                scheme,
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		return nil, fmt.Errorf("starting envtest: %w", err)
+	}
+	return &Env{Environment: env, Config: cfg, Scheme: scheme, RepoRoot: root}, nil
+}
+
+// RepoRoot is the folder holding go.mod, found upwards from the working directory.
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+func stderrOf(err error) string {
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) && len(exitErr.Stderr) > 0 {
+		return ": " + string(exitErr.Stderr)
+	}
+	return ""
+}
