@@ -295,14 +295,14 @@ type WorkloadSpec struct {
 	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
 	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s')",message="duration must be positive"
 	// +optional
-	Duration metav1.Duration `json:"duration,omitempty"`
+	Duration *metav1.Duration `json:"duration,omitempty"`
 
 	// RampUp is the unmeasured time in which each step's terminals start, before Duration begins.
 	// +kubebuilder:default="2m"
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
 	// +optional
-	RampUp metav1.Duration `json:"rampUp,omitempty"`
+	RampUp *metav1.Duration `json:"rampUp,omitempty"`
 
 	// Wait selects keying and think times: Spec (TPC-C) or None (not spec-compliant).
 	// +kubebuilder:default=Spec

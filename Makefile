@@ -1,0 +1,43 @@
+# tpcc-operator — `make help` lists the targets.
+
+SHELL := /usr/bin/env bash -o pipefail
+.SHELLFLAGS := -ec
+
+CONTROLLER_TOOLS_VERSION ?= v0.23.0
+BIN := $(CURDIR)/bin
+CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
+GO_TEST_FLAGS ?= -count=1 -timeout 40m
+
+.PHONY: help
+help: ## List the targets.
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+
+.PHONY: build
+build: ## Build the manager and the tpcc client into bin/.
+	go build -o $(BIN)/manager ./cmd/manager
+	@if [ -d cmd/tpcc ]; then go build -o $(BIN)/tpcc ./cmd/tpcc; fi
+
+.PHONY: generate
+generate: $(CONTROLLER_GEN) ## Generate deepcopy code.
+	$(CONTROLLER_GEN) object paths=./api/...
+
+.PHONY: manifests
+manifests: $(CONTROLLER_GEN) ## Generate the CRD and the manager's RBAC role from markers.
+	$(CONTROLLER_GEN) crd:allowDangerousTypes=true paths=./api/... output:crd:artifacts:config=config/crd/bases
+	$(CONTROLLER_GEN) rbac:roleName=manager-role paths=./controllers/... output:rbac:artifacts:config=config/rbac
+
+.PHONY: verify
+verify: $(CONTROLLER_GEN) ## Fail when generated files are stale, code is unformatted or vet complains.
+	hack/verify.sh "$(CONTROLLER_GEN)"
+
+.PHONY: test
+test: ## All tests: unit, envtest (real API server), and the workload on a local synchronous PostgreSQL.
+	KUBEBUILDER_ASSETS="$$(hack/envtest-assets.sh)" hack/with-pg-sync.sh go test $(GO_TEST_FLAGS) ./...
+
+.PHONY: envtest
+envtest: ## Print the folder of envtest's kube-apiserver and etcd (built from source on first use).
+	@hack/envtest-assets.sh
+
+$(CONTROLLER_GEN):
+	GOBIN=$(BIN) go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_TOOLS_VERSION)
+	mv $(BIN)/controller-gen $@

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Fails when generated code or manifests are stale, code is not gofmt-ed, vet complains, or the
+# manager links a database driver or k6 (it must stay free of them: DESIGN §4).
+# usage: hack/verify.sh CONTROLLER_GEN
+set -euo pipefail
+cd "$(dirname "$0")/.."
+controller_gen=${1:?path to controller-gen}
+
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+mkdir -p "$scratch/crd" "$scratch/rbac"
+cp api/v1alpha1/zz_generated.deepcopy.go "$scratch/deepcopy.before"
+"$controller_gen" object paths=./api/... output:dir="$scratch/object"
+"$controller_gen" crd:allowDangerousTypes=true paths=./api/... output:crd:artifacts:config="$scratch/crd"
+"$controller_gen" rbac:roleName=manager-role paths=./controllers/... output:rbac:artifacts:config="$scratch/rbac"
+
+stale=0
+diff -u api/v1alpha1/zz_generated.deepcopy.go "$scratch/object/zz_generated.deepcopy.go" || stale=1
+diff -ru config/crd/bases "$scratch/crd" || stale=1
+diff -u config/rbac/role.yaml "$scratch/rbac/role.yaml" || stale=1
+if [ $stale -ne 0 ]; then
+  echo "verify: generated files are stale; run 'make generate manifests' and commit the result" >&2
+  exit 1
+fi
+
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null; git ls-files --others --exclude-standard '*.go' 2>/dev/null))
+if [ -n "$unformatted" ]; then
+  echo "verify: not gofmt-ed:" >&2
+  echo "$unformatted" >&2
+  exit 1
+fi
+
+go vet ./...
+
+forbidden=$(go list -deps ./cmd/manager | grep -E '^(github.com/jackc/pgx|github.com/ydb-platform/ydb-go-sdk|go.k6.io/k6)' || true)
+if [ -n "$forbidden" ]; then
+  echo "verify: the manager must not link database drivers or k6, but imports:" >&2
+  echo "$forbidden" >&2
+  exit 1
+fi
+if grep -nE "^\s*-\s*['\"]?\*['\"]?\s*$" config/rbac/*.yaml; then
+  echo "verify: RBAC must not use wildcards" >&2
+  exit 1
+fi
+echo "verify: ok"
