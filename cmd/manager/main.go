@@ -2,6 +2,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -33,19 +35,28 @@ func main() {
 	flag.BoolVar(&leaderElect, "leader-elect", false, "Elect a leader, so that only one of several replicas reconciles.")
 	flag.StringVar(&leaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election Lease; default: the pod's namespace.")
 	flag.StringVar(&namespaces, "namespaces", "", "Comma-separated namespaces to watch; empty watches all namespaces.")
-	opts := zap.Options{}
-	opts.BindFlags(flag.CommandLine)
+	logOpts := zap.Options{}
+	logOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&logOpts)))
 	setupLog := ctrl.Log.WithName("setup")
 
-	if err := run(metricsAddr, metricsSecure, probeAddr, leaderElect, leaderElectionNamespace, namespaces); err != nil {
+	opts := managerOptions{
+		metricsAddr: metricsAddr, metricsSecure: metricsSecure, probeAddr: probeAddr,
+		leaderElect: leaderElect, leaderElectionNamespace: leaderElectionNamespace, namespaces: namespaces,
+	}
+	if err := run(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), opts); err != nil {
 		setupLog.Error(err, "manager stopped")
 		os.Exit(1)
 	}
 }
 
-func run(metricsAddr string, metricsSecure bool, probeAddr string, leaderElect bool, leaderElectionNamespace, namespaces string) error {
+type managerOptions struct {
+	metricsAddr, probeAddr, leaderElectionNamespace, namespaces string
+	metricsSecure, leaderElect                                  bool
+}
+
+func run(ctx context.Context, cfg *rest.Config, o managerOptions) error {
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, benchv1.AddToScheme, cnpgv1.AddToScheme} {
 		if err := add(scheme); err != nil {
@@ -53,25 +64,25 @@ func run(metricsAddr string, metricsSecure bool, probeAddr string, leaderElect b
 		}
 	}
 
-	metrics := metricsserver.Options{BindAddress: metricsAddr, SecureServing: metricsSecure}
-	if metricsSecure {
+	metrics := metricsserver.Options{BindAddress: o.metricsAddr, SecureServing: o.metricsSecure}
+	if o.metricsSecure {
 		metrics.FilterProvider = filters.WithAuthenticationAndAuthorization
 	}
 	cacheOptions := cache.Options{}
-	if watched := splitNamespaces(namespaces); len(watched) > 0 {
+	if watched := splitNamespaces(o.namespaces); len(watched) > 0 {
 		cacheOptions.DefaultNamespaces = map[string]cache.Config{}
 		for _, ns := range watched {
 			cacheOptions.DefaultNamespaces[ns] = cache.Config{}
 		}
 	}
 
-	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
 		Metrics:                 metrics,
-		HealthProbeBindAddress:  probeAddr,
-		LeaderElection:          leaderElect,
+		HealthProbeBindAddress:  o.probeAddr,
+		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        "tpcc-operator.bench.oltp.io",
-		LeaderElectionNamespace: leaderElectionNamespace,
+		LeaderElectionNamespace: o.leaderElectionNamespace,
 		Cache:                   cacheOptions,
 	})
 	if err != nil {
@@ -91,7 +102,7 @@ func run(metricsAddr string, metricsSecure bool, probeAddr string, leaderElect b
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return err
 	}
-	return mgr.Start(ctrl.SetupSignalHandler())
+	return mgr.Start(ctx)
 }
 
 func splitNamespaces(list string) []string {
