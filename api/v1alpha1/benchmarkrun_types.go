@@ -17,6 +17,7 @@ import (
 // +kubebuilder:printcolumn:name="TpmC",type=number,JSONPath=`.status.result.tpmC`
 // +kubebuilder:printcolumn:name="Efficiency",type=number,JSONPath=`.status.result.efficiency`,description="Percent of the 12.86 tpmC per warehouse ceiling"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 40 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS label of at most 40 characters starting with a letter: it names the database's Services, Jobs and pods"
 type BenchmarkRun struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

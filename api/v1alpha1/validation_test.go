@@ -76,7 +76,9 @@ func manifest(t *testing.T, name string, mutations ...mutation) *unstructured.Un
 	if err := yaml.Unmarshal([]byte(validRun), &u.Object); err != nil {
 		t.Fatal(err)
 	}
-	u.SetName(name)
+	if name != "" {
+		u.SetName(name)
+	}
 	for _, m := range mutations {
 		fields := strings.Split(m.path, ".")
 		var err error
@@ -183,12 +185,17 @@ func TestAdmissionRejectsInvalidRuns(t *testing.T) {
 			[]string{"spec.search.mode", `Unsupported value: "Random"`}},
 		{"search start above the loaded warehouses", []mutation{set("spec.search.startWarehouses", int64(11))},
 			[]string{"spec.search.startWarehouses", "search.startWarehouses must not exceed workload.warehouses"}},
+		{"name too long for derived Service names", []mutation{set("metadata.name", "a-benchmark-run-name-that-is-far-too-long-for-services")},
+			[]string{"metadata.name must be a DNS label of at most 40 characters"}},
+		{"name starting with a digit", []mutation{set("metadata.name", "1run")},
+			[]string{"metadata.name must be a DNS label"}},
 		{"unknown field", []mutation{set("spec.workload.terminals", int64(5))},
 			[]string{`unknown field "spec.workload.terminals"`}},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			run := manifest(t, fmt.Sprintf("invalid-%d", i), tc.mutations...)
+			mutations := append([]mutation{set("metadata.name", fmt.Sprintf("invalid-%d", i))}, tc.mutations...)
+			run := manifest(t, "", mutations...)
 			err := k8s.Create(context.Background(), run, client.FieldValidation(metav1.FieldValidationStrict))
 			if err == nil {
 				t.Fatalf("accepted; want rejection mentioning %q", tc.want)

@@ -1,0 +1,132 @@
+package engines_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines/cockroach"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines/external"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines/postgres"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines/ydb"
+	"github.com/tpcc-operator/tpcc-operator/internal/testenv"
+)
+
+var k8s client.Client
+
+func TestMain(m *testing.M) {
+	env, err := testenv.Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if k8s, err = client.New(env.Config, client.Options{Scheme: env.Scheme}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = env.Stop()
+	os.Exit(code)
+}
+
+func int32p(v int32) *int32 { return &v }
+
+// Every backend's objects are accepted by the vendor's real CRD schema through server-side apply,
+// with strict field validation: no field the vendor does not know, none of the wrong type.
+func TestDesiredObjectsAreAcceptedByVendorCRDs(t *testing.T) {
+	big := resource.MustParse("100Gi")
+	requests := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("8Gi")}
+	resources := corev1.ResourceRequirements{Requests: requests, Limits: requests}
+	cases := []struct {
+		name     string
+		backend  engines.Backend
+		database benchv1.DatabaseSpec
+		objects  int
+	}{
+		{"postgres defaults", postgres.Backend{}, benchv1.DatabaseSpec{Engine: benchv1.EnginePostgreSQL}, 1},
+		{"postgres full", postgres.Backend{DefaultImage: "example/postgresql:15"}, benchv1.DatabaseSpec{Engine: benchv1.EnginePostgreSQL,
+			Postgres: &benchv1.PostgresSpec{Instances: 5, SynchronousReplicas: int32p(3), SynchronousCommit: "remote_write",
+				Parameters: map[string]string{"max_connections": "500"}, Resources: resources,
+				Storage: benchv1.StorageSpec{Size: big, StorageClass: "fast"}}}, 1},
+		{"postgres asynchronous", postgres.Backend{}, benchv1.DatabaseSpec{Engine: benchv1.EnginePostgreSQL,
+			Postgres: &benchv1.PostgresSpec{Instances: 1, SynchronousReplicas: int32p(0)}}, 1},
+		{"cockroach defaults", cockroach.Backend{}, benchv1.DatabaseSpec{Engine: benchv1.EngineCockroachDB}, 1},
+		{"cockroach full", cockroach.Backend{}, benchv1.DatabaseSpec{Engine: benchv1.EngineCockroachDB,
+			Cockroach: &benchv1.CockroachSpec{Nodes: 5, Resources: resources, Image: "cockroachdb/cockroach:v24.3.1",
+				Storage: benchv1.StorageSpec{Size: big, StorageClass: "fast"}}}, 1},
+		{"ydb mirror-3-dc", ydb.Backend{}, benchv1.DatabaseSpec{Engine: benchv1.EngineYDB}, 2},
+		{"ydb block-4-2", ydb.Backend{}, benchv1.DatabaseSpec{Engine: benchv1.EngineYDB,
+			YDB: &benchv1.YDBSpec{Erasure: benchv1.ErasureBlock42, StorageNodes: 8, DatabaseNodes: 4, Resources: resources,
+				Storage: benchv1.StorageSpec{Size: big, StorageClass: "fast"}}}, 2},
+		{"ydb none", ydb.Backend{}, benchv1.DatabaseSpec{Engine: benchv1.EngineYDB,
+			YDB: &benchv1.YDBSpec{Erasure: benchv1.ErasureNone, StorageNodes: 1, DatabaseNodes: 1}}, 2},
+		{"external", external.Backend{}, benchv1.DatabaseSpec{Engine: benchv1.EnginePostgreSQL,
+			External: &benchv1.ExternalSpec{SecretRef: benchv1.SecretKeyRef{Name: "db"}}}, 0},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			run := &benchv1.BenchmarkRun{
+				ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: fmt.Sprintf("run%d", i)},
+				Spec:       benchv1.BenchmarkRunSpec{Database: tc.database, Workload: benchv1.WorkloadSpec{Warehouses: 1}},
+			}
+			objects, err := tc.backend.Desired(run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(objects) != tc.objects {
+				t.Fatalf("%d objects, want %d", len(objects), tc.objects)
+			}
+			for _, obj := range objects {
+				err := k8s.Apply(context.Background(), client.ApplyConfigurationFromUnstructured(obj.DeepCopy()),
+					client.FieldOwner("tpcc-operator"), client.ForceOwnership)
+				if err != nil {
+					t.Fatalf("%s %s rejected: %v", obj.GetKind(), obj.GetName(), err)
+				}
+				stored := obj.DeepCopy()
+				if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), stored); err != nil {
+					t.Fatal(err)
+				}
+				// Idempotent: applying the same object again changes nothing.
+				generation := stored.GetGeneration()
+				if err := k8s.Apply(context.Background(), client.ApplyConfigurationFromUnstructured(obj.DeepCopy()),
+					client.FieldOwner("tpcc-operator"), client.ForceOwnership); err != nil {
+					t.Fatal(err)
+				}
+				if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), stored); err != nil {
+					t.Fatal(err)
+				}
+				if stored.GetGeneration() != generation {
+					t.Errorf("re-applying %s changed its generation %d -> %d", obj.GetName(), generation, stored.GetGeneration())
+				}
+			}
+		})
+	}
+}
+
+// The acceptance above means something only if the API server rejects what the schema lacks.
+func TestVendorSchemaRejectsUnknownFields(t *testing.T) {
+	run := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "control"},
+		Spec: benchv1.BenchmarkRunSpec{Database: benchv1.DatabaseSpec{Engine: benchv1.EngineCockroachDB}}}
+	objects, err := cockroach.Backend{}.Desired(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := objects[0]
+	obj.Object["spec"].(map[string]any)["nodeCount"] = int64(3)
+	err = k8s.Apply(context.Background(), client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner("tpcc-operator"))
+	if err == nil {
+		t.Fatal("a CrdbCluster with an unknown field was accepted")
+	}
+	if !strings.Contains(err.Error(), "nodeCount") {
+		t.Errorf("rejection does not name the field: %v", err)
+	}
+}

@@ -1,0 +1,148 @@
+// Package cockroach deploys CockroachDB as a cockroach-operator CrdbCluster (v1alpha1), with TLS.
+// The object is unstructured: the operator's Go API does not build against current
+// controller-runtime.
+package cockroach
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+)
+
+var (
+	// CrdbClusterGVK is cockroach-operator's cluster kind.
+	CrdbClusterGVK = schema.GroupVersionKind{Group: "crdb.cockroachlabs.com", Version: "v1alpha1", Kind: "CrdbCluster"}
+	// StatefulSetGVK is the StatefulSet the operator creates under the cluster's name.
+	StatefulSetGVK = schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "StatefulSet"}
+)
+
+// DefaultImage is the CockroachDB image when neither the run nor the manager names one.
+const DefaultImage = "cockroachdb/cockroach:v25.4.2"
+
+// CertsDir is where client pods find the CA and the root client certificate.
+const CertsDir = "/cockroach/certs"
+
+// Backend builds CrdbClusters.
+type Backend struct {
+	// DefaultImage overrides the package default when the run gives none.
+	DefaultImage string
+}
+
+// Desired implements engines.Backend.
+func (b Backend) Desired(run *benchv1.BenchmarkRun) ([]*unstructured.Unstructured, error) {
+	spec := run.Spec.Database.EffectiveCockroach()
+	image := spec.Image
+	if image == "" {
+		image = b.DefaultImage
+	}
+	if image == "" {
+		image = DefaultImage
+	}
+	pvcSpec := map[string]any{
+		"accessModes": []any{"ReadWriteOnce"},
+		"volumeMode":  "Filesystem",
+		"resources":   map[string]any{"requests": map[string]any{"storage": spec.Storage.Size.String()}},
+	}
+	if spec.Storage.StorageClass != "" {
+		pvcSpec["storageClassName"] = spec.Storage.StorageClass
+	}
+	u := engines.NewObject(CrdbClusterGVK, engines.DatabaseName(run), run)
+	u.Object["spec"] = map[string]any{
+		"nodes":      int64(spec.Nodes),
+		"tlsEnabled": true,
+		"image":      map[string]any{"name": image},
+		"dataStore":  map[string]any{"pvc": map[string]any{"spec": pvcSpec}},
+	}
+	if len(spec.Resources.Limits) > 0 || len(spec.Resources.Requests) > 0 {
+		resources, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&spec.Resources)
+		if err != nil {
+			return nil, fmt.Errorf("converting cockroach.resources: %w", err)
+		}
+		u.Object["spec"].(map[string]any)["resources"] = resources
+	}
+	return []*unstructured.Unstructured{u}, nil
+}
+
+// Observed implements engines.Backend: the cluster, and its StatefulSet (cockroach-operator's own
+// tests define readiness by it).
+func (Backend) Observed(run *benchv1.BenchmarkRun) []engines.Ref {
+	name := engines.DatabaseName(run)
+	return []engines.Ref{{GVK: CrdbClusterGVK, Name: name}, {GVK: StatefulSetGVK, Name: name}}
+}
+
+// Readiness implements engines.Backend: every node's pod ready, and the cluster initialized.
+func (Backend) Readiness(run *benchv1.BenchmarkRun, observed map[engines.Ref]*unstructured.Unstructured) engines.Readiness {
+	name := engines.DatabaseName(run)
+	cluster, ok := observed[engines.Ref{GVK: CrdbClusterGVK, Name: name}]
+	if !ok {
+		return engines.Readiness{Reason: "CrdbClusterMissing", Message: "the CrdbCluster does not exist yet"}
+	}
+	if status, _, _ := unstructured.NestedString(cluster.Object, "status", "clusterStatus"); status == "Failed" {
+		return engines.Readiness{Reason: "CrdbClusterFailed", Message: "cockroach-operator reports clusterStatus Failed"}
+	}
+	want := run.Spec.Database.EffectiveCockroach().Nodes
+	sts, ok := observed[engines.Ref{GVK: StatefulSetGVK, Name: name}]
+	if !ok {
+		return engines.Readiness{Reason: "StatefulSetMissing", Message: fmt.Sprintf("StatefulSet %s does not exist yet", name)}
+	}
+	ready, _, _ := unstructured.NestedInt64(sts.Object, "status", "readyReplicas")
+	if ready < int64(want) {
+		return engines.Readiness{Reason: "NodesNotReady", Message: fmt.Sprintf("%d/%d CockroachDB nodes ready", ready, want)}
+	}
+	if !initialized(cluster) {
+		return engines.Readiness{Reason: "NotInitialized", Message: "all nodes are up; waiting for the cluster to be initialized"}
+	}
+	return engines.Readiness{Ready: true, Reason: "CrdbClusterReady", Message: fmt.Sprintf("CockroachDB %s is initialized with %d ready nodes", name, want)}
+}
+
+// initialized reads cockroach-operator's own condition list (not metav1.Condition).
+func initialized(cluster *unstructured.Unstructured) bool {
+	conditions, _, _ := unstructured.NestedSlice(cluster.Object, "status", "conditions")
+	for _, c := range conditions {
+		condition, _ := c.(map[string]any)
+		if condition["type"] == "Initialized" && condition["status"] == "True" {
+			return true
+		}
+	}
+	return false
+}
+
+// Connection implements engines.Backend: the public Service with verify-full TLS, the CA from the
+// node Secret and the root client certificate, mounted read-only from Secrets.
+func (Backend) Connection(run *benchv1.BenchmarkRun) engines.Connection {
+	name := engines.DatabaseName(run)
+	host := fmt.Sprintf("%s-public.%s", name, run.Namespace)
+	readOnly := int32(0o440)
+	return engines.Connection{
+		Engine: "cockroach",
+		URL: fmt.Sprintf("postgres://root@%s:26257/defaultdb?sslmode=verify-full&sslrootcert=%s/ca.crt&sslcert=%s/client.root.crt&sslkey=%s/client.root.key",
+			host, CertsDir, CertsDir, CertsDir),
+		Endpoint: host + ":26257",
+		Volumes: []corev1.Volume{{
+			Name: "cockroach-certs",
+			VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
+				DefaultMode: &readOnly,
+				Sources: []corev1.VolumeProjection{
+					{Secret: &corev1.SecretProjection{
+						LocalObjectReference: corev1.LocalObjectReference{Name: name + "-node"},
+						Items:                []corev1.KeyToPath{{Key: "ca.crt", Path: "ca.crt"}},
+					}},
+					{Secret: &corev1.SecretProjection{
+						LocalObjectReference: corev1.LocalObjectReference{Name: name + "-root"},
+						Items: []corev1.KeyToPath{
+							{Key: "tls.crt", Path: "client.root.crt"},
+							{Key: "tls.key", Path: "client.root.key"},
+						},
+					}},
+				},
+			}},
+		}},
+		VolumeMounts: []corev1.VolumeMount{{Name: "cockroach-certs", MountPath: CertsDir, ReadOnly: true}},
+	}
+}

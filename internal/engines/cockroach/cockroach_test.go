@@ -1,0 +1,101 @@
+package cockroach
+
+import (
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+)
+
+func run(c *benchv1.CockroachSpec) *benchv1.BenchmarkRun {
+	return &benchv1.BenchmarkRun{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: "crdb"},
+		Spec:       benchv1.BenchmarkRunSpec{Database: benchv1.DatabaseSpec{Engine: benchv1.EngineCockroachDB, Cockroach: c}},
+	}
+}
+
+func TestDesired(t *testing.T) {
+	objects, err := Backend{}.Desired(run(&benchv1.CockroachSpec{Nodes: 5, Storage: benchv1.StorageSpec{StorageClass: "fast"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := objects[0]
+	if u.GetName() != "crdb-db" || u.GetKind() != "CrdbCluster" {
+		t.Fatalf("object = %s %s", u.GetKind(), u.GetName())
+	}
+	for path, want := range map[string]any{
+		"spec.nodes": int64(5), "spec.tlsEnabled": true, "spec.image.name": DefaultImage,
+		"spec.dataStore.pvc.spec.storageClassName":            "fast",
+		"spec.dataStore.pvc.spec.resources.requests.storage": "10Gi",
+	} {
+		got, _, _ := unstructured.NestedFieldNoCopy(u.Object, strings.Split(path, ".")...)
+		if got != want {
+			t.Errorf("%s = %v, want %v", path, got, want)
+		}
+	}
+	if _, found, _ := unstructured.NestedMap(u.Object, "spec", "resources"); found {
+		t.Error("empty resources were written")
+	}
+}
+
+func TestReadiness(t *testing.T) {
+	cluster := func(status map[string]any) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"status": status}}
+	}
+	initialized := map[string]any{"conditions": []any{map[string]any{"type": "Initialized", "status": "True"}}}
+	sts := func(ready int64) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"status": map[string]any{"readyReplicas": ready}}}
+	}
+	cases := []struct {
+		name       string
+		cluster    *unstructured.Unstructured
+		sts        *unstructured.Unstructured
+		wantReady  bool
+		wantReason string
+	}{
+		{"no cluster", nil, nil, false, "CrdbClusterMissing"},
+		{"no statefulset", cluster(map[string]any{}), nil, false, "StatefulSetMissing"},
+		{"two of three nodes", cluster(initialized), sts(2), false, "NodesNotReady"},
+		{"nodes up, not initialized", cluster(map[string]any{"conditions": []any{map[string]any{"type": "Initialized", "status": "False"}}}), sts(3), false, "NotInitialized"},
+		{"failed", cluster(map[string]any{"clusterStatus": "Failed"}), sts(3), false, "CrdbClusterFailed"},
+		{"ready", cluster(initialized), sts(3), true, "CrdbClusterReady"},
+	}
+	b := Backend{}
+	r := run(nil)
+	refs := b.Observed(r)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			observed := map[engines.Ref]*unstructured.Unstructured{}
+			if tc.cluster != nil {
+				observed[refs[0]] = tc.cluster
+			}
+			if tc.sts != nil {
+				observed[refs[1]] = tc.sts
+			}
+			got := b.Readiness(r, observed)
+			if got.Ready != tc.wantReady || got.Reason != tc.wantReason {
+				t.Errorf("readiness = %+v, want ready=%v reason=%s", got, tc.wantReady, tc.wantReason)
+			}
+		})
+	}
+}
+
+func TestConnectionVerifiesTLSWithMountedCertificates(t *testing.T) {
+	c := Backend{}.Connection(run(nil))
+	if !strings.HasPrefix(c.URL, "postgres://root@crdb-db-public.bench:26257/") || !strings.Contains(c.URL, "sslmode=verify-full") {
+		t.Errorf("url = %q", c.URL)
+	}
+	if strings.Contains(c.URL, "password") {
+		t.Error("the URL carries a password")
+	}
+	if len(c.Volumes) != 1 || len(c.Volumes[0].Projected.Sources) != 2 || c.Volumes[0].Projected.Sources[1].Secret.Name != "crdb-db-root" {
+		t.Errorf("volumes = %+v", c.Volumes)
+	}
+	if len(c.VolumeMounts) != 1 || !c.VolumeMounts[0].ReadOnly || c.VolumeMounts[0].MountPath != CertsDir {
+		t.Errorf("mounts = %+v", c.VolumeMounts)
+	}
+}

@@ -1,0 +1,158 @@
+// Package postgres deploys PostgreSQL with synchronous replicas as a CloudNativePG Cluster.
+package postgres
+
+import (
+	"fmt"
+
+	cnpgv1 "github.com/cloudnative-pg/api/pkg/api/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+)
+
+// Database and Owner are the application database and role CloudNativePG creates; its
+// `<cluster>-app` Secret holds their URI.
+const (
+	Database = "tpcc"
+	Owner    = "tpcc"
+)
+
+// ClusterGVK is CloudNativePG's Cluster.
+var ClusterGVK = cnpgv1.SchemeGroupVersion.WithKind("Cluster")
+
+// Backend builds CloudNativePG Clusters.
+type Backend struct {
+	// DefaultImage is the PostgreSQL operand image when the run gives none; empty leaves
+	// CloudNativePG's default.
+	DefaultImage string
+}
+
+// Cluster is the CloudNativePG Cluster for a run: spec.database.postgres mapped onto instances,
+// quorum synchronous replication (method any, number = synchronousReplicas, durability required),
+// synchronous_commit and the user's parameters, storage, resources and preferred anti-affinity.
+func (b Backend) Cluster(run *benchv1.BenchmarkRun) *cnpgv1.Cluster {
+	spec := run.Spec.Database.EffectivePostgres()
+	parameters := map[string]string{}
+	for k, v := range spec.Parameters {
+		parameters[k] = v
+	}
+	parameters["synchronous_commit"] = string(spec.SynchronousCommit)
+
+	var synchronous *cnpgv1.SynchronousReplicaConfiguration
+	if n := int(*spec.SynchronousReplicas); n > 0 {
+		synchronous = &cnpgv1.SynchronousReplicaConfiguration{
+			Method:         cnpgv1.SynchronousReplicaConfigurationMethodAny,
+			Number:         n,
+			DataDurability: cnpgv1.DataDurabilityLevelRequired,
+		}
+	}
+	image := spec.Image
+	if image == "" {
+		image = b.DefaultImage
+	}
+	var storageClass *string
+	if spec.Storage.StorageClass != "" {
+		storageClass = &spec.Storage.StorageClass
+	}
+	antiAffinity := true
+
+	return &cnpgv1.Cluster{
+		TypeMeta: metav1.TypeMeta{APIVersion: cnpgv1.SchemeGroupVersion.String(), Kind: "Cluster"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      engines.DatabaseName(run),
+			Namespace: run.Namespace,
+			Labels:    engines.Labels(run),
+		},
+		Spec: cnpgv1.ClusterSpec{
+			Instances: int(spec.Instances),
+			ImageName: image,
+			PostgresConfiguration: cnpgv1.PostgresConfiguration{
+				Parameters:  parameters,
+				Synchronous: synchronous,
+			},
+			Bootstrap: &cnpgv1.BootstrapConfiguration{
+				InitDB: &cnpgv1.BootstrapInitDB{Database: Database, Owner: Owner},
+			},
+			StorageConfiguration: cnpgv1.StorageConfiguration{
+				Size:         spec.Storage.Size.String(),
+				StorageClass: storageClass,
+			},
+			Resources: spec.Resources,
+			Affinity: cnpgv1.AffinityConfiguration{
+				EnablePodAntiAffinity: &antiAffinity,
+				PodAntiAffinityType:   "preferred",
+				TopologyKey:           corev1.LabelHostname,
+			},
+		},
+	}
+}
+
+// Desired implements engines.Backend.
+func (b Backend) Desired(run *benchv1.BenchmarkRun) ([]*unstructured.Unstructured, error) {
+	u, err := toApplyObject(b.Cluster(run))
+	if err != nil {
+		return nil, err
+	}
+	return []*unstructured.Unstructured{u}, nil
+}
+
+// toApplyObject converts a typed object for server-side apply: zero-valued status and creation
+// timestamp would otherwise be sent, and claimed, as if we owned them.
+func toApplyObject(obj runtime.Object) (*unstructured.Unstructured, error) {
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, fmt.Errorf("converting %T: %w", obj, err)
+	}
+	u := &unstructured.Unstructured{Object: content}
+	unstructured.RemoveNestedField(u.Object, "status")
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	return u, nil
+}
+
+// Observed implements engines.Backend.
+func (Backend) Observed(run *benchv1.BenchmarkRun) []engines.Ref {
+	return []engines.Ref{{GVK: ClusterGVK, Name: engines.DatabaseName(run)}}
+}
+
+// Readiness implements engines.Backend: the Cluster's Ready condition, and every instance ready.
+func (Backend) Readiness(run *benchv1.BenchmarkRun, observed map[engines.Ref]*unstructured.Unstructured) engines.Readiness {
+	u, ok := observed[engines.Ref{GVK: ClusterGVK, Name: engines.DatabaseName(run)}]
+	if !ok {
+		return engines.Readiness{Reason: "ClusterMissing", Message: "the CloudNativePG Cluster does not exist yet"}
+	}
+	cluster := &cnpgv1.Cluster{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, cluster); err != nil {
+		return engines.Readiness{Reason: "ClusterUnreadable", Message: err.Error()}
+	}
+	want := run.Spec.Database.EffectivePostgres().Instances
+	if !meta.IsStatusConditionTrue(cluster.Status.Conditions, string(cnpgv1.ConditionClusterReady)) {
+		phase := cluster.Status.Phase
+		if phase == "" {
+			phase = "no phase reported yet"
+		}
+		return engines.Readiness{Reason: "ClusterNotReady", Message: fmt.Sprintf("CloudNativePG Cluster %s: %s (%d/%d instances ready)", cluster.Name, phase, cluster.Status.ReadyInstances, want)}
+	}
+	if int32(cluster.Status.ReadyInstances) < want {
+		return engines.Readiness{Reason: "InstancesNotReady", Message: fmt.Sprintf("%d/%d instances ready", cluster.Status.ReadyInstances, want)}
+	}
+	return engines.Readiness{Ready: true, Reason: "ClusterReady", Message: fmt.Sprintf("CloudNativePG Cluster %s is ready with %d instances", cluster.Name, want)}
+}
+
+// Connection implements engines.Backend: the `uri` of CloudNativePG's application Secret, which
+// points at the read-write Service.
+func (Backend) Connection(run *benchv1.BenchmarkRun) engines.Connection {
+	name := engines.DatabaseName(run)
+	return engines.Connection{
+		Engine: "postgres",
+		URLFrom: &corev1.SecretKeySelector{
+			LocalObjectReference: corev1.LocalObjectReference{Name: name + "-app"},
+			Key:                  "uri",
+		},
+		Endpoint: fmt.Sprintf("%s-rw.%s:5432/%s", name, run.Namespace, Database),
+	}
+}

@@ -1,0 +1,133 @@
+// Package ydb deploys YDB as an ydb-operator Storage plus Database. The objects are unstructured:
+// the operator's Go API does not build against current controller-runtime.
+package ydb
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+)
+
+var (
+	// StorageGVK and DatabaseGVK are ydb-operator's kinds.
+	StorageGVK  = schema.GroupVersionKind{Group: "ydb.tech", Version: "v1alpha1", Kind: "Storage"}
+	DatabaseGVK = schema.GroupVersionKind{Group: "ydb.tech", Version: "v1alpha1", Kind: "Database"}
+)
+
+// GRPCPort is YDB's client port.
+const GRPCPort = 2135
+
+// DefaultImage is the YDB image when neither the run nor the manager names one.
+const DefaultImage = "cr.yandex/crptqonuodf51kdj7a7d/ydb:24.2.7"
+
+// Backend builds YDB Storage and Database objects.
+type Backend struct {
+	// DefaultImage overrides the package default when the run gives none.
+	DefaultImage string
+}
+
+// StorageName is the name of the run's YDB Storage.
+func StorageName(run *benchv1.BenchmarkRun) string { return run.Name + "-storage" }
+
+func (b Backend) image(spec benchv1.YDBSpec) string {
+	switch {
+	case spec.Image != "":
+		return spec.Image
+	case b.DefaultImage != "":
+		return b.DefaultImage
+	default:
+		return DefaultImage
+	}
+}
+
+// Desired implements engines.Backend: a Storage with the erasure's static configuration and one
+// block volume per drive, and a Database of databaseNodes compute nodes on it.
+func (b Backend) Desired(run *benchv1.BenchmarkRun) ([]*unstructured.Unstructured, error) {
+	spec := run.Spec.Database.EffectiveYDB()
+	configuration, drives, err := StorageConfiguration(spec.Erasure, int(spec.StorageNodes))
+	if err != nil {
+		return nil, fmt.Errorf("spec.database.ydb: %w", err)
+	}
+	var resources map[string]any
+	if len(spec.Resources.Limits) > 0 || len(spec.Resources.Requests) > 0 {
+		if resources, err = runtime.DefaultUnstructuredConverter.ToUnstructured(&spec.Resources); err != nil {
+			return nil, fmt.Errorf("converting ydb.resources: %w", err)
+		}
+	}
+	image := map[string]any{"name": b.image(spec)}
+
+	var dataStore []any
+	for range drives {
+		pvc := map[string]any{
+			"volumeMode":  "Block",
+			"accessModes": []any{"ReadWriteOnce"},
+			"resources":   map[string]any{"requests": map[string]any{"storage": spec.Storage.Size.String()}},
+		}
+		if spec.Storage.StorageClass != "" {
+			pvc["storageClassName"] = spec.Storage.StorageClass
+		}
+		dataStore = append(dataStore, pvc)
+	}
+	storage := engines.NewObject(StorageGVK, StorageName(run), run)
+	storageSpec := map[string]any{
+		"nodes":         int64(spec.StorageNodes),
+		"erasure":       string(spec.Erasure),
+		"domain":        Domain,
+		"image":         image,
+		"configuration": configuration,
+		"dataStore":     dataStore,
+	}
+	if resources != nil {
+		storageSpec["resources"] = resources
+	}
+	storage.Object["spec"] = storageSpec
+
+	database := engines.NewObject(DatabaseGVK, engines.DatabaseName(run), run)
+	databaseResources := map[string]any{"storageUnits": []any{map[string]any{"unitKind": "ssd", "count": int64(1)}}}
+	if resources != nil {
+		databaseResources["containerResources"] = resources
+	}
+	database.Object["spec"] = map[string]any{
+		"nodes":             int64(spec.DatabaseNodes),
+		"domain":            Domain,
+		"image":             image,
+		"storageClusterRef": map[string]any{"name": StorageName(run)},
+		"resources":         databaseResources,
+	}
+	return []*unstructured.Unstructured{storage, database}, nil
+}
+
+// Observed implements engines.Backend.
+func (Backend) Observed(run *benchv1.BenchmarkRun) []engines.Ref {
+	return []engines.Ref{{GVK: StorageGVK, Name: StorageName(run)}, {GVK: DatabaseGVK, Name: engines.DatabaseName(run)}}
+}
+
+// Readiness implements engines.Backend: both objects report state Ready.
+func (b Backend) Readiness(run *benchv1.BenchmarkRun, observed map[engines.Ref]*unstructured.Unstructured) engines.Readiness {
+	for _, ref := range b.Observed(run) {
+		u, ok := observed[ref]
+		if !ok {
+			return engines.Readiness{Reason: ref.GVK.Kind + "Missing", Message: fmt.Sprintf("YDB %s %s does not exist yet", ref.GVK.Kind, ref.Name)}
+		}
+		state, _, _ := unstructured.NestedString(u.Object, "status", "state")
+		if state != "Ready" {
+			if state == "" {
+				state = "no state reported yet"
+			}
+			return engines.Readiness{Reason: ref.GVK.Kind + "NotReady", Message: fmt.Sprintf("YDB %s %s: %s", ref.GVK.Kind, ref.Name, state)}
+		}
+	}
+	return engines.Readiness{Ready: true, Reason: "DatabaseReady", Message: "YDB Storage and Database are Ready"}
+}
+
+// Connection implements engines.Backend: the Database's gRPC Service and its path under the domain.
+func (Backend) Connection(run *benchv1.BenchmarkRun) engines.Connection {
+	name := engines.DatabaseName(run)
+	endpoint := fmt.Sprintf("grpc://%s-grpc.%s:%d/%s/%s", name, run.Namespace, GRPCPort, Domain, name)
+	return engines.Connection{Engine: "ydb", URL: endpoint, Endpoint: endpoint}
+}
