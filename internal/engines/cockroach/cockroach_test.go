@@ -29,7 +29,7 @@ func TestDesired(t *testing.T) {
 	}
 	for path, want := range map[string]any{
 		"spec.nodes": int64(5), "spec.tlsEnabled": true, "spec.image.name": DefaultImage,
-		"spec.dataStore.pvc.spec.storageClassName":            "fast",
+		"spec.dataStore.pvc.spec.storageClassName":           "fast",
 		"spec.dataStore.pvc.spec.resources.requests.storage": "10Gi",
 	} {
 		got, _, _ := unstructured.NestedFieldNoCopy(u.Object, strings.Split(path, ".")...)
