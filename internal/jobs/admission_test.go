@@ -1,0 +1,71 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/engines/cockroach"
+	"github.com/tpcc-operator/tpcc-operator/internal/testenv"
+)
+
+var k8s client.Client
+
+func TestMain(m *testing.M) {
+	env, err := testenv.Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if k8s, err = client.New(env.Config, client.Options{Scheme: env.Scheme}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = env.Stop()
+	os.Exit(code)
+}
+
+func resourceCPU(v string) *resource.Quantity { q := resource.MustParse(v); return &q }
+
+// Every Job is valid, and its pods pass the API server's PodSecurity admission in a namespace that
+// enforces the restricted profile.
+func TestJobsAndTheirPodsPassRestrictedAdmission(t *testing.T) {
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "restricted", Labels: map[string]string{
+		"pod-security.kubernetes.io/enforce": "restricted", "pod-security.kubernetes.io/enforce-version": "latest"}}}
+	if err := k8s.Create(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	run := testRun(40)
+	run.Namespace = ns.Name
+	crdb := cockroach.Backend{}.Connection(run)
+	cfg := Config{ClientImage: "tpcc:dev"}
+	for _, job := range []*batchv1.Job{
+		LoaderJob(run, secretConn, cfg), CheckJob(run, secretConn, cfg), StepJob(run, 0, 40, secretConn, cfg), StepJob(run, 1, 20, crdb, cfg),
+	} {
+		t.Run(job.Name, func(t *testing.T) {
+			if err := k8s.Create(ctx, job, client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
+				t.Fatalf("job rejected: %v", err)
+			}
+			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, GenerateName: job.Name + "-"}, Spec: job.Spec.Template.Spec}
+			if err := k8s.Create(ctx, pod); err != nil {
+				t.Fatalf("its pod is rejected: %v", err)
+			}
+		})
+	}
+	t.Run("control: a root pod is rejected", func(t *testing.T) {
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "root"},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "x"}}}}
+		if err := k8s.Create(ctx, pod); err == nil {
+			t.Fatal("the namespace does not enforce the restricted profile")
+		}
+	})
+}

@@ -1,0 +1,227 @@
+// Package jobs builds the Jobs a run needs, as pure functions: the loader (an Indexed Job, one
+// warehouse range per pod), the finish-and-check Job, and one Indexed Job of client pods per step.
+// Pods run the tpcc client non-root under the restricted Pod Security profile; the database URL
+// reaches them only as an environment variable from a Secret (or a credential-free string).
+package jobs
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+	"github.com/tpcc-operator/tpcc-operator/internal/shard"
+)
+
+// Labels on every pod and Job, beside engines.Labels.
+const (
+	ComponentLabel = "app.kubernetes.io/component"
+	StepLabel      = "bench.oltp.io/step"
+
+	ComponentLoader = "loader"
+	ComponentCheck  = "check"
+	ComponentClient = "client"
+)
+
+// SnapshotPort is where a client pod serves its snapshot (GET /v1/snapshot, POST /v1/start, /v1/stop).
+const SnapshotPort = 8080
+
+// Sizing defaults when spec.workload.clients.pods or loader.pods is 0.
+const (
+	WarehousesPerClientPod = 500 // 5 000 goroutine terminals
+	MaxClientPods          = 64
+	WarehousesPerLoaderPod = 50
+	MaxLoaderPods          = 16
+	LoaderThreads          = 4
+	// Linger keeps a finished client pod serving its final snapshot until the operator collects it,
+	// so a restarted operator loses no step.
+	Linger = 30 * time.Minute
+)
+
+// Config is what the manager decides beside the run: the client image and pull policy.
+type Config struct {
+	ClientImage     string
+	ImagePullPolicy corev1.PullPolicy
+}
+
+// LoaderJobName, CheckJobName and StepJobName name a run's Jobs.
+func LoaderJobName(run *benchv1.BenchmarkRun) string { return run.Name + "-load" }
+func CheckJobName(run *benchv1.BenchmarkRun) string  { return run.Name + "-check" }
+func StepJobName(run *benchv1.BenchmarkRun, index int32) string {
+	return fmt.Sprintf("%s-step-%d", run.Name, index)
+}
+
+// LoaderPods is how many pods load the warehouses.
+func LoaderPods(run *benchv1.BenchmarkRun) int32 {
+	if p := run.Spec.Workload.Loader.Pods; p > 0 {
+		return min(p, run.Spec.Workload.Warehouses)
+	}
+	return int32(shard.Count(int(run.Spec.Workload.Warehouses), WarehousesPerLoaderPod, MaxLoaderPods))
+}
+
+// ClientPods is how many client pods drive a step of active warehouses.
+func ClientPods(run *benchv1.BenchmarkRun, active int32) int32 {
+	if p := run.Spec.Workload.Clients.Pods; p > 0 {
+		return min(p, active)
+	}
+	return int32(shard.Count(int(active), WarehousesPerClientPod, MaxClientPods))
+}
+
+// LoaderJob loads warehouses 1..N, pod i its shard; a pod that fails is retried on its own
+// (backoffLimitPerIndex) and resumes where it stopped, since the loader skips finished warehouses.
+func LoaderJob(run *benchv1.BenchmarkRun, conn engines.Connection, cfg Config) *batchv1.Job {
+	pods := LoaderPods(run)
+	args := []string{"load", "--engine", conn.Engine,
+		"--warehouses", itoa(run.Spec.Workload.Warehouses),
+		"--shard", "$(JOB_COMPLETION_INDEX)", "--shards", itoa(pods),
+		"--threads", strconv.Itoa(LoaderThreads)}
+	job := newJob(run, LoaderJobName(run), ComponentLoader, conn, cfg, args)
+	indexed := batchv1.IndexedCompletion
+	job.Spec.CompletionMode = &indexed
+	job.Spec.Completions = &pods
+	job.Spec.Parallelism = &pods
+	job.Spec.BackoffLimitPerIndex = ptr(int32(3))
+	job.Spec.MaxFailedIndexes = ptr(int32(0))
+	job.Spec.BackoffLimit = nil // with backoffLimitPerIndex, the Job-wide limit must be unset
+	job.Spec.Template.Spec.Containers[0].Resources = corev1.ResourceRequirements{
+		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: resource.MustParse("256Mi")},
+		Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")},
+	}
+	return job
+}
+
+// CheckJob adds the indexes the bulk load deferred (an init container) and then checks the TPC-C
+// consistency conditions 3.3.2.1–12 on the loaded data.
+func CheckJob(run *benchv1.BenchmarkRun, conn engines.Connection, cfg Config) *batchv1.Job {
+	warehouses := itoa(run.Spec.Workload.Warehouses)
+	job := newJob(run, CheckJobName(run), ComponentCheck, conn, cfg,
+		[]string{"check", "--engine", conn.Engine, "--warehouses", warehouses, "--load-time", "--threads", strconv.Itoa(LoaderThreads)})
+	finish := job.Spec.Template.Spec.Containers[0].DeepCopy()
+	finish.Name = "finish-load"
+	finish.Args = []string{"load", "--engine", conn.Engine, "--warehouses", warehouses, "--finish"}
+	job.Spec.Template.Spec.InitContainers = []corev1.Container{*finish}
+	job.Spec.BackoffLimit = ptr(int32(2))
+	return job
+}
+
+// StepJob runs one measured step: pods start paused (the operator releases them together once all
+// are ready), ramp up, measure, and keep serving their final snapshot until collected.
+func StepJob(run *benchv1.BenchmarkRun, index, active int32, conn engines.Connection, cfg Config) *batchv1.Job {
+	pods := ClientPods(run, active)
+	wait := "spec"
+	if run.Spec.Workload.Wait == benchv1.WaitNone {
+		wait = "none"
+	}
+	duration, rampUp := Durations(run)
+	args := []string{"run", "--engine", conn.Engine,
+		"--warehouses", itoa(run.Spec.Workload.Warehouses),
+		"--active-warehouses", itoa(active),
+		"--shard", "$(JOB_COMPLETION_INDEX)", "--shards", itoa(pods),
+		"--duration", duration.String(), "--ramp-up", rampUp.String(),
+		"--wait", wait,
+		"--listen", fmt.Sprintf(":%d", SnapshotPort), "--paused", "--linger", Linger.String()}
+	job := newJob(run, StepJobName(run, index), ComponentClient, conn, cfg, args)
+	job.Labels[StepLabel] = itoa(index)
+	job.Spec.Template.Labels[StepLabel] = itoa(index)
+	indexed := batchv1.IndexedCompletion
+	job.Spec.CompletionMode = &indexed
+	job.Spec.Completions = &pods
+	job.Spec.Parallelism = &pods
+	job.Spec.BackoffLimit = ptr(int32(0)) // a crashed client makes the step non-compliant; never rerun half a step
+	job.Spec.ActiveDeadlineSeconds = ptr(int64((duration + rampUp + Linger + 30*time.Minute).Seconds()))
+
+	container := &job.Spec.Template.Spec.Containers[0]
+	container.Ports = []corev1.ContainerPort{{Name: "snapshot", ContainerPort: SnapshotPort}}
+	container.ReadinessProbe = &corev1.Probe{
+		ProbeHandler:  corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/v1/snapshot", Port: intstr.FromString("snapshot")}},
+		PeriodSeconds: 2,
+	}
+	container.Resources = run.Spec.Workload.Clients.Resources
+	if len(container.Resources.Requests) == 0 && len(container.Resources.Limits) == 0 {
+		container.Resources = clientResources(int(active) * 10 / int(pods))
+	}
+	return job
+}
+
+// clientResources sizes a client pod from its terminals: goroutine terminals cost a few KiB, and
+// most memory goes to connections and histograms.
+func clientResources(terminals int) corev1.ResourceRequirements {
+	memory := resource.NewQuantity(int64(128<<20+terminals*32<<10), resource.BinarySI)
+	cpu := resource.NewMilliQuantity(int64(250+terminals/10), resource.DecimalSI)
+	return corev1.ResourceRequirements{
+		Requests: corev1.ResourceList{corev1.ResourceCPU: *cpu, corev1.ResourceMemory: *memory},
+		Limits:   corev1.ResourceList{corev1.ResourceMemory: *resource.NewQuantity(memory.Value()*2, resource.BinarySI)},
+	}
+}
+
+// Durations are the step's measured interval and ramp-up, with the API defaults for unset fields.
+func Durations(run *benchv1.BenchmarkRun) (duration, rampUp time.Duration) {
+	duration, rampUp = 10*time.Minute, 2*time.Minute
+	if d := run.Spec.Workload.Duration; d != nil {
+		duration = d.Duration
+	}
+	if r := run.Spec.Workload.RampUp; r != nil {
+		rampUp = r.Duration
+	}
+	return duration, rampUp
+}
+
+func newJob(run *benchv1.BenchmarkRun, name, component string, conn engines.Connection, cfg Config, args []string) *batchv1.Job {
+	labels := engines.Labels(run)
+	labels[ComponentLabel] = component
+	podLabels := map[string]string{}
+	for k, v := range labels {
+		podLabels[k] = v
+	}
+	env := []corev1.EnvVar{{Name: "TPCC_URL", Value: conn.URL}}
+	if conn.URLFrom != nil {
+		env = []corev1.EnvVar{{Name: "TPCC_URL", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: conn.URLFrom}}}
+	}
+	nonRoot := int64(65532)
+	return &batchv1.Job{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: run.Namespace, Labels: labels},
+		Spec: batchv1.JobSpec{
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
+				Spec: corev1.PodSpec{
+					RestartPolicy:                corev1.RestartPolicyNever,
+					AutomountServiceAccountToken: ptr(false),
+					EnableServiceLinks:           ptr(false),
+					SecurityContext: &corev1.PodSecurityContext{
+						RunAsNonRoot:   ptr(true),
+						RunAsUser:      &nonRoot,
+						RunAsGroup:     &nonRoot,
+						FSGroup:        &nonRoot,
+						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+					},
+					Volumes: conn.Volumes,
+					Containers: []corev1.Container{{
+						Name:            "tpcc",
+						Image:           cfg.ClientImage,
+						ImagePullPolicy: cfg.ImagePullPolicy,
+						Args:            args,
+						Env:             env,
+						VolumeMounts:    conn.VolumeMounts,
+						SecurityContext: &corev1.SecurityContext{
+							AllowPrivilegeEscalation: ptr(false),
+							ReadOnlyRootFilesystem:   ptr(true),
+							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+						},
+					}},
+				},
+			},
+		},
+	}
+}
+
+func itoa(v int32) string { return strconv.Itoa(int(v)) }
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,159 @@
+package jobs
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+)
+
+func testRun(warehouses int32) *benchv1.BenchmarkRun {
+	return &benchv1.BenchmarkRun{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: "r"},
+		Spec: benchv1.BenchmarkRunSpec{
+			Database: benchv1.DatabaseSpec{Engine: benchv1.EnginePostgreSQL},
+			Workload: benchv1.WorkloadSpec{Warehouses: warehouses,
+				Duration: &metav1.Duration{Duration: 5 * time.Minute}, RampUp: &metav1.Duration{Duration: time.Minute}},
+		},
+	}
+}
+
+var secretConn = engines.Connection{Engine: "postgres", URLFrom: &corev1.SecretKeySelector{
+	LocalObjectReference: corev1.LocalObjectReference{Name: "r-db-app"}, Key: "uri"}}
+
+func arg(t *testing.T, args []string, flag string) string {
+	t.Helper()
+	i := slices.Index(args, flag)
+	if i < 0 || i+1 >= len(args) {
+		t.Fatalf("%s missing from %v", flag, args)
+	}
+	return args[i+1]
+}
+
+func TestPodCounts(t *testing.T) {
+	for _, tc := range []struct {
+		warehouses, loaderPods, wantLoader int32
+		active, clientPods, wantClient     int32
+	}{
+		{1, 0, 1, 1, 0, 1},
+		{100, 0, 2, 100, 0, 1},
+		{5000, 0, MaxLoaderPods, 5000, 0, 10},
+		{100000, 0, MaxLoaderPods, 100000, 0, MaxClientPods},
+		{10, 4, 4, 3, 8, 3}, // never more pods than warehouses
+	} {
+		run := testRun(tc.warehouses)
+		run.Spec.Workload.Loader.Pods = tc.loaderPods
+		run.Spec.Workload.Clients.Pods = tc.clientPods
+		if got := LoaderPods(run); got != tc.wantLoader {
+			t.Errorf("LoaderPods(%d warehouses, %d asked) = %d, want %d", tc.warehouses, tc.loaderPods, got, tc.wantLoader)
+		}
+		if got := ClientPods(run, tc.active); got != tc.wantClient {
+			t.Errorf("ClientPods(%d active, %d asked) = %d, want %d", tc.active, tc.clientPods, got, tc.wantClient)
+		}
+	}
+}
+
+func TestLoaderJob(t *testing.T) {
+	job := LoaderJob(testRun(120), secretConn, Config{ClientImage: "tpcc:dev"})
+	if job.Name != "r-load" || job.Namespace != "bench" {
+		t.Errorf("job %s/%s", job.Namespace, job.Name)
+	}
+	if *job.Spec.CompletionMode != batchv1.IndexedCompletion || *job.Spec.Completions != 3 || *job.Spec.Parallelism != 3 {
+		t.Errorf("indexed %v completions %d parallelism %d, want Indexed 3 3", *job.Spec.CompletionMode, *job.Spec.Completions, *job.Spec.Parallelism)
+	}
+	if job.Spec.BackoffLimitPerIndex == nil || job.Spec.BackoffLimit != nil {
+		t.Error("a failed loader pod must be retried on its own index")
+	}
+	c := job.Spec.Template.Spec.Containers[0]
+	if arg(t, c.Args, "--shard") != "$(JOB_COMPLETION_INDEX)" || arg(t, c.Args, "--shards") != "3" || arg(t, c.Args, "--warehouses") != "120" {
+		t.Errorf("args = %v", c.Args)
+	}
+	assertURLFromSecret(t, c)
+}
+
+func TestCheckJobFinishesTheLoadFirst(t *testing.T) {
+	job := CheckJob(testRun(7), secretConn, Config{ClientImage: "tpcc:dev"})
+	spec := job.Spec.Template.Spec
+	if len(spec.InitContainers) != 1 || !slices.Contains(spec.InitContainers[0].Args, "--finish") {
+		t.Fatalf("init containers = %+v", spec.InitContainers)
+	}
+	if spec.Containers[0].Args[0] != "check" || !slices.Contains(spec.Containers[0].Args, "--load-time") {
+		t.Errorf("args = %v", spec.Containers[0].Args)
+	}
+	assertURLFromSecret(t, spec.InitContainers[0])
+	assertURLFromSecret(t, spec.Containers[0])
+}
+
+func TestStepJob(t *testing.T) {
+	run := testRun(2000)
+	run.Spec.Workload.Wait = benchv1.WaitNone
+	job := StepJob(run, 4, 1200, secretConn, Config{ClientImage: "tpcc:dev", ImagePullPolicy: corev1.PullIfNotPresent})
+	if job.Name != "r-step-4" || job.Labels[StepLabel] != "4" || job.Spec.Template.Labels[StepLabel] != "4" {
+		t.Errorf("name %s labels %v", job.Name, job.Labels)
+	}
+	if *job.Spec.Completions != 3 || *job.Spec.BackoffLimit != 0 {
+		t.Errorf("completions %d backoff %d", *job.Spec.Completions, *job.Spec.BackoffLimit)
+	}
+	c := job.Spec.Template.Spec.Containers[0]
+	for flag, want := range map[string]string{
+		"--active-warehouses": "1200", "--warehouses": "2000", "--shards": "3", "--wait": "none",
+		"--duration": "5m0s", "--ramp-up": "1m0s", "--listen": ":8080",
+	} {
+		if got := arg(t, c.Args, flag); got != want {
+			t.Errorf("%s = %q, want %q", flag, got, want)
+		}
+	}
+	if !slices.Contains(c.Args, "--paused") {
+		t.Error("client pods must start paused")
+	}
+	if c.ReadinessProbe == nil || c.ReadinessProbe.HTTPGet.Path != "/v1/snapshot" {
+		t.Errorf("readiness probe = %+v", c.ReadinessProbe)
+	}
+	if c.Resources.Requests.Memory().IsZero() || c.Resources.Limits.Memory().Cmp(*c.Resources.Requests.Memory()) <= 0 {
+		t.Errorf("resources = %+v", c.Resources)
+	}
+	assertURLFromSecret(t, c)
+}
+
+func TestStepJobUsesTheRunsClientResources(t *testing.T) {
+	run := testRun(10)
+	run.Spec.Workload.Clients.Resources = corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: *resourceCPU("3")}}
+	c := StepJob(run, 0, 10, secretConn, Config{}).Spec.Template.Spec.Containers[0]
+	if c.Resources.Requests.Cpu().String() != "3" || !c.Resources.Requests.Memory().IsZero() {
+		t.Errorf("resources = %+v", c.Resources)
+	}
+}
+
+func TestPlainURLAndCertificates(t *testing.T) {
+	conn := engines.Connection{Engine: "cockroach", URL: "postgres://root@h:26257/defaultdb?sslmode=verify-full",
+		Volumes:      []corev1.Volume{{Name: "certs"}},
+		VolumeMounts: []corev1.VolumeMount{{Name: "certs", MountPath: "/certs", ReadOnly: true}}}
+	spec := StepJob(testRun(1), 0, 1, conn, Config{}).Spec.Template.Spec
+	c := spec.Containers[0]
+	if c.Env[0].Value != conn.URL || c.Env[0].ValueFrom != nil || len(spec.Volumes) != 1 || len(c.VolumeMounts) != 1 {
+		t.Errorf("env %+v volumes %+v mounts %+v", c.Env, spec.Volumes, c.VolumeMounts)
+	}
+	if arg(t, c.Args, "--engine") != "cockroach" {
+		t.Errorf("args = %v", c.Args)
+	}
+}
+
+// The URL never appears in arguments: tpcc reads TPCC_URL from the environment, filled from the Secret.
+func assertURLFromSecret(t *testing.T, c corev1.Container) {
+	t.Helper()
+	if len(c.Env) != 1 || c.Env[0].Name != "TPCC_URL" || c.Env[0].ValueFrom == nil || c.Env[0].ValueFrom.SecretKeyRef.Name != "r-db-app" {
+		t.Errorf("%s env = %+v, want TPCC_URL from Secret r-db-app", c.Name, c.Env)
+	}
+	for _, a := range c.Args {
+		if strings.Contains(a, "postgres://") || strings.Contains(a, "TPCC_URL") {
+			t.Errorf("%s passes the URL in its arguments: %v", c.Name, c.Args)
+		}
+	}
+}
