@@ -1,0 +1,172 @@
+package sla
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+)
+
+// Headroom is what is left of a running step.
+type Headroom struct {
+	// Remaining is the measured time still to run; <= 0 means the step is over.
+	Remaining time.Duration
+	// MaxMore bounds how many more transactions of each type can complete
+	// before the step ends. A nil map or a missing type means unknown (no-wait
+	// runs): rules that need the bound then never decide early.
+	MaxMore map[snapshot.Transaction]int64
+}
+
+// Early says whether a running step's verdict is already certain.
+type Early struct {
+	Final   bool
+	Verdict Verdict // when Final
+}
+
+// Decide judges a live merge. Once the step is over (Remaining <= 0) the
+// verdict is Judge's. Before that it is final only when the step is certain
+// to fail, because every outcome within the headroom fails a rule:
+//
+//   - a pod failed (a failed pod cannot rejoin the measured interval);
+//   - the C-Run constant violates Clause 2.1.6.1;
+//   - a latency bound: even if every remaining transaction of the type were
+//     fast, more samples than the percentile allows already lie above it;
+//   - efficiency: even if MaxMore New-Orders completed, tpmC over the full
+//     interval would stay below the minimum;
+//   - errors: even if every remaining transaction succeeded, the error share
+//     would stay above the bound.
+//
+// A step is never passed early: a latency bound can always still be broken
+// by slow transactions, and the mix and audit windows are judged on the
+// final counts only.
+func Decide(m *snapshot.Merged, c Criteria, h Headroom) (Early, error) {
+	if h.Remaining <= 0 {
+		v, err := Judge(m, c)
+		return Early{Final: true, Verdict: v}, err
+	}
+	if err := c.Validate(); err != nil {
+		return Early{}, fmt.Errorf("sla criteria: %w", err)
+	}
+	if err := checkMerged(m); err != nil {
+		return Early{}, err
+	}
+	var certain []Check
+	for _, f := range m.Failures {
+		certain = append(certain, Check{Name: "pod " + f.Pod, Status: Fail, Detail: fmt.Sprintf("pod %s failed: %s", f.Pod, f.Message)})
+	}
+	if ch := constantsCheck(m.Constants); ch.Status == Fail {
+		certain = append(certain, ch)
+	}
+	for _, b := range c.Latency {
+		if more, known := h.MaxMore[b.Transaction]; known {
+			if ch, lost := latencyLost(m.Transactions[b.Transaction], b, more); lost {
+				certain = append(certain, ch)
+			}
+		}
+	}
+	if ch, lost := efficiencyLost(m, c.MinEfficiencyPercent, h); lost {
+		certain = append(certain, ch)
+	}
+	if ch, lost := errorsLost(m, c.MaxErrorPercent, h); lost {
+		certain = append(certain, ch)
+	}
+	if len(certain) == 0 {
+		return Early{}, nil
+	}
+	v := Verdict{Compliant: false, SpecCompliant: false, Checks: certain, Reasons: []string{}}
+	for _, ch := range certain {
+		v.Reasons = append(v.Reasons, ch.Detail)
+	}
+	v.Notes = []string{fmt.Sprintf("decided early with %s of the step left", formatDuration(h.Remaining))}
+	return Early{Final: true, Verdict: v}, nil
+}
+
+// latencyLost reports whether the bound fails whatever up to more further
+// samples are. Best case for the bound: all of them fast. The percentile's
+// rank r in n samples (HDR: round(p/100·n), at least 1) lands above the
+// bound when r > n − above, where above counts samples in buckets wholly
+// above the bound; n − r never decreases as n grows, so n + more is the best
+// case.
+func latencyLost(t *snapshot.MergedTransaction, b LatencyBound, more int64) (Check, bool) {
+	h := t.Histogram
+	bound := b.Max.Microseconds()
+	var above int64
+	for _, bar := range h.Distribution() {
+		if bar.From > bound {
+			above += bar.Count
+		}
+	}
+	if above == 0 {
+		return Check{}, false
+	}
+	n := h.TotalCount() + more
+	if percentileRank(b.Percentile, n) <= n-above {
+		return Check{}, false
+	}
+	name := fmt.Sprintf("%s %s", b.Transaction, percentileName(b.Percentile))
+	return Check{Name: name, Status: Fail, Detail: fmt.Sprintf(
+		"%s %s > %s: %d of %d samples exceed %s, more than %d further fast transactions can offset",
+		name, formatMicros(h.ValueAtPercentile(b.Percentile)), formatDuration(b.Max),
+		above, h.TotalCount(), formatDuration(b.Max), more)}, true
+}
+
+// percentileRank is the 1-based rank HdrHistogram reads a percentile at.
+func percentileRank(p float64, n int64) int64 {
+	rank := int64(p/100*float64(n) + 0.5)
+	return min(max(rank, 1), n)
+}
+
+func efficiencyLost(m *snapshot.Merged, minPercent float64, h Headroom) (Check, bool) {
+	more, known := h.MaxMore[snapshot.NewOrder]
+	if !known {
+		return Check{}, false
+	}
+	interval := m.Measured + h.Remaining
+	best := snapshot.EfficiencyPercent(snapshot.PerMinute(m.Transactions[snapshot.NewOrder].Completed()+more, interval), m.ActiveWarehouses)
+	if best >= minPercent {
+		return Check{}, false
+	}
+	return Check{Name: "efficiency", Status: Fail, Detail: fmt.Sprintf(
+		"efficiency can reach at most %.2f%% < %g%% (%d New-Orders so far, at most %d more in %s)",
+		best, minPercent, m.Transactions[snapshot.NewOrder].Completed(), more, formatDuration(h.Remaining))}, true
+}
+
+func errorsLost(m *snapshot.Merged, maxPercent float64, h Headroom) (Check, bool) {
+	var completed, errors, more int64
+	for _, t := range snapshot.Transactions {
+		n, known := h.MaxMore[t]
+		if !known {
+			return Check{}, false
+		}
+		more += n
+		completed += m.Transactions[t].Completed()
+		errors += m.Transactions[t].Errors
+	}
+	best := snapshot.Percent(errors, completed+errors+more)
+	if best <= maxPercent {
+		return Check{}, false
+	}
+	return Check{Name: "errors", Status: Fail, Detail: fmt.Sprintf(
+		"errors stay above %g%% even if the remaining %d transactions succeed: at least %.3f%% (%d errors)",
+		maxPercent, more, best, errors)}, true
+}
+
+// SpecKeyingTime is the constant keying time before each transaction type
+// (Clause 5.2.5.2). A terminal with spec waits starts at most one
+// transaction per keying time.
+var SpecKeyingTime = map[snapshot.Transaction]time.Duration{
+	snapshot.NewOrder: 18 * time.Second, snapshot.Payment: 3 * time.Second,
+	snapshot.OrderStatus: 2 * time.Second, snapshot.Delivery: 2 * time.Second, snapshot.StockLevel: 2 * time.Second,
+}
+
+// SpecWaitMaxMore bounds the transactions terminals with spec waits can
+// still complete in remaining: each type at most once per keying time per
+// terminal, plus one already past its keying. Pass the step's terminals
+// (Merged.Terminals, or the planned count if pods are missing).
+func SpecWaitMaxMore(terminals int, remaining time.Duration) map[snapshot.Transaction]int64 {
+	out := make(map[snapshot.Transaction]int64, len(SpecKeyingTime))
+	for t, keying := range SpecKeyingTime {
+		out[t] = int64(terminals) * (int64(max(remaining, 0)/keying) + 1)
+	}
+	return out
+}

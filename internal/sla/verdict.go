@@ -1,0 +1,232 @@
+package sla
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+)
+
+// Status is the outcome of one check.
+type Status string
+
+const (
+	Pass    Status = "pass"
+	Fail    Status = "fail"
+	Skipped Status = "skipped" // not judged (too few samples); never makes a step non-compliant
+)
+
+// Check is one rule applied to a step, with a detail that names the measured
+// figure and its bound, e.g. "NewOrder p90 6.2s > 5s".
+type Check struct {
+	Name   string `json:"name"`
+	Status Status `json:"status"`
+	Detail string `json:"detail"`
+}
+
+// Verdict is the judgement of a step.
+//
+// Compliant is the SLA answer the search uses: every check passed or was
+// skipped. SpecCompliant additionally requires what a TPC-C result needs and
+// an SLA search does not: spec waits, a measured interval of at least two
+// hours (Clause 5.5) and every audit judged; Notes says which of those are
+// missing. Reasons are the details of the failed checks, in check order.
+type Verdict struct {
+	Compliant     bool     `json:"compliant"`
+	SpecCompliant bool     `json:"specCompliant"`
+	Reasons       []string `json:"reasons"`
+	Notes         []string `json:"notes,omitempty"`
+	Checks        []Check  `json:"checks"`
+}
+
+// SpecMeasurementInterval is the shortest measured interval of a reportable
+// TPC-C result (Clause 5.5).
+const SpecMeasurementInterval = 2 * time.Hour
+
+// Judge applies c to the merged snapshots of a step.
+func Judge(m *snapshot.Merged, c Criteria) (Verdict, error) {
+	if err := c.Validate(); err != nil {
+		return Verdict{}, fmt.Errorf("sla criteria: %w", err)
+	}
+	if err := checkMerged(m); err != nil {
+		return Verdict{}, err
+	}
+	sum := m.Summarize()
+	var checks []Check
+	checks = append(checks, runChecks(m, sum)...)
+	for _, b := range c.Latency {
+		ch := latencyCheck(m.Transactions[b.Transaction], b)
+		if m.Transactions[b.Transaction].Completed() == 0 && sum.TotalCompleted < c.MinAuditTransactions {
+			// A short or small step may not complete a 4 % type at all; like the
+			// audits, that is "too few" rather than a failure.
+			ch = tooFew(ch.Name, 0, 1, string(b.Transaction)+" transactions")
+		}
+		checks = append(checks, ch)
+	}
+	checks = append(checks, efficiencyCheck(sum, c.MinEfficiencyPercent))
+	checks = append(checks, errorCheck(sum, c.MaxErrorPercent))
+	checks = append(checks, mixChecks(sum, c.MinAuditTransactions)...)
+	checks = append(checks, auditChecks(sum, c.MinAuditTransactions)...)
+	checks = append(checks, constantsCheck(m.Constants))
+	return verdictOf(m, checks), nil
+}
+
+// checkMerged rejects a merge Judge cannot read; snapshot.Merge never builds one.
+func checkMerged(m *snapshot.Merged) error {
+	if m.ActiveWarehouses < 1 {
+		return fmt.Errorf("merged snapshot: activeWarehouses %d, must be >= 1", m.ActiveWarehouses)
+	}
+	for _, t := range snapshot.Transactions {
+		if mt := m.Transactions[t]; mt == nil || mt.Histogram == nil {
+			return fmt.Errorf("merged snapshot: transactions.%s is missing", t)
+		}
+	}
+	return nil
+}
+
+func verdictOf(m *snapshot.Merged, checks []Check) Verdict {
+	v := Verdict{Compliant: true, Checks: checks, Reasons: []string{}}
+	skipped := 0
+	for _, ch := range checks {
+		switch ch.Status {
+		case Fail:
+			v.Compliant = false
+			v.Reasons = append(v.Reasons, ch.Detail)
+		case Skipped:
+			skipped++
+		}
+	}
+	v.SpecCompliant = v.Compliant
+	if m.Wait != snapshot.WaitSpec {
+		v.SpecCompliant = false
+		v.Notes = append(v.Notes, "wait mode none: no keying or think times, not a TPC-C spec-compliant run")
+	}
+	if m.Measured < SpecMeasurementInterval {
+		v.SpecCompliant = false
+		v.Notes = append(v.Notes, fmt.Sprintf("measured interval %s is shorter than the %s of a reportable TPC-C result (Clause 5.5)",
+			formatDuration(m.Measured), formatDuration(SpecMeasurementInterval)))
+	}
+	if skipped > 0 {
+		v.SpecCompliant = false
+		v.Notes = append(v.Notes, fmt.Sprintf("%d checks skipped for too few samples", skipped))
+	}
+	return v
+}
+
+// runChecks covers what makes the figures meaningless whatever the bounds:
+// failed pods, missing pods, an empty interval, no New-Order at all.
+func runChecks(m *snapshot.Merged, sum snapshot.Summary) []Check {
+	var checks []Check
+	for _, f := range m.Failures {
+		checks = append(checks, Check{Name: "pod " + f.Pod, Status: Fail, Detail: fmt.Sprintf("pod %s failed: %s", f.Pod, f.Message)})
+	}
+	if m.DrivenWarehouses < m.ActiveWarehouses {
+		checks = append(checks, Check{Name: "pods", Status: Fail,
+			Detail: fmt.Sprintf("snapshots cover %d of %d active warehouses: pods are missing", m.DrivenWarehouses, m.ActiveWarehouses)})
+	} else {
+		checks = append(checks, Check{Name: "pods", Status: Pass,
+			Detail: fmt.Sprintf("%d pods cover all %d active warehouses", m.Pods, m.ActiveWarehouses)})
+	}
+	if m.Wait == snapshot.WaitSpec {
+		// Clause 4.1: 10 terminals per warehouse. More would raise the
+		// ceiling that efficiency is measured against.
+		want := snapshot.TerminalsPerWarehouse * m.DrivenWarehouses
+		if m.Terminals != want {
+			checks = append(checks, Check{Name: "terminals", Status: Fail,
+				Detail: fmt.Sprintf("%d terminals drive %d warehouses: spec waits need %d per warehouse (%d)", m.Terminals, m.DrivenWarehouses, snapshot.TerminalsPerWarehouse, want)})
+		} else {
+			checks = append(checks, Check{Name: "terminals", Status: Pass,
+				Detail: fmt.Sprintf("%d terminals, %d per warehouse", m.Terminals, snapshot.TerminalsPerWarehouse)})
+		}
+	}
+	newOrders := sum.Transactions[snapshot.NewOrder].Completed
+	switch {
+	case m.Measured <= 0:
+		checks = append(checks, Check{Name: "measured interval", Status: Fail, Detail: "no measured interval"})
+	case newOrders == 0:
+		checks = append(checks, Check{Name: "measured interval", Status: Fail,
+			Detail: fmt.Sprintf("no New-Order completed in the %s measured interval", formatDuration(m.Measured))})
+	default:
+		checks = append(checks, Check{Name: "measured interval", Status: Pass,
+			Detail: fmt.Sprintf("%d New-Orders in %s", newOrders, formatDuration(m.Measured))})
+	}
+	return checks
+}
+
+func latencyCheck(t *snapshot.MergedTransaction, b LatencyBound) Check {
+	name := fmt.Sprintf("%s %s", b.Transaction, percentileName(b.Percentile))
+	h := t.Histogram
+	if h.TotalCount() == 0 {
+		return Check{Name: name, Status: Fail, Detail: fmt.Sprintf("%s: no completed %s transaction to measure", name, b.Transaction)}
+	}
+	measured := h.ValueAtPercentile(b.Percentile)
+	bound := b.Max.Microseconds()
+	// HDR reports the top of the bucket holding the percentile; a bucket that
+	// contains the bound is within precision of it and passes.
+	if measured <= bound || h.ValuesAreEquivalent(measured, bound) {
+		return Check{Name: name, Status: Pass, Detail: fmt.Sprintf("%s %s ≤ %s", name, formatMicros(measured), formatDuration(b.Max))}
+	}
+	return Check{Name: name, Status: Fail, Detail: fmt.Sprintf("%s %s > %s", name, formatMicros(measured), formatDuration(b.Max))}
+}
+
+func efficiencyCheck(sum snapshot.Summary, minPercent float64) Check {
+	detail := fmt.Sprintf("efficiency %.2f%% (%.1f tpmC on %d warehouses)", sum.EfficiencyPercent, sum.TpmC, sum.ActiveWarehouses)
+	if sum.EfficiencyPercent >= minPercent {
+		return Check{Name: "efficiency", Status: Pass, Detail: fmt.Sprintf("%s ≥ %g%%", detail, minPercent)}
+	}
+	return Check{Name: "efficiency", Status: Fail, Detail: fmt.Sprintf("%s < %g%%", detail, minPercent)}
+}
+
+func errorCheck(sum snapshot.Summary, maxPercent float64) Check {
+	detail := fmt.Sprintf("errors %.3f%% (%d of %d transactions)", sum.ErrorPercent, sum.TotalErrors, sum.TotalErrors+sum.TotalCompleted)
+	if sum.ErrorPercent <= maxPercent {
+		return Check{Name: "errors", Status: Pass, Detail: fmt.Sprintf("%s ≤ %g%%", detail, maxPercent)}
+	}
+	return Check{Name: "errors", Status: Fail, Detail: fmt.Sprintf("%s > %g%%", detail, maxPercent)}
+}
+
+// MixMinimumPercent is the TPC-C minimum share of each type (Clause 5.2.3);
+// New-Order has none.
+var MixMinimumPercent = map[snapshot.Transaction]float64{
+	snapshot.Payment: 43, snapshot.OrderStatus: 4, snapshot.Delivery: 4, snapshot.StockLevel: 4,
+}
+
+// mixChecks applies the mix minimums exactly (share ≥ minimum) once the step
+// has MinAuditTransactions completed transactions. A driver meets them with a
+// deck that has a margin above the minimums (research/tpcc-rules.md §7 item 8).
+func mixChecks(sum snapshot.Summary, minTransactions int64) []Check {
+	var checks []Check
+	for _, t := range snapshot.Transactions {
+		minimum, ok := MixMinimumPercent[t]
+		if !ok {
+			continue
+		}
+		name := fmt.Sprintf("mix %s", t)
+		share := sum.MixPercent[t]
+		switch {
+		case sum.TotalCompleted < minTransactions:
+			checks = append(checks, Check{Name: name, Status: Skipped,
+				Detail: fmt.Sprintf("%s: skipped: too few transactions (%d < %d)", name, sum.TotalCompleted, minTransactions)})
+		case share >= minimum:
+			checks = append(checks, Check{Name: name, Status: Pass, Detail: fmt.Sprintf("%s %.2f%% ≥ %g%%", name, share, minimum)})
+		default:
+			checks = append(checks, Check{Name: name, Status: Fail, Detail: fmt.Sprintf("%s %.2f%% < %g%%", name, share, minimum)})
+		}
+	}
+	return checks
+}
+
+// constantsCheck applies Clause 2.1.6.1 to the C_LAST constants: the run's C
+// must differ from the load's by 65..119, excluding 96 and 112, so that
+// last-name lookups at run time do not replay the load's name distribution.
+func constantsCheck(c snapshot.Constants) Check {
+	delta := c.CLastRun - c.CLastLoad
+	if delta < 0 {
+		delta = -delta
+	}
+	detail := fmt.Sprintf("C_LAST C-Run %d, C-Load %d: delta %d", c.CLastRun, c.CLastLoad, delta)
+	if delta >= 65 && delta <= 119 && delta != 96 && delta != 112 {
+		return Check{Name: "C-Run constant", Status: Pass, Detail: detail + " in 65..119, not 96 or 112"}
+	}
+	return Check{Name: "C-Run constant", Status: Fail, Detail: detail + " violates Clause 2.1.6.1 (65..119, not 96 or 112)"}
+}

@@ -1,0 +1,93 @@
+package snapshot
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// DefaultRequestTimeout bounds one request when the context has no deadline.
+const DefaultRequestTimeout = 10 * time.Second
+
+// maxSnapshotBytes bounds a reply: five histograms are tens of KiB.
+const maxSnapshotBytes = 16 << 20
+
+// Fetch gets and parses the snapshot served at baseURL (e.g. "http://10.0.0.7:6060").
+// A nil client means http.DefaultClient.
+func Fetch(ctx context.Context, client *http.Client, baseURL string) (*Snapshot, error) {
+	body, err := do(ctx, client, http.MethodGet, baseURL, PathSnapshot, http.StatusOK)
+	if err != nil {
+		return nil, err
+	}
+	s, err := Parse(body)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s%s: %w", baseURL, PathSnapshot, err)
+	}
+	return s, nil
+}
+
+// Start releases the paused run served at baseURL.
+func Start(ctx context.Context, client *http.Client, baseURL string) error {
+	_, err := do(ctx, client, http.MethodPost, baseURL, PathStart, http.StatusNoContent)
+	return err
+}
+
+// Stop ends the run served at baseURL.
+func Stop(ctx context.Context, client *http.Client, baseURL string) error {
+	_, err := do(ctx, client, http.MethodPost, baseURL, PathStop, http.StatusNoContent)
+	return err
+}
+
+func do(ctx context.Context, client *http.Client, method, baseURL, path string, wantStatus int) ([]byte, error) {
+	if client == nil {
+		client = http.DefaultClient
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultRequestTimeout)
+		defer cancel()
+	}
+	url := strings.TrimSuffix(baseURL, "/") + path
+	req, err := http.NewRequestWithContext(ctx, method, url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", method, url, err)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", method, url, err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxSnapshotBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: read reply: %w", method, url, err)
+	}
+	if len(body) > maxSnapshotBytes {
+		return nil, fmt.Errorf("%s %s: reply exceeds %d bytes", method, url, maxSnapshotBytes)
+	}
+	if resp.StatusCode != wantStatus {
+		return nil, fmt.Errorf("%s %s: %s: %s", method, url, resp.Status, replyError(body))
+	}
+	return body, nil
+}
+
+// replyError extracts the handler's {"error": ...} message, or a bounded
+// excerpt of an unexpected body.
+func replyError(body []byte) string {
+	var e errorBody
+	if json.Unmarshal(body, &e) == nil && e.Error != "" {
+		return e.Error
+	}
+	const excerpt = 200
+	text := strings.TrimSpace(string(body))
+	if len(text) > excerpt {
+		text = text[:excerpt] + "…"
+	}
+	if text == "" {
+		return "empty reply"
+	}
+	return text
+}

@@ -1,0 +1,85 @@
+package snapshot
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+)
+
+// The endpoints a client pod serves.
+const (
+	PathSnapshot = "/v1/snapshot" // GET: the current snapshot
+	PathStart    = "/v1/start"    // POST: release a paused run
+	PathStop     = "/v1/stop"     // POST: end the run (stop terminals, finish the measured interval)
+)
+
+// Control is what a running client provides to the handler. Start and Stop
+// must be idempotent: the operator may repeat them after a restart, and a
+// repeated call on a run already started (or stopping) must succeed. An error
+// from Start or Stop means the request cannot be honoured in the run's state.
+type Control struct {
+	Snapshot func() (*Snapshot, error)
+	Start    func(ctx context.Context) error
+	Stop     func(ctx context.Context) error
+}
+
+// NewHandler serves the three endpoints over c. Replies are JSON; errors are
+// {"error": "..."} with 405 for a wrong method, 409 when Start or Stop refuse
+// and 500 when the snapshot cannot be produced.
+func NewHandler(c Control) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc(PathSnapshot, func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			methodNotAllowed(w, "GET")
+			return
+		}
+		s, err := c.Snapshot()
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, "snapshot: "+err.Error())
+			return
+		}
+		body, err := Marshal(s)
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, "snapshot: "+err.Error())
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		_, _ = w.Write(body)
+	})
+	mux.HandleFunc(PathStart, actionHandler("start", c.Start))
+	mux.HandleFunc(PathStop, actionHandler("stop", c.Stop))
+	return mux
+}
+
+func actionHandler(name string, action func(context.Context) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			methodNotAllowed(w, "POST")
+			return
+		}
+		if err := action(r.Context()); err != nil {
+			writeError(w, http.StatusConflict, name+": "+err.Error())
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+func methodNotAllowed(w http.ResponseWriter, allowed string) {
+	w.Header().Set("Allow", allowed)
+	writeError(w, http.StatusMethodNotAllowed, "method not allowed, use "+allowed)
+}
+
+type errorBody struct {
+	Error string `json:"error"`
+}
+
+func writeError(w http.ResponseWriter, status int, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	if err := json.NewEncoder(w).Encode(errorBody{Error: message}); err != nil {
+		slog.Debug("write error reply", "err", err)
+	}
+}
