@@ -1,11 +1,16 @@
-// Package controllers holds the BenchmarkRun reconciler, one file per concern.
+// Package controllers holds the BenchmarkRun reconciler, one file per concern: the database
+// (database.go), the load (load.go), the measured steps and the search (steps.go), the result and
+// report (result.go); objects are written in apply.go and status in status.go.
 package controllers
 
 import (
 	"context"
+	"errors"
+	"net/http"
+	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -13,18 +18,56 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
 )
+
+// Config is how the manager configures the reconciler.
+type Config struct {
+	// Images of the database operands, when runs do not name them.
+	Images engines.Images
+	// Jobs configures loader, check and client pods (the client image).
+	Jobs jobs.Config
+	// DatabaseReadyTimeout fails a run whose database is not ready this long after it was applied.
+	DatabaseReadyTimeout time.Duration
+	// PollInterval is how often a running step's snapshots are fetched, and waits re-checked.
+	PollInterval time.Duration
+	// SnapshotURL is the base URL of a client pod's snapshot endpoint (default: its pod IP and port).
+	SnapshotURL func(podIP string) string
+	// HTTPClient fetches snapshots.
+	HTTPClient *http.Client
+}
+
+// DefaultConfig is the configuration without flags.
+func DefaultConfig() Config {
+	return Config{
+		DatabaseReadyTimeout: 30 * time.Minute,
+		PollInterval:         5 * time.Second,
+		HTTPClient:           &http.Client{Timeout: 10 * time.Second},
+	}
+}
 
 // BenchmarkRunReconciler drives a BenchmarkRun through its phases.
 type BenchmarkRunReconciler struct {
 	client.Client
-	Scheme   *runtime.Scheme
-	Recorder events.EventRecorder
+	// APIReader reads without the cache: vendor objects whose kinds the manager does not watch, and
+	// Secrets, which it must not cache cluster-wide.
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
+	Recorder  events.EventRecorder
+	Config    Config
 }
 
 // +kubebuilder:rbac:groups=bench.oltp.io,resources=benchmarkruns,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=bench.oltp.io,resources=benchmarkruns/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// phase is one stage of a run. It returns done=false with a result to stop the pass there (waiting
+// or requeueing), or done=true to go on to the next stage.
+type phase func(ctx context.Context, run *benchv1.BenchmarkRun) (done bool, result ctrl.Result, err error)
+
+// errRunFailed marks an error that ends the run (recorded in status), not one to retry.
+var errRunFailed = errors.New("run failed")
 
 // Reconcile moves one run forward. Every decision is taken from the run's status and the objects it
 // owns, so a restarted operator resumes where the last one stopped.
@@ -36,23 +79,49 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		}
 		return ctrl.Result{}, err
 	}
+	if !run.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil // owned objects go with it
+	}
 	log.FromContext(ctx).V(1).Info("reconciling", "phase", run.Status.Phase)
 
-	// The lifecycle beyond admission (deploy, load, steps, search) is not implemented yet: the run
-	// is accepted and waits.
-	return ctrl.Result{}, r.updateStatus(ctx, run, func(status *benchv1.BenchmarkRunStatus) {
-		if status.Phase == "" {
-			status.Phase = benchv1.PhasePending
+	if run.Status.Phase == benchv1.PhaseSucceeded || run.Status.Phase == benchv1.PhaseFailed {
+		return ctrl.Result{}, r.teardown(ctx, run)
+	}
+	if run.Status.Phase == "" {
+		if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) { s.Phase = benchv1.PhasePending }); err != nil {
+			return ctrl.Result{}, err
 		}
-		setCondition(status, run.Generation, benchv1.ConditionComplete, metav1.ConditionFalse,
-			"Waiting", "The run is accepted and waits for the operator to start it")
-	})
+	}
+	for _, p := range []phase{r.reconcileDatabase, r.reconcileLoad, r.reconcileSteps, r.reconcileResult} {
+		done, result, err := p(ctx, run)
+		if errors.Is(err, errRunFailed) {
+			return ctrl.Result{}, nil // recorded; the next pass tears down
+		}
+		if err != nil || !done {
+			return result, err
+		}
+	}
+	return ctrl.Result{}, nil
 }
 
-// SetupWithManager registers the reconciler.
+// SetupWithManager registers the reconciler. Vendor objects and pods are polled rather than watched:
+// the manager then needs neither the vendors' CRDs installed nor a cluster-wide pod watch.
 func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.Config.HTTPClient == nil {
+		r.Config.HTTPClient = DefaultConfig().HTTPClient
+	}
+	if r.Config.PollInterval == 0 {
+		r.Config.PollInterval = DefaultConfig().PollInterval
+	}
+	if r.Config.DatabaseReadyTimeout == 0 {
+		r.Config.DatabaseReadyTimeout = DefaultConfig().DatabaseReadyTimeout
+	}
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&benchv1.BenchmarkRun{}).
+		Owns(&batchv1.Job{}).
 		Named("benchmarkrun").
 		Complete(r)
 }

@@ -7,54 +7,80 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/testenv"
 )
 
-// k8s is a client of the envtest API server, on which a manager runs the reconciler.
-var k8s client.Client
+var (
+	env *testenv.Env
+	// k8s is a direct (uncached) client of the envtest API server.
+	k8s client.Client
+)
 
 func TestMain(m *testing.M) {
-	env, err := testenv.Start()
-	if err != nil {
+	var err error
+	if env, err = testenv.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	code := func() int {
-		mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-			Scheme:  env.Scheme,
-			Metrics: metricsserver.Options{BindAddress: "0"},
-		})
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		reconciler := &BenchmarkRunReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("tpcc-operator")}
-		if err := reconciler.SetupWithManager(mgr); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		go func() {
-			if err := mgr.Start(ctx); err != nil {
-				fmt.Fprintln(os.Stderr, "manager:", err)
-			}
-		}()
-		k8s = mgr.GetClient()
-		if !mgr.GetCache().WaitForCacheSync(ctx) {
-			fmt.Fprintln(os.Stderr, "cache did not sync")
-			return 1
-		}
-		return m.Run()
-	}()
-	cancel()
+	if k8s, err = client.New(env.Config, client.Options{Scheme: env.Scheme}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
 	if err := env.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "stopping envtest:", err)
 	}
 	os.Exit(code)
+}
+
+// newNamespace creates a namespace for one test; its manager watches only it.
+func newNamespace(t *testing.T, name string) string {
+	t.Helper()
+	if err := k8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// manager runs the reconciler for one namespace until stopped; stop may be called more than once.
+type manager struct {
+	stop func()
+}
+
+func startManager(t *testing.T, namespace string, cfg Config) *manager {
+	t.Helper()
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
+		Scheme:     env.Scheme,
+		Metrics:    metricsserver.Options{BindAddress: "0"},
+		Cache:      cache.Options{DefaultNamespaces: map[string]cache.Config{namespace: {}}},
+		Controller: ctrlConfigSkipNameValidation(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reconciler := &BenchmarkRunReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(),
+		Recorder: mgr.GetEventRecorder("tpcc-operator"), Config: cfg}
+	if err := reconciler.SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := mgr.Start(ctx); err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	}()
+	m := &manager{stop: func() { cancel(); <-done }}
+	t.Cleanup(m.stop)
+	return m
 }
 
 // eventually polls check until it returns nil or the timeout passes, then fails with its last error.
@@ -69,6 +95,6 @@ func eventually(t *testing.T, timeout time.Duration, check func() error) {
 		if time.Now().After(deadline) {
 			t.Fatalf("after %s: %v", timeout, err)
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 	}
 }

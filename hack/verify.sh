@@ -23,7 +23,8 @@ if [ $stale -ne 0 ]; then
   exit 1
 fi
 
-unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null; git ls-files --others --exclude-standard '*.go' 2>/dev/null))
+go_files=$(git ls-files --cached --others --exclude-standard '*.go' | while read -r f; do [ -f "$f" ] && echo "$f"; done)
+unformatted=$(gofmt -l $go_files)
 if [ -n "$unformatted" ]; then
   echo "verify: not gofmt-ed:" >&2
   echo "$unformatted" >&2

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -28,22 +29,39 @@ func main() {
 	var (
 		metricsAddr, probeAddr, namespaces, leaderElectionNamespace string
 		leaderElect, metricsSecure                                  bool
+		pullPolicy                                                  string
 	)
+	cfg := controllers.DefaultConfig()
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "Address the metrics endpoint binds to; 0 disables it.")
 	flag.BoolVar(&metricsSecure, "metrics-secure", false, "Serve metrics over HTTPS, authenticated and authorized through the API server.")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "Address the /healthz and /readyz probes bind to.")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "Elect a leader, so that only one of several replicas reconciles.")
 	flag.StringVar(&leaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election Lease; default: the pod's namespace.")
 	flag.StringVar(&namespaces, "namespaces", "", "Comma-separated namespaces to watch; empty watches all namespaces.")
+	flag.StringVar(&cfg.Jobs.ClientImage, "client-image", envOr("TPCC_CLIENT_IMAGE", "tpcc-operator/tpcc:dev"), "Image of the tpcc client run by loader, check and client pods.")
+	flag.StringVar(&pullPolicy, "image-pull-policy", envOr("TPCC_IMAGE_PULL_POLICY", string(corev1.PullIfNotPresent)), "Pull policy of the client image: Always, IfNotPresent or Never.")
+	flag.StringVar(&cfg.Images.Postgres, "postgres-image", os.Getenv("TPCC_POSTGRES_IMAGE"), "PostgreSQL operand image for CloudNativePG when a run names none; empty keeps CloudNativePG's default.")
+	flag.StringVar(&cfg.Images.Cockroach, "cockroach-image", os.Getenv("TPCC_COCKROACH_IMAGE"), "CockroachDB image when a run names none.")
+	flag.StringVar(&cfg.Images.YDB, "ydb-image", os.Getenv("TPCC_YDB_IMAGE"), "YDB image when a run names none.")
+	flag.DurationVar(&cfg.DatabaseReadyTimeout, "database-ready-timeout", cfg.DatabaseReadyTimeout, "Fail a run whose database is not ready this long after it was deployed.")
+	flag.DurationVar(&cfg.PollInterval, "poll-interval", cfg.PollInterval, "How often running steps' snapshots are fetched and waits re-checked.")
 	logOpts := zap.Options{}
 	logOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&logOpts)))
 	setupLog := ctrl.Log.WithName("setup")
+	switch corev1.PullPolicy(pullPolicy) {
+	case corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
+		cfg.Jobs.ImagePullPolicy = corev1.PullPolicy(pullPolicy)
+	default:
+		setupLog.Error(fmt.Errorf("--image-pull-policy %q: want Always, IfNotPresent or Never", pullPolicy), "bad flag")
+		os.Exit(2)
+	}
 
 	opts := managerOptions{
 		metricsAddr: metricsAddr, metricsSecure: metricsSecure, probeAddr: probeAddr,
 		leaderElect: leaderElect, leaderElectionNamespace: leaderElectionNamespace, namespaces: namespaces,
+		reconciler: cfg,
 	}
 	if err := run(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), opts); err != nil {
 		setupLog.Error(err, "manager stopped")
@@ -54,6 +72,7 @@ func main() {
 type managerOptions struct {
 	metricsAddr, probeAddr, leaderElectionNamespace, namespaces string
 	metricsSecure, leaderElect                                  bool
+	reconciler                                                  controllers.Config
 }
 
 func run(ctx context.Context, cfg *rest.Config, o managerOptions) error {
@@ -92,6 +111,7 @@ func run(ctx context.Context, cfg *rest.Config, o managerOptions) error {
 		Client:   mgr.GetClient(),
 		Scheme:   mgr.GetScheme(),
 		Recorder: mgr.GetEventRecorder("tpcc-operator"),
+		Config:   o.reconciler,
 	}
 	if err := reconciler.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the BenchmarkRun controller: %w", err)
@@ -103,6 +123,13 @@ func run(ctx context.Context, cfg *rest.Config, o managerOptions) error {
 		return err
 	}
 	return mgr.Start(ctx)
+}
+
+func envOr(name, fallback string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return fallback
 }
 
 func splitNamespaces(list string) []string {

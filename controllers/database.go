@@ -1,0 +1,146 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines/cockroach"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines/external"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines/postgres"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines/ydb"
+)
+
+// +kubebuilder:rbac:groups=postgresql.cnpg.io,resources=clusters,verbs=get;create;patch;delete
+// +kubebuilder:rbac:groups=crdb.cockroachlabs.com,resources=crdbclusters,verbs=get;create;patch;delete
+// +kubebuilder:rbac:groups=ydb.tech,resources=storages;databases,verbs=get;create;patch;delete
+// +kubebuilder:rbac:groups=apps,resources=statefulsets,verbs=get
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get
+
+// backend is the run's database backend.
+func (r *BenchmarkRunReconciler) backend(run *benchv1.BenchmarkRun) engines.Backend {
+	switch {
+	case run.Spec.Database.External != nil:
+		return external.Backend{}
+	case run.Spec.Database.Engine == benchv1.EngineCockroachDB:
+		return cockroach.Backend{DefaultImage: r.Config.Images.Cockroach}
+	case run.Spec.Database.Engine == benchv1.EngineYDB:
+		return ydb.Backend{DefaultImage: r.Config.Images.YDB}
+	default:
+		return postgres.Backend{DefaultImage: r.Config.Images.Postgres}
+	}
+}
+
+// reconcileDatabase applies the vendor objects and waits until the database accepts clients. Once it
+// has been ready, later passes only keep the objects applied: a database that falters mid-run shows
+// in the steps it spoils.
+func (r *BenchmarkRunReconciler) reconcileDatabase(ctx context.Context, run *benchv1.BenchmarkRun) (bool, ctrl.Result, error) {
+	backend := r.backend(run)
+	desired, err := backend.Desired(run)
+	if err != nil {
+		return false, ctrl.Result{}, r.fail(ctx, run, "InvalidDatabase", err.Error())
+	}
+	for _, obj := range desired {
+		if err := r.applyDatabaseObject(ctx, run, obj); err != nil {
+			if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
+				return false, ctrl.Result{}, r.fail(ctx, run, "DatabaseOperatorMissing",
+					fmt.Sprintf("%s %s cannot be created: is its operator (and CRD) installed? %v", obj.GetKind(), obj.GetName(), err))
+			}
+			return false, ctrl.Result{}, err
+		}
+	}
+	if run.Status.Database != nil && run.Status.Database.ReadyTime != nil {
+		return true, ctrl.Result{}, nil
+	}
+
+	observed, err := r.observe(ctx, run, backend.Observed(run))
+	if err != nil {
+		return false, ctrl.Result{}, err
+	}
+	readiness := backend.Readiness(run, observed)
+	conn := backend.Connection(run)
+	databaseStatus := &benchv1.DatabaseStatus{Endpoint: conn.Endpoint}
+	if run.Spec.Database.External != nil {
+		databaseStatus.Name = run.Spec.Database.External.SecretRef.Name
+	} else if len(desired) > 0 {
+		last := desired[len(desired)-1]
+		databaseStatus.Kind, databaseStatus.Name = last.GetKind(), last.GetName()
+	}
+	now := metav1.Now()
+	if readiness.Ready {
+		databaseStatus.ReadyTime = &now
+	}
+	if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
+		s.Database = databaseStatus
+		value := metav1.ConditionFalse
+		if readiness.Ready {
+			value = metav1.ConditionTrue
+		} else {
+			s.Phase = benchv1.PhaseDeploying
+		}
+		setCondition(s, run.Generation, benchv1.ConditionDatabaseReady, value, readiness.Reason, readiness.Message)
+	}); err != nil {
+		return false, ctrl.Result{}, err
+	}
+	if readiness.Ready {
+		return true, ctrl.Result{}, nil
+	}
+
+	// The wait began when DatabaseReady first became False, which its transition time records.
+	waiting := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionDatabaseReady)
+	if waiting != nil && time.Since(waiting.LastTransitionTime.Time) > r.Config.DatabaseReadyTimeout {
+		return false, ctrl.Result{}, r.fail(ctx, run, "DatabaseNotReady",
+			fmt.Sprintf("the database was not ready within %s: %s", r.Config.DatabaseReadyTimeout, readiness.Message))
+	}
+	return false, ctrl.Result{RequeueAfter: r.Config.PollInterval}, nil
+}
+
+// observe reads the objects readiness depends on, directly from the API server; missing ones are
+// left out.
+func (r *BenchmarkRunReconciler) observe(ctx context.Context, run *benchv1.BenchmarkRun, refs []engines.Ref) (map[engines.Ref]*unstructured.Unstructured, error) {
+	observed := map[engines.Ref]*unstructured.Unstructured{}
+	for _, ref := range refs {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(ref.GVK)
+		err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: ref.Name}, u)
+		switch {
+		case err == nil:
+			observed[ref] = u
+		case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
+		default:
+			return nil, fmt.Errorf("reading %s %s: %w", ref.GVK.Kind, ref.Name, err)
+		}
+	}
+	return observed, nil
+}
+
+// teardown deletes the database of a finished run whose policy is Delete. Deleting the run deletes
+// it too, through owner references.
+func (r *BenchmarkRunReconciler) teardown(ctx context.Context, run *benchv1.BenchmarkRun) error {
+	if run.Spec.Database.Teardown == benchv1.TeardownRetain || run.Spec.Database.External != nil {
+		return nil
+	}
+	for _, ref := range r.backend(run).Observed(run) {
+		if ref.GVK.Kind == "StatefulSet" {
+			continue // the vendor operator's own
+		}
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(ref.GVK)
+		u.SetNamespace(run.Namespace)
+		u.SetName(ref.Name)
+		if err := r.Delete(ctx, u, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil &&
+			!apierrors.IsNotFound(err) && !meta.IsNoMatchError(err) {
+			return fmt.Errorf("tearing down %s %s: %w", ref.GVK.Kind, ref.Name, err)
+		}
+	}
+	return nil
+}

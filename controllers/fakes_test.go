@@ -1,0 +1,287 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/shard"
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+)
+
+func ctrlConfigSkipNameValidation() config.Controller {
+	skip := true
+	return config.Controller{SkipNameValidation: &skip}
+}
+
+// Envtest runs no kubelet and no controllers: the tests play the vendor operators, the Job
+// controller and the client pods. Client pods are HTTP servers speaking the real snapshot contract
+// (internal/snapshot.NewHandler), measuring in accelerated time.
+
+// clientPods maps fake pod IPs to their servers.
+type clientPods struct {
+	mu      sync.Mutex
+	servers map[string]*fakeClient
+	nextIP  int
+}
+
+func newClientPods() *clientPods { return &clientPods{servers: map[string]*fakeClient{}} }
+
+func (c *clientPods) url(podIP string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.servers[podIP]; ok {
+		return s.server.URL
+	}
+	return "http://127.0.0.1:1" // nothing listens: an unreachable pod
+}
+
+func (c *clientPods) add(f *fakeClient) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.nextIP++
+	ip := fmt.Sprintf("10.1.%d.%d", c.nextIP/250, c.nextIP%250+1)
+	c.servers[ip] = f
+	return ip
+}
+
+// latencyOf is the simulated database: response-time medians for a step of active warehouses.
+type latencyOf func(active int) time.Duration
+
+// fakeClient is one client pod: paused until started, then measuring; `speed` measured seconds pass
+// per wall second, until duration, then done.
+type fakeClient struct {
+	server   *httptest.Server
+	identity snapshot.Identity
+	duration time.Duration
+	speed    float64
+	median   time.Duration
+	seed     uint64
+
+	mu      sync.Mutex
+	started time.Time
+	stopped bool
+}
+
+func newFakeClient(t *testing.T, pod string, warehouses, active, index, count int, duration time.Duration, median time.Duration) *fakeClient {
+	r, err := shard.Of(active, index, count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeClient{
+		identity: snapshot.Identity{Pod: pod, Engine: "postgres", Warehouses: warehouses, WarehouseFrom: r.From, WarehouseTo: r.To,
+			ActiveWarehouses: active, Terminals: 10 * r.Len(), Wait: snapshot.WaitSpec},
+		duration: duration, speed: 60, median: median, seed: uint64(index + 1),
+	}
+	f.server = httptest.NewServer(snapshot.NewHandler(snapshot.Control{
+		Snapshot: f.snapshot,
+		Start: func(context.Context) error {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if f.started.IsZero() {
+				f.started = time.Now()
+			}
+			return nil
+		},
+		Stop: func(context.Context) error { f.mu.Lock(); f.stopped = true; f.mu.Unlock(); return nil },
+	}))
+	t.Cleanup(f.server.Close)
+	return f
+}
+
+func (f *fakeClient) snapshot() (*snapshot.Snapshot, error) {
+	f.mu.Lock()
+	started := f.started
+	f.mu.Unlock()
+	s := &snapshot.Snapshot{Version: snapshot.Version, Identity: f.identity, Phase: snapshot.PhasePaused,
+		Times:        snapshot.Times{Updated: time.Now()},
+		Transactions: map[snapshot.Transaction]snapshot.TransactionCounts{},
+		Constants:    snapshot.Constants{CLastLoad: 157, CLastRun: 223, CCustomerID: 259, CItemID: 7911},
+		Versions:     snapshot.Versions{Client: "fake"}}
+	if started.IsZero() {
+		for _, t := range snapshot.Transactions {
+			s.Transactions[t] = snapshot.TransactionCounts{}
+		}
+		return s, nil
+	}
+	measured := time.Duration(float64(time.Since(started)) * f.speed)
+	s.Phase = snapshot.PhaseMeasuring
+	if measured >= f.duration {
+		measured, s.Phase = f.duration, snapshot.PhaseDone
+	}
+	s.Times.MeasurementStart = started
+	s.Times.MeasuredSeconds = measured.Seconds()
+
+	// 12.6 New-Orders per warehouse-minute (98 % of the ceiling), the nominal mix and audit rates.
+	newOrders := int64(12.6 * float64(f.identity.WarehouseTo-f.identity.WarehouseFrom+1) * measured.Minutes())
+	counts := map[snapshot.Transaction]int64{snapshot.NewOrder: newOrders}
+	for t, share := range map[snapshot.Transaction]float64{snapshot.Payment: 43, snapshot.OrderStatus: 4.1, snapshot.Delivery: 4.1, snapshot.StockLevel: 4.1} {
+		counts[t] = int64(math.Round(float64(newOrders) * share / 44.7))
+	}
+	rng := rand.New(rand.NewPCG(f.seed, uint64(newOrders)))
+	for _, t := range snapshot.Transactions {
+		h := snapshot.NewHistogram()
+		for range counts[t] {
+			snapshot.RecordLatency(h, time.Duration(float64(f.median)*math.Exp(0.4*rng.NormFloat64())))
+		}
+		encoded, err := snapshot.EncodeHistogram(h)
+		if err != nil {
+			return nil, err
+		}
+		c := snapshot.TransactionCounts{Histogram: encoded, Commits: counts[t]}
+		if t == snapshot.NewOrder {
+			c.Rollbacks = counts[t] / 100
+			c.Commits -= c.Rollbacks
+		}
+		s.Transactions[t] = c
+	}
+	for i := range s.Audit.OrderLineCounts {
+		s.Audit.OrderLineCounts[i] = newOrders / snapshot.OrderLineCountsLen
+	}
+	s.Audit.RemoteOrderLines = newOrders * 10 / 100
+	s.Audit.RemotePayments = counts[snapshot.Payment] * 15 / 100
+	s.Audit.PaymentsByLastName = counts[snapshot.Payment] * 60 / 100
+	s.Audit.OrderStatusByLastName = counts[snapshot.OrderStatus] * 60 / 100
+	s.Audit.DeliveredDistricts = counts[snapshot.Delivery] * 10
+	return s, nil
+}
+
+// --- the vendor operator and the Job controller, played by the test
+
+func setClusterReady(t *testing.T, namespace, name string, instances int64) {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("postgresql.cnpg.io/v1")
+	u.SetKind("Cluster")
+	eventually(t, 20*time.Second, func() error {
+		if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, u); err != nil {
+			return err
+		}
+		u.Object["status"] = map[string]any{
+			"phase": "Cluster in healthy state", "readyInstances": instances, "instances": instances,
+			"conditions": []any{map[string]any{"type": "Ready", "status": "True", "reason": "ClusterIsReady", "message": "ok",
+				"lastTransitionTime": time.Now().UTC().Format(time.RFC3339)}},
+		}
+		return k8s.Status().Update(context.Background(), u)
+	})
+}
+
+func getJob(t *testing.T, namespace, name string) *batchv1.Job {
+	t.Helper()
+	job := &batchv1.Job{}
+	eventually(t, 30*time.Second, func() error {
+		return k8s.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, job)
+	})
+	return job
+}
+
+// setJobProgress writes what the Job controller would: some indexes completed, and when all are,
+// the Complete condition.
+func setJobProgress(t *testing.T, job *batchv1.Job, completedIndexes string, succeeded int32, complete bool) {
+	t.Helper()
+	eventually(t, 10*time.Second, func() error {
+		current := &batchv1.Job{}
+		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(job), current); err != nil {
+			return err
+		}
+		now := metav1.Now()
+		if current.Status.StartTime == nil {
+			current.Status.StartTime = &now
+		}
+		current.Status.CompletedIndexes = completedIndexes
+		current.Status.Succeeded = succeeded
+		current.Status.Active = *current.Spec.Completions - succeeded
+		if complete {
+			current.Status.Active = 0
+			current.Status.CompletionTime = &now
+			current.Status.Conditions = []batchv1.JobCondition{
+				{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastTransitionTime: now, LastProbeTime: now},
+				{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastTransitionTime: now, LastProbeTime: now},
+			}
+		}
+		return k8s.Status().Update(context.Background(), current)
+	})
+}
+
+func failJob(t *testing.T, job *batchv1.Job, message string) {
+	t.Helper()
+	eventually(t, 10*time.Second, func() error {
+		current := &batchv1.Job{}
+		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(job), current); err != nil {
+			return err
+		}
+		now := metav1.Now()
+		current.Status.StartTime = &now
+		current.Status.Failed = 1
+		current.Status.Conditions = []batchv1.JobCondition{
+			{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded", Message: message, LastTransitionTime: now, LastProbeTime: now},
+			{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded", Message: message, LastTransitionTime: now, LastProbeTime: now},
+		}
+		return k8s.Status().Update(context.Background(), current)
+	})
+}
+
+// runStepPods plays the Job controller and kubelet for a step Job: one ready pod per index, each a
+// fake client serving snapshots. It returns the pods.
+func runStepPods(t *testing.T, pods *clientPods, job *batchv1.Job, latency latencyOf, duration time.Duration) []*corev1.Pod {
+	t.Helper()
+	args := job.Spec.Template.Spec.Containers[0].Args
+	flag := func(name string) int {
+		for i, a := range args {
+			if a == name {
+				v, err := strconv.Atoi(args[i+1])
+				if err != nil {
+					t.Fatalf("%s %q: %v", name, args[i+1], err)
+				}
+				return v
+			}
+		}
+		t.Fatalf("%s missing from %v", name, args)
+		return 0
+	}
+	warehouses, active, count := flag("--warehouses"), flag("--active-warehouses"), int(*job.Spec.Completions)
+	var out []*corev1.Pod
+	for i := range count {
+		name := fmt.Sprintf("%s-%d", job.Name, i)
+		fake := newFakeClient(t, name, warehouses, active, i, count, duration, latency(active))
+		ip := pods.add(fake)
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: job.Namespace, Name: name, Labels: job.Spec.Template.Labels,
+				Annotations: map[string]string{batchv1.JobCompletionIndexAnnotation: strconv.Itoa(i)}},
+			Spec: job.Spec.Template.Spec,
+		}
+		if err := k8s.Create(context.Background(), pod); err != nil {
+			t.Fatal(err)
+		}
+		pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip,
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}
+		if err := k8s.Status().Update(context.Background(), pod); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, pod)
+	}
+	return out
+}
+
+func containsAll(s string, parts ...string) error {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return fmt.Errorf("%q does not contain %q", s, p)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,385 @@
+package controllers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	cnpgv1 "github.com/cloudnative-pg/api/pkg/api/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
+)
+
+func testConfig(pods *clientPods) Config {
+	cfg := DefaultConfig()
+	cfg.PollInterval = 100 * time.Millisecond
+	cfg.Jobs = jobs.Config{ClientImage: "tpcc:test"}
+	cfg.SnapshotURL = pods.url
+	return cfg
+}
+
+func newRun(namespace, name string, warehouses int32, start int32) *benchv1.BenchmarkRun {
+	return &benchv1.BenchmarkRun{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec: benchv1.BenchmarkRunSpec{
+			Database: benchv1.DatabaseSpec{Engine: benchv1.EnginePostgreSQL},
+			Workload: benchv1.WorkloadSpec{Warehouses: warehouses, Duration: &metav1.Duration{Duration: time.Minute},
+				RampUp: &metav1.Duration{}, Loader: benchv1.LoaderSpec{Pods: 4}},
+			Search: benchv1.SearchSpec{StartWarehouses: &start},
+		},
+	}
+}
+
+func getRun(t *testing.T, run *benchv1.BenchmarkRun) *benchv1.BenchmarkRun {
+	t.Helper()
+	got := &benchv1.BenchmarkRun{}
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(run), got); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// boundary is the simulated database: fast up to maxOK active warehouses, too slow above.
+func boundary(maxOK int) latencyOf {
+	return func(active int) time.Duration {
+		if active <= maxOK {
+			return 40 * time.Millisecond
+		}
+		return 6 * time.Second
+	}
+}
+
+// deployAndLoad plays CloudNativePG and the Job controller until the run's data is loaded.
+func deployAndLoad(t *testing.T, run *benchv1.BenchmarkRun, beforeLoaderCompletes func()) {
+	t.Helper()
+	setClusterReady(t, run.Namespace, run.Name+"-db", 3)
+	loader := getJob(t, run.Namespace, run.Name+"-load")
+	setJobProgress(t, loader, "0-1", 2, false)
+	eventually(t, 20*time.Second, func() error {
+		got := getRun(t, run)
+		if got.Status.Load == nil || got.Status.Load.WarehousesLoaded != run.Spec.Workload.Warehouses/2 {
+			return fmt.Errorf("load status %+v, want half the warehouses loaded", got.Status.Load)
+		}
+		return nil
+	})
+	if beforeLoaderCompletes != nil {
+		beforeLoaderCompletes()
+	}
+	setJobProgress(t, loader, "0-3", 4, true)
+	check := getJob(t, run.Namespace, run.Name+"-check")
+	setJobProgress(t, check, "", 1, true)
+	eventually(t, 20*time.Second, func() error {
+		if got := getRun(t, run); !meta.IsStatusConditionTrue(got.Status.Conditions, benchv1.ConditionDataLoaded) {
+			return fmt.Errorf("DataLoaded not true: %+v", got.Status.Conditions)
+		}
+		return nil
+	})
+}
+
+// jobUIDs records every step Job the operator creates, to prove none is created twice.
+type jobUIDs struct {
+	mu   sync.Mutex
+	seen map[string][]types.UID
+}
+
+func (j *jobUIDs) note(job *batchv1.Job) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if !slices.Contains(j.seen[job.Name], job.UID) {
+		j.seen[job.Name] = append(j.seen[job.Name], job.UID)
+	}
+}
+
+// driveSteps plays the Job controller and the client pods for every step until the run ends.
+// hook, if set, is called once per step after its pods are running.
+func driveSteps(t *testing.T, run *benchv1.BenchmarkRun, pods *clientPods, latency latencyOf, uids *jobUIDs, hook func(step int, podsOfStep []*corev1.Pod)) *benchv1.BenchmarkRun {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for step := 0; ; step++ {
+		name := jobs.StepJobName(run, int32(step))
+		job := &batchv1.Job{}
+		for {
+			if time.Now().After(deadline) {
+				t.Fatalf("run did not finish; status %+v", getRun(t, run).Status)
+			}
+			got := getRun(t, run)
+			if got.Status.Phase == benchv1.PhaseSucceeded || got.Status.Phase == benchv1.PhaseFailed {
+				return got
+			}
+			err := k8s.Get(context.Background(), client.ObjectKey{Namespace: run.Namespace, Name: name}, job)
+			if err == nil {
+				break
+			}
+			if !apierrors.IsNotFound(err) {
+				t.Fatal(err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		uids.note(job)
+		stepPods := runStepPods(t, pods, job, latency, time.Minute)
+		if hook != nil {
+			hook(step, stepPods)
+		}
+		eventually(t, time.Minute, func() error { // recorded, and its Job gone
+			if got := getRun(t, run); len(got.Status.Steps) <= step {
+				return fmt.Errorf("step %d not recorded yet (phase %s)", step, got.Status.Phase)
+			}
+			err := k8s.Get(context.Background(), client.ObjectKeyFromObject(job), &batchv1.Job{})
+			if err == nil {
+				return fmt.Errorf("Job %s still exists", job.Name)
+			}
+			return client.IgnoreNotFound(err)
+		})
+	}
+}
+
+func assertSearchResult(t *testing.T, got *benchv1.BenchmarkRun, boundaryWarehouses int32, uids *jobUIDs) {
+	t.Helper()
+	if got.Status.Phase != benchv1.PhaseSucceeded {
+		t.Fatalf("phase %s; conditions %+v", got.Status.Phase, got.Status.Conditions)
+	}
+	result := got.Status.Result
+	if result == nil {
+		t.Fatal("no result")
+	}
+	if diff := boundaryWarehouses - result.MaxCompliantWarehouses; diff < 0 || diff > result.Precision {
+		t.Errorf("maxCompliantWarehouses %d, want within %d below %d", result.MaxCompliantWarehouses, result.Precision, boundaryWarehouses)
+	}
+	if result.TpmC <= 0 || result.Efficiency < 90 || result.Step == nil {
+		t.Errorf("result %+v", result)
+	}
+	for i, s := range got.Status.Steps {
+		if s.Index != int32(i) {
+			t.Errorf("step %d has index %d: a step was lost or recorded twice", i, s.Index)
+		}
+		if want := s.ActiveWarehouses <= boundaryWarehouses; s.Compliant != want {
+			t.Errorf("step %d at %d warehouses: compliant %v, want %v (%v)", i, s.ActiveWarehouses, s.Compliant, want, s.Reasons)
+		}
+		if !s.Compliant && !slices.ContainsFunc(s.Reasons, func(r string) bool { return strings.Contains(r, "NewOrder p90") }) {
+			t.Errorf("step %d non-compliant without naming the latency: %v", i, s.Reasons)
+		}
+		if s.Compliant && (s.Transactions[benchv1.NewOrder].Count == 0 || s.Transactions[benchv1.NewOrder].P90.Duration <= 0) {
+			t.Errorf("step %d has no NewOrder figures: %+v", i, s.Transactions)
+		}
+	}
+	for name, ids := range uids.seen {
+		if len(ids) != 1 {
+			t.Errorf("Job %s was created %d times", name, len(ids))
+		}
+	}
+	for _, c := range []string{benchv1.ConditionComplete, benchv1.ConditionSLACompliant, benchv1.ConditionDatabaseReady, benchv1.ConditionDataLoaded} {
+		if !meta.IsStatusConditionTrue(got.Status.Conditions, c) {
+			t.Errorf("condition %s is not true: %+v", c, meta.FindStatusCondition(got.Status.Conditions, c))
+		}
+	}
+	cm := &corev1.ConfigMap{}
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: got.Namespace, Name: got.Status.Report.ConfigMapName}, cm); err != nil {
+		t.Fatalf("report: %v", err)
+	}
+	var parsed report
+	if err := json.Unmarshal([]byte(cm.Data["report.json"]), &parsed); err != nil {
+		t.Fatalf("report.json: %v", err)
+	}
+	if len(parsed.Steps) != len(got.Status.Steps) || parsed.Result.MaxCompliantWarehouses != result.MaxCompliantWarehouses {
+		t.Errorf("report has %d steps and result %+v", len(parsed.Steps), parsed.Result)
+	}
+	for _, s := range parsed.Steps {
+		if s.Step.Compliant && (len(s.Histograms) != 5 || !strings.HasPrefix(s.Histograms["NewOrder"], "HISTF")) {
+			t.Errorf("step %d lacks its merged histograms", s.Step.Index)
+		}
+	}
+	if err := containsAll(cm.Data["report.md"], "| step | active warehouses | tpmC", "## Response times at"); err != nil {
+		t.Error(err)
+	}
+}
+
+// A run goes Pending → Deploying → Loading → Running → Succeeded against a scripted boundary, and
+// finds it within the search precision, with every step recorded once and the report written.
+func TestRunFindsTheCapacityBoundary(t *testing.T) {
+	ns := newNamespace(t, "lifecycle")
+	pods := newClientPods()
+	startManager(t, ns, testConfig(pods))
+	run := newRun(ns, "pg", 40, 20)
+	if err := k8s.Create(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+
+	cluster := &cnpgv1.Cluster{}
+	eventually(t, 20*time.Second, func() error {
+		return k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "pg-db"}, cluster)
+	})
+	sync := cluster.Spec.PostgresConfiguration.Synchronous
+	if cluster.Spec.Instances != 3 || sync == nil || sync.Number != 2 || sync.Method != cnpgv1.SynchronousReplicaConfigurationMethodAny ||
+		cluster.Spec.PostgresConfiguration.Parameters["synchronous_commit"] != "remote_apply" {
+		t.Errorf("Cluster spec %+v", cluster.Spec)
+	}
+	if owner := metav1.GetControllerOf(cluster); owner == nil || owner.Name != "pg" {
+		t.Errorf("the Cluster is not owned by the run (teardown Delete): %v", owner)
+	}
+	eventually(t, 10*time.Second, func() error {
+		if got := getRun(t, run); got.Status.Phase != benchv1.PhaseDeploying {
+			return fmt.Errorf("phase %s, want Deploying", got.Status.Phase)
+		}
+		return nil
+	})
+
+	deployAndLoad(t, run, nil)
+	uids := &jobUIDs{seen: map[string][]types.UID{}}
+	got := driveSteps(t, run, pods, boundary(27), uids, nil)
+	assertSearchResult(t, got, 27, uids)
+	t.Logf("steps: %v", stepSummary(got))
+
+	// Teardown Delete: the database goes once the run is done.
+	eventually(t, 20*time.Second, func() error {
+		err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "pg-db"}, &cnpgv1.Cluster{})
+		if err == nil {
+			return fmt.Errorf("the Cluster still exists")
+		}
+		return client.IgnoreNotFound(err)
+	})
+	assertEvents(t, ns, "pg", "PhaseDeploying", "PhaseLoading", "PhaseRunning", "PhaseSucceeded", "StepRecorded", "Result")
+}
+
+// Stopping the manager mid-load and mid-step and starting it again loses nothing and duplicates
+// nothing.
+func TestRestartsMidLoadAndMidStep(t *testing.T) {
+	ns := newNamespace(t, "restarts")
+	pods := newClientPods()
+	cfg := testConfig(pods)
+	mgr := startManager(t, ns, cfg)
+	run := newRun(ns, "pg", 40, 30)
+	run.Spec.Database.Teardown = benchv1.TeardownRetain
+	if err := k8s.Create(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	deployAndLoad(t, run, func() {
+		before := getJob(t, ns, "pg-load").UID
+		mgr.stop()
+		mgr = startManager(t, ns, cfg)
+		time.Sleep(time.Second) // let the new manager reconcile the half-loaded run
+		if after := getJob(t, ns, "pg-load").UID; after != before {
+			t.Errorf("the loader Job was recreated by the restarted manager")
+		}
+	})
+	if got := getRun(t, run); got.Status.Load.WarehousesLoaded != 40 {
+		t.Errorf("load status after restart %+v", got.Status.Load)
+	}
+
+	uids := &jobUIDs{seen: map[string][]types.UID{}}
+	got := driveSteps(t, run, pods, boundary(33), uids, func(step int, _ []*corev1.Pod) {
+		if step == 1 || step == 3 {
+			mgr.stop() // mid-step: the pods measure on while no operator runs
+			time.Sleep(300 * time.Millisecond)
+			mgr = startManager(t, ns, cfg)
+		}
+	})
+	assertSearchResult(t, got, 33, uids)
+	// Retain: the database outlives the run.
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "pg-db"}, &cnpgv1.Cluster{}); err != nil {
+		t.Errorf("teardown Retain, but the Cluster is gone: %v", err)
+	}
+}
+
+// A client pod that fails makes its step non-compliant, naming the pod; the search goes on.
+func TestFailedClientPodFailsOnlyItsStep(t *testing.T) {
+	ns := newNamespace(t, "podfail")
+	pods := newClientPods()
+	startManager(t, ns, testConfig(pods))
+	run := newRun(ns, "pg", 12, 6)
+	run.Spec.Workload.Clients.Pods = 2
+	if err := k8s.Create(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	deployAndLoad(t, run, nil)
+	uids := &jobUIDs{seen: map[string][]types.UID{}}
+	got := driveSteps(t, run, pods, boundary(1000), uids, func(step int, stepPods []*corev1.Pod) {
+		if step != 0 {
+			return
+		}
+		pod := stepPods[1]
+		pod.Status.Phase = corev1.PodFailed
+		pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "tpcc", State: corev1.ContainerState{
+			Terminated: &corev1.ContainerStateTerminated{ExitCode: 2, Reason: "Error", Message: "connection refused"}}}}
+		if err := k8s.Status().Update(context.Background(), pod); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if got.Status.Phase != benchv1.PhaseSucceeded || len(got.Status.Steps) < 2 {
+		t.Fatalf("phase %s, %d steps", got.Status.Phase, len(got.Status.Steps))
+	}
+	first := got.Status.Steps[0]
+	if first.Compliant || len(first.Reasons) == 0 || !strings.Contains(first.Reasons[0], "pg-step-0-1 failed") || !strings.Contains(first.Reasons[0], "exited 2") {
+		t.Errorf("failed step = %+v", first)
+	}
+	// The crashed step at 6 counts as non-compliant, so the search brackets the answer below it.
+	if second := got.Status.Steps[1]; !second.Compliant || second.ActiveWarehouses != 5 || got.Status.Result.MaxCompliantWarehouses != 5 {
+		t.Errorf("result %+v after the failed step; steps %v", got.Status.Result, stepSummary(got))
+	}
+}
+
+// A database that never becomes ready fails the run with the reason, after the timeout.
+func TestDatabaseNeverReadyFailsTheRun(t *testing.T) {
+	ns := newNamespace(t, "notready")
+	cfg := testConfig(newClientPods())
+	cfg.DatabaseReadyTimeout = 2 * time.Second
+	startManager(t, ns, cfg)
+	run := newRun(ns, "pg", 4, 2)
+	if err := k8s.Create(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, func() error {
+		got := getRun(t, run)
+		failed := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionFailed)
+		if got.Status.Phase != benchv1.PhaseFailed || failed == nil || failed.Reason != "DatabaseNotReady" {
+			return fmt.Errorf("phase %s, Failed condition %+v", got.Status.Phase, failed)
+		}
+		return containsAll(failed.Message, "not ready within 2s", "CloudNativePG Cluster pg-db")
+	})
+	assertEvents(t, ns, "pg", "PhaseDeploying", "PhaseFailed", "DatabaseNotReady")
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "pg-load"}, &batchv1.Job{}); !apierrors.IsNotFound(err) {
+		t.Errorf("a loader Job exists for a database that was never ready: %v", err)
+	}
+}
+
+func stepSummary(run *benchv1.BenchmarkRun) []string {
+	var out []string
+	for _, s := range run.Status.Steps {
+		out = append(out, fmt.Sprintf("%d:%v", s.ActiveWarehouses, s.Compliant))
+	}
+	return out
+}
+
+func assertEvents(t *testing.T, namespace, run string, reasons ...string) {
+	t.Helper()
+	eventually(t, 10*time.Second, func() error {
+		list := &corev1.EventList{}
+		if err := k8s.List(context.Background(), list, client.InNamespace(namespace)); err != nil {
+			return err
+		}
+		seen := map[string]bool{}
+		for _, e := range list.Items {
+			if e.InvolvedObject.Name == run {
+				seen[e.Reason] = true
+			}
+		}
+		for _, r := range reasons {
+			if !seen[r] {
+				return fmt.Errorf("no event %s (have %v)", r, seen)
+			}
+		}
+		return nil
+	})
+}

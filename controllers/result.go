@@ -1,0 +1,232 @@
+package controllers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+	"github.com/tpcc-operator/tpcc-operator/internal/search"
+	"github.com/tpcc-operator/tpcc-operator/internal/sla"
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+)
+
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;create;patch
+
+// stepData is what a step ConfigMap keeps: the step as recorded, the full summary and verdict,
+// and the merged response-time histograms (HdrHistogram V2, compressed, base64; microseconds).
+type stepData struct {
+	Step       benchv1.StepResult              `json:"step"`
+	Summary    snapshot.Summary                `json:"summary"`
+	Verdict    sla.Verdict                     `json:"verdict"`
+	Histograms map[snapshot.Transaction]string `json:"histograms"`
+}
+
+// report is the report ConfigMap's report.json.
+type report struct {
+	Run       string                   `json:"run"`
+	Namespace string                   `json:"namespace"`
+	Engine    benchv1.Engine           `json:"engine"`
+	Spec      benchv1.BenchmarkRunSpec `json:"spec"`
+	Result    benchv1.Result           `json:"result"`
+	Steps     []stepData               `json:"steps"`
+	Generated time.Time                `json:"generated"`
+}
+
+// StepConfigMapName and ReportConfigMapName name a run's ConfigMaps.
+func StepConfigMapName(run *benchv1.BenchmarkRun, index int32) string {
+	return fmt.Sprintf("%s-step-%d", run.Name, index)
+}
+func ReportConfigMapName(run *benchv1.BenchmarkRun) string { return run.Name + "-report" }
+
+// writeStepConfigMap keeps a finished step's merged data before the step is recorded: the client
+// pods that hold it are about to go.
+func (r *BenchmarkRunReconciler) writeStepConfigMap(ctx context.Context, run *benchv1.BenchmarkRun, step *benchv1.StepResult, m *snapshot.Merged, v *sla.Verdict) error {
+	data := stepData{Step: *step, Summary: m.Summarize(), Verdict: *v, Histograms: map[snapshot.Transaction]string{}}
+	for t, mt := range m.Transactions {
+		encoded, err := snapshot.EncodeHistogram(mt.Histogram)
+		if err != nil {
+			return fmt.Errorf("encoding the %s histogram of step %d: %w", t, step.Index, err)
+		}
+		data.Histograms[t] = encoded
+	}
+	body, err := json.MarshalIndent(data, "", "  ")
+	if err != nil {
+		return err
+	}
+	return r.applyConfigMap(ctx, run, StepConfigMapName(run, step.Index), map[string]string{"step.json": string(body)})
+}
+
+func (r *BenchmarkRunReconciler) applyConfigMap(ctx context.Context, run *benchv1.BenchmarkRun, name string, data map[string]string) error {
+	cm := &corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: run.Namespace, Labels: engines.Labels(run)},
+		Data:       data,
+	}
+	if err := controllerutil.SetControllerReference(run, cm, r.Scheme); err != nil {
+		return err
+	}
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(cm)
+	if err != nil {
+		return err
+	}
+	u := &unstructured.Unstructured{Object: content}
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	if err := r.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {
+		return fmt.Errorf("applying ConfigMap %s: %w", name, err)
+	}
+	return nil
+}
+
+// reconcileResult ends a run whose search is over: the result, the report, the conditions.
+func (r *BenchmarkRunReconciler) reconcileResult(ctx context.Context, run *benchv1.BenchmarkRun) (bool, ctrl.Result, error) {
+	decision, err := search.Next(searchParams(run), outcomes(run.Status.Steps))
+	if err != nil {
+		return false, ctrl.Result{}, r.fail(ctx, run, "SearchInconsistent", err.Error())
+	}
+	result := resultOf(run, decision)
+	steps, err := r.readStepData(ctx, run)
+	if err != nil {
+		return false, ctrl.Result{}, err
+	}
+	rep := report{Run: run.Name, Namespace: run.Namespace, Engine: run.Spec.Database.Engine, Spec: run.Spec,
+		Result: result, Steps: steps, Generated: time.Now().UTC()}
+	body, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return false, ctrl.Result{}, err
+	}
+	if err := r.applyConfigMap(ctx, run, ReportConfigMapName(run), map[string]string{
+		"report.json": string(body), "report.md": markdownReport(run, result),
+	}); err != nil {
+		return false, ctrl.Result{}, err
+	}
+	compliant := result.Step != nil
+	if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
+		s.Phase = benchv1.PhaseSucceeded
+		s.Current = nil
+		s.Result = &result
+		s.Report = &benchv1.ReportRef{ConfigMapName: ReportConfigMapName(run)}
+		value, reason := metav1.ConditionFalse, "NoCompliantStep"
+		if compliant {
+			value, reason = metav1.ConditionTrue, "CompliantStepFound"
+		}
+		setCondition(s, run.Generation, benchv1.ConditionSLACompliant, value, reason, result.Message)
+		setCondition(s, run.Generation, benchv1.ConditionComplete, metav1.ConditionTrue, "SearchFinished", result.Message)
+		setCondition(s, run.Generation, benchv1.ConditionFailed, metav1.ConditionFalse, "SearchFinished", "the run finished")
+	}); err != nil {
+		return false, ctrl.Result{}, err
+	}
+	r.Recorder.Eventf(run, nil, corev1.EventTypeNormal, "Result", "Complete", "%s", result.Message)
+	return true, ctrl.Result{}, r.teardown(ctx, run)
+}
+
+// resultOf is the run's result from the search's decision and the recorded steps.
+func resultOf(run *benchv1.BenchmarkRun, d search.Decision) benchv1.Result {
+	warehouses := run.Spec.Workload.Warehouses
+	result := benchv1.Result{Precision: benchv1.SearchPrecision(warehouses), MaxCompliantWarehouses: int32(d.MaxCompliant)}
+	best := -1
+	for i, s := range run.Status.Steps {
+		if s.Compliant && s.ActiveWarehouses == int32(d.MaxCompliant) && (best < 0 || s.TpmC > run.Status.Steps[best].TpmC) {
+			best = i
+		}
+	}
+	if !d.Done { // stopped by search.maxSteps: report the best compliant step so far
+		for i, s := range run.Status.Steps {
+			if s.Compliant && (best < 0 || s.ActiveWarehouses > run.Status.Steps[best].ActiveWarehouses) {
+				best = i
+			}
+		}
+	}
+	switch {
+	case best >= 0:
+		s := run.Status.Steps[best]
+		result.MaxCompliantWarehouses, result.TpmC, result.Efficiency = s.ActiveWarehouses, s.TpmC, s.Efficiency
+		result.Step = ptr(s.Index)
+		result.Message = fmt.Sprintf("%d active warehouses compliant: %.1f tpmC, %.2f%% efficiency", s.ActiveWarehouses, s.TpmC, s.Efficiency)
+	default:
+		result.MaxCompliantWarehouses = 0
+		result.Message = "no step was compliant"
+	}
+	if d.Done {
+		result.Message += " (" + d.Reason + ")"
+	} else {
+		result.Message += fmt.Sprintf(" (stopped after search.maxSteps=%d steps, bracket %d..%d)", len(run.Status.Steps), d.HighestCompliant, d.LowestNonCompliant)
+	}
+	return result
+}
+
+func (r *BenchmarkRunReconciler) readStepData(ctx context.Context, run *benchv1.BenchmarkRun) ([]stepData, error) {
+	var out []stepData
+	for _, step := range run.Status.Steps {
+		cm := &corev1.ConfigMap{}
+		err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: StepConfigMapName(run, step.Index)}, cm)
+		if apierrors.IsNotFound(err) {
+			out = append(out, stepData{Step: step}) // a step that failed before measuring has no data
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		var data stepData
+		if err := json.Unmarshal([]byte(cm.Data["step.json"]), &data); err != nil {
+			return nil, fmt.Errorf("ConfigMap %s: %w", cm.Name, err)
+		}
+		out = append(out, data)
+	}
+	return out, nil
+}
+
+// markdownReport is the human report: every step, then the result step's latency table.
+func markdownReport(run *benchv1.BenchmarkRun, result benchv1.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# BenchmarkRun %s/%s — %s\n\n%s\n\n", run.Namespace, run.Name, run.Spec.Database.Engine, result.Message)
+	fmt.Fprintf(&b, "| step | active warehouses | tpmC | efficiency %% | compliant | NewOrder p90 | Payment p90 | OrderStatus p90 | Delivery p90 | StockLevel p90 | reasons |\n")
+	fmt.Fprintf(&b, "|---:|---:|---:|---:|:-:|---:|---:|---:|---:|---:|---|\n")
+	for _, s := range run.Status.Steps {
+		fmt.Fprintf(&b, "| %d | %d | %.1f | %.2f | %s |", s.Index, s.ActiveWarehouses, s.TpmC, s.Efficiency, yesNo(s.Compliant))
+		for _, t := range benchv1.Transactions {
+			fmt.Fprintf(&b, " %s |", formatLatency(s.Transactions[t].P90.Duration))
+		}
+		fmt.Fprintf(&b, " %s |\n", strings.ReplaceAll(strings.Join(s.Reasons, "; "), "|", "/"))
+	}
+	if result.Step != nil {
+		s := run.Status.Steps[*result.Step]
+		fmt.Fprintf(&b, "\n## Response times at %d active warehouses\n\n", s.ActiveWarehouses)
+		fmt.Fprintf(&b, "| transaction | count | p50 | p90 | p95 | p99 | max |\n|---|---:|---:|---:|---:|---:|---:|\n")
+		for _, t := range benchv1.Transactions {
+			ts := s.Transactions[t]
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s |\n", t, ts.Count, formatLatency(ts.P50.Duration),
+				formatLatency(ts.P90.Duration), formatLatency(ts.P95.Duration), formatLatency(ts.P99.Duration), formatLatency(ts.Max.Duration))
+		}
+	}
+	return b.String()
+}
+
+func formatLatency(d time.Duration) string {
+	if d == 0 {
+		return "-"
+	}
+	if d < time.Second {
+		return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
+	}
+	return fmt.Sprintf("%.2fs", d.Seconds())
+}
+
+func yesNo(v bool) string {
+	if v {
+		return "yes"
+	}
+	return "no"
+}

@@ -1,0 +1,400 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
+	"github.com/tpcc-operator/tpcc-operator/internal/search"
+	"github.com/tpcc-operator/tpcc-operator/internal/sla"
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+)
+
+// +kubebuilder:rbac:groups="",resources=pods,verbs=list
+
+// Grace periods of a step beyond its ramp-up and measured interval.
+const (
+	// startupGrace is how long client pods may take to be scheduled, pull and connect.
+	startupGrace = 10 * time.Minute
+	// collectGrace is how long after the measured interval the final snapshots may take.
+	collectGrace = 5 * time.Minute
+)
+
+// reconcileSteps runs the search one step at a time: the next step comes from search.Next over the
+// recorded steps, its Job is created once, and the step is recorded (appended, never rewritten) when
+// its verdict is final. Then the Job goes, and the next pass decides the next step.
+func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv1.BenchmarkRun) (bool, ctrl.Result, error) {
+	decision, err := search.Next(searchParams(run), outcomes(run.Status.Steps))
+	if err != nil {
+		return false, ctrl.Result{}, r.fail(ctx, run, "SearchInconsistent", err.Error())
+	}
+	index := int32(len(run.Status.Steps))
+	if err := r.deleteRecordedStepJobs(ctx, run, index); err != nil {
+		return false, ctrl.Result{}, err
+	}
+	if decision.Done || index >= maxSteps(run) {
+		return true, ctrl.Result{}, nil
+	}
+
+	active := int32(decision.Run)
+	conn := r.backend(run).Connection(run)
+	job := jobs.StepJob(run, index, active, conn, r.Config.Jobs)
+	if err := r.createOnce(ctx, run, job); err != nil {
+		return false, ctrl.Result{}, err
+	}
+	if err := r.Get(ctx, client.ObjectKeyFromObject(job), job); err != nil {
+		return false, ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	pods := *job.Spec.Completions
+	if run.Status.Current == nil || run.Status.Current.Index != index {
+		if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
+			s.Phase = benchv1.PhaseRunning
+			s.Current = &benchv1.StepProgress{Index: index, ActiveWarehouses: active, Pods: pods}
+		}); err != nil {
+			return false, ctrl.Result{}, err
+		}
+	}
+
+	outcome, err := r.observeStep(ctx, run, job, active)
+	if err != nil {
+		return false, ctrl.Result{}, err
+	}
+	if outcome.record == nil {
+		if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
+			if s.Current != nil && s.Current.Index == index && outcome.progress != nil {
+				s.Current = outcome.progress
+			}
+		}); err != nil {
+			return false, ctrl.Result{}, err
+		}
+		return false, ctrl.Result{RequeueAfter: r.Config.PollInterval}, nil
+	}
+
+	// Final: keep the step's merged data, then append the step exactly once.
+	if outcome.merged != nil {
+		if err := r.writeStepConfigMap(ctx, run, outcome.record, outcome.merged, outcome.verdict); err != nil {
+			return false, ctrl.Result{}, err
+		}
+	}
+	if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
+		if int32(len(s.Steps)) == index {
+			s.Steps = append(s.Steps, *outcome.record)
+		}
+		s.Current = nil
+	}); err != nil {
+		return false, ctrl.Result{}, err
+	}
+	r.Recorder.Eventf(run, nil, corev1.EventTypeNormal, "StepRecorded", "RecordStep", "step %d: %d active warehouses, tpmC %.1f, efficiency %.1f%%, compliant %v%s",
+		index, active, outcome.record.TpmC, outcome.record.Efficiency, outcome.record.Compliant, reasonsSuffix(outcome.record.Reasons))
+	r.releasePods(ctx, outcome.podURLs)
+	r.deleteJob(ctx, job)
+	return false, ctrl.Result{Requeue: true}, nil
+}
+
+// stepOutcome is what a look at a running step found: live progress, or the record to append.
+type stepOutcome struct {
+	progress *benchv1.StepProgress
+	record   *benchv1.StepResult
+	merged   *snapshot.Merged
+	verdict  *sla.Verdict
+	podURLs  []string
+}
+
+// observeStep reads the step's pods and snapshots, releases paused pods together once all are ready,
+// and decides whether the step is over.
+func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.BenchmarkRun, job *batchv1.Job, active int32) (stepOutcome, error) {
+	index := run.Status.Current.Index
+	want := *job.Spec.Completions
+	duration, rampUp := jobs.Durations(run)
+	age := time.Since(job.CreationTimestamp.Time)
+	failed := func(reason string) stepOutcome {
+		return stepOutcome{record: failedStep(index, active, want, job.CreationTimestamp, reason)}
+	}
+
+	if c := jobCondition(job, batchv1.JobFailed); c != nil {
+		return failed(fmt.Sprintf("client Job %s failed: %s", job.Name, c.Message)), nil
+	}
+	pods, err := r.stepPods(ctx, run, index)
+	if err != nil {
+		return stepOutcome{}, err
+	}
+	for _, p := range pods {
+		if p.Status.Phase == corev1.PodFailed {
+			return failed(fmt.Sprintf("client pod %s failed: %s", p.Name, podFailure(p))), nil
+		}
+	}
+	ready := readyPods(pods)
+	if int32(len(ready)) < want {
+		if age > startupGrace {
+			return failed(fmt.Sprintf("only %d of %d client pods became ready within %s", len(ready), want, startupGrace)), nil
+		}
+		return stepOutcome{}, nil
+	}
+
+	urls := make([]string, len(ready))
+	snapshots := make([]*snapshot.Snapshot, len(ready))
+	for i, p := range ready {
+		urls[i] = r.snapshotURL(p.Status.PodIP)
+		s, err := snapshot.Fetch(ctx, r.Config.HTTPClient, urls[i])
+		if err != nil {
+			if age > startupGrace+rampUp+duration+collectGrace {
+				return failed(fmt.Sprintf("client pod %s did not deliver its snapshot: %v", p.Name, err)), nil
+			}
+			ctrl.LoggerFrom(ctx).Info("snapshot not available yet", "pod", p.Name, "error", err.Error())
+			return stepOutcome{}, nil
+		}
+		snapshots[i] = s
+	}
+
+	// All pods ready: start those still paused, together.
+	started := false
+	for i, s := range snapshots {
+		if s.Phase == snapshot.PhasePaused {
+			if err := snapshot.Start(ctx, r.Config.HTTPClient, urls[i]); err != nil {
+				return stepOutcome{}, fmt.Errorf("starting client pod %s: %w", ready[i].Name, err)
+			}
+			started = true
+		}
+	}
+	if started {
+		return stepOutcome{progress: &benchv1.StepProgress{Index: index, ActiveWarehouses: active, Pods: want}}, nil
+	}
+
+	merged, err := snapshot.Merge(snapshots)
+	if err != nil {
+		out := failed(fmt.Sprintf("client snapshots cannot be merged: %v", err))
+		out.podURLs = urls
+		return out, nil
+	}
+	criteria, err := slaCriteria(run)
+	if err != nil {
+		return stepOutcome{}, r.fail(ctx, run, "InvalidSLA", err.Error())
+	}
+	remaining := duration - merged.Measured
+	if merged.Phase == snapshot.PhaseDone {
+		remaining = 0
+	}
+	headroom := sla.Headroom{Remaining: remaining}
+	if merged.Wait == snapshot.WaitSpec {
+		headroom.MaxMore = sla.SpecWaitMaxMore(merged.Terminals, remaining)
+	}
+	early, err := sla.Decide(merged, criteria, headroom)
+	if err != nil {
+		return stepOutcome{}, fmt.Errorf("judging step %d: %w", index, err)
+	}
+	summary := merged.Summarize()
+	if !early.Final || (remaining <= 0 && merged.Phase != snapshot.PhaseDone && len(merged.Failures) == 0) {
+		if age > startupGrace+rampUp+duration+collectGrace {
+			out := failed(fmt.Sprintf("the step did not finish within %s (phase %s)", startupGrace+rampUp+duration+collectGrace, merged.Phase))
+			out.podURLs = urls
+			return out, nil
+		}
+		return stepOutcome{progress: liveProgress(index, active, want, merged, summary)}, nil
+	}
+	record := stepRecord(index, active, want, merged, summary, early.Verdict)
+	if merged.Phase != snapshot.PhaseDone {
+		record.Reasons = append(record.Reasons, fmt.Sprintf("ended early after %s: the verdict could no longer change", merged.Measured.Round(time.Second)))
+	}
+	return stepOutcome{record: record, merged: merged, verdict: &early.Verdict, podURLs: urls}, nil
+}
+
+func (r *BenchmarkRunReconciler) snapshotURL(podIP string) string {
+	if r.Config.SnapshotURL != nil {
+		return r.Config.SnapshotURL(podIP)
+	}
+	return fmt.Sprintf("http://%s:%d", podIP, jobs.SnapshotPort)
+}
+
+// stepPods lists the step's client pods, read directly: the manager keeps no cluster-wide pod cache.
+func (r *BenchmarkRunReconciler) stepPods(ctx context.Context, run *benchv1.BenchmarkRun, index int32) ([]corev1.Pod, error) {
+	list := &corev1.PodList{}
+	selector := client.MatchingLabels(engines.Labels(run))
+	selector[jobs.ComponentLabel] = jobs.ComponentClient
+	selector[jobs.StepLabel] = strconv.Itoa(int(index))
+	if err := r.APIReader.List(ctx, list, client.InNamespace(run.Namespace), selector); err != nil {
+		return nil, fmt.Errorf("listing client pods of step %d: %w", index, err)
+	}
+	sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].Name < list.Items[j].Name })
+	return list.Items, nil
+}
+
+func readyPods(pods []corev1.Pod) []corev1.Pod {
+	var ready []corev1.Pod
+	for _, p := range pods {
+		if p.DeletionTimestamp != nil || p.Status.PodIP == "" {
+			continue
+		}
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+				ready = append(ready, p)
+			}
+		}
+	}
+	return ready
+}
+
+func podFailure(p corev1.Pod) string {
+	for _, s := range p.Status.ContainerStatuses {
+		if t := s.State.Terminated; t != nil {
+			return fmt.Sprintf("container %s exited %d (%s) %s", s.Name, t.ExitCode, t.Reason, strings.TrimSpace(t.Message))
+		}
+	}
+	if p.Status.Message != "" {
+		return p.Status.Message
+	}
+	return string(p.Status.Phase)
+}
+
+// releasePods ends the pods' linger: their final snapshots are collected.
+func (r *BenchmarkRunReconciler) releasePods(ctx context.Context, urls []string) {
+	for _, url := range urls {
+		if err := snapshot.Stop(ctx, r.Config.HTTPClient, url); err != nil {
+			ctrl.LoggerFrom(ctx).V(1).Info("releasing a client pod", "url", url, "error", err.Error())
+		}
+	}
+}
+
+// deleteRecordedStepJobs removes the Jobs of steps already recorded: an operator stopped between
+// recording a step and deleting its Job leaves one behind.
+func (r *BenchmarkRunReconciler) deleteRecordedStepJobs(ctx context.Context, run *benchv1.BenchmarkRun, recorded int32) error {
+	list := &batchv1.JobList{}
+	selector := client.MatchingLabels(engines.Labels(run))
+	selector[jobs.ComponentLabel] = jobs.ComponentClient
+	if err := r.List(ctx, list, client.InNamespace(run.Namespace), selector); err != nil {
+		return err
+	}
+	for i := range list.Items {
+		job := &list.Items[i]
+		step, err := strconv.Atoi(job.Labels[jobs.StepLabel])
+		if err == nil && int32(step) < recorded && job.DeletionTimestamp == nil {
+			r.deleteJob(ctx, job)
+		}
+	}
+	return nil
+}
+
+func searchParams(run *benchv1.BenchmarkRun) search.Params {
+	p := search.Params{Mode: search.MaxCompliant, Warehouses: int(run.Spec.Workload.Warehouses)}
+	if run.Spec.Search.Mode == benchv1.SearchFixed {
+		p.Mode = search.Fixed
+	}
+	if s := run.Spec.Search.StartWarehouses; s != nil {
+		p.Start = int(*s)
+	}
+	return p
+}
+
+func maxSteps(run *benchv1.BenchmarkRun) int32 {
+	if run.Spec.Search.MaxSteps > 0 {
+		return run.Spec.Search.MaxSteps
+	}
+	return 20
+}
+
+func outcomes(steps []benchv1.StepResult) []search.StepOutcome {
+	out := make([]search.StepOutcome, len(steps))
+	for i, s := range steps {
+		out[i] = search.StepOutcome{ActiveWarehouses: int(s.ActiveWarehouses), Compliant: s.Compliant}
+	}
+	return out
+}
+
+// slaCriteria maps spec.sla onto the verdict's criteria.
+func slaCriteria(run *benchv1.BenchmarkRun) (sla.Criteria, error) {
+	c := sla.DefaultCriteria()
+	spec := run.Spec.SLA
+	if spec.MinEfficiencyPercent != nil {
+		c.MinEfficiencyPercent = float64(*spec.MinEfficiencyPercent)
+	}
+	if spec.MaxErrorPercent != "" {
+		v, err := strconv.ParseFloat(spec.MaxErrorPercent, 64)
+		if err != nil {
+			return c, fmt.Errorf("spec.sla.maxErrorPercent %q: %w", spec.MaxErrorPercent, err)
+		}
+		c.MaxErrorPercent = v
+	}
+	if len(spec.Latency) > 0 {
+		c.Latency = nil
+		for i, b := range spec.Latency {
+			p, err := strconv.ParseFloat(b.Percentile, 64)
+			if err != nil {
+				return c, fmt.Errorf("spec.sla.latency[%d].percentile %q: %w", i, b.Percentile, err)
+			}
+			c.Latency = append(c.Latency, sla.LatencyBound{Transaction: snapshot.Transaction(b.Transaction), Percentile: p, Max: b.Max.Duration})
+		}
+	}
+	return c, c.Validate()
+}
+
+func liveProgress(index, active, pods int32, m *snapshot.Merged, sum snapshot.Summary) *benchv1.StepProgress {
+	p := &benchv1.StepProgress{Index: index, ActiveWarehouses: active, Pods: pods, TpmC: round1(sum.TpmC)}
+	if !m.MeasurementStart.IsZero() {
+		p.StartTime = &metav1.Time{Time: m.MeasurementStart}
+		p.Elapsed = &metav1.Duration{Duration: m.Measured.Round(time.Second)}
+		p.P90 = map[benchv1.Transaction]metav1.Duration{}
+		for t, ts := range sum.Transactions {
+			if ts.Completed > 0 {
+				p.P90[benchv1.Transaction(t)] = metav1.Duration{Duration: snapshot.Micros(ts.P90Micros)}
+			}
+		}
+	}
+	return p
+}
+
+func stepRecord(index, active, pods int32, m *snapshot.Merged, sum snapshot.Summary, v sla.Verdict) *benchv1.StepResult {
+	record := &benchv1.StepResult{
+		Index: index, ActiveWarehouses: active, Pods: pods,
+		TpmC: round1(sum.TpmC), Efficiency: round2(sum.EfficiencyPercent),
+		Compliant: v.Compliant, Reasons: v.Reasons,
+		Transactions: map[benchv1.Transaction]benchv1.TransactionStats{},
+		Mix:          map[benchv1.Transaction]float64{},
+		Errors:       sum.TotalErrors,
+	}
+	if !m.MeasurementStart.IsZero() {
+		record.StartTime = &metav1.Time{Time: m.MeasurementStart}
+		record.EndTime = &metav1.Time{Time: m.MeasurementStart.Add(m.Measured)}
+	}
+	for t, ts := range sum.Transactions {
+		record.Transactions[benchv1.Transaction(t)] = benchv1.TransactionStats{
+			Count: ts.Completed,
+			P50:   metav1.Duration{Duration: snapshot.Micros(ts.P50Micros)},
+			P90:   metav1.Duration{Duration: snapshot.Micros(ts.P90Micros)},
+			P95:   metav1.Duration{Duration: snapshot.Micros(ts.P95Micros)},
+			P99:   metav1.Duration{Duration: snapshot.Micros(ts.P99Micros)},
+			Max:   metav1.Duration{Duration: snapshot.Micros(ts.MaxMicros)},
+		}
+	}
+	for t, share := range sum.MixPercent {
+		record.Mix[benchv1.Transaction(t)] = round2(share)
+	}
+	return record
+}
+
+// failedStep is a step that produced no usable measurement: non-compliant, with the reason.
+func failedStep(index, active, pods int32, started metav1.Time, reason string) *benchv1.StepResult {
+	now := metav1.Now()
+	return &benchv1.StepResult{Index: index, ActiveWarehouses: active, Pods: pods, StartTime: &started, EndTime: &now,
+		Compliant: false, Reasons: []string{reason}}
+}
+
+func reasonsSuffix(reasons []string) string {
+	if len(reasons) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(reasons, "; ")
+}
+
+func round1(v float64) float64 { return float64(int64(v*10+0.5)) / 10 }
+func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
