@@ -75,6 +75,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	run := &benchv1.BenchmarkRun{}
 	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
 		if apierrors.IsNotFound(err) {
+			forgetMetrics(req.Namespace, req.Name)
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err
@@ -83,6 +84,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		return ctrl.Result{}, nil // owned objects go with it
 	}
 	log.FromContext(ctx).V(1).Info("reconciling", "phase", run.Status.Phase)
+	recordMetrics(run) // a restarted manager exports every run at once
 
 	if run.Status.Phase == benchv1.PhaseSucceeded || run.Status.Phase == benchv1.PhaseFailed {
 		return ctrl.Result{}, r.teardown(ctx, run)

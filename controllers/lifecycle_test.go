@@ -11,6 +11,7 @@ import (
 	"time"
 
 	cnpgv1 "github.com/cloudnative-pg/api/pkg/api/v1"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -251,6 +252,31 @@ func TestRunFindsTheCapacityBoundary(t *testing.T) {
 		return client.IgnoreNotFound(err)
 	})
 	assertEvents(t, ns, "pg", "PhaseDeploying", "PhaseLoading", "PhaseRunning", "PhaseSucceeded", "StepRecorded", "Result")
+
+	last := got.Status.Steps[len(got.Status.Steps)-1]
+	for name, pair := range map[string][2]float64{
+		"phase Succeeded": {testutil.ToFloat64(runPhase.WithLabelValues(ns, "pg", "Succeeded")), 1},
+		"phase Running":   {testutil.ToFloat64(runPhase.WithLabelValues(ns, "pg", "Running")), 0},
+		"steps":           {testutil.ToFloat64(runSteps.WithLabelValues(ns, "pg")), float64(len(got.Status.Steps))},
+		"last tpmC":       {testutil.ToFloat64(lastStepTpmC.WithLabelValues(ns, "pg")), last.TpmC},
+		"last efficiency": {testutil.ToFloat64(lastStepEfficiency.WithLabelValues(ns, "pg")), last.Efficiency},
+		"last NewOrder p90": {testutil.ToFloat64(lastStepP90.WithLabelValues(ns, "pg", "NewOrder")),
+			last.Transactions[benchv1.NewOrder].P90.Seconds()},
+		"result": {testutil.ToFloat64(maxCompliantWarehouses.WithLabelValues(ns, "pg")), 27},
+	} {
+		if pair[0] != pair[1] {
+			t.Errorf("metric %s = %g, want %g", name, pair[0], pair[1])
+		}
+	}
+	if err := k8s.Delete(context.Background(), got); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, func() error {
+		if n := testutil.CollectAndCount(runSteps); n != 0 {
+			return fmt.Errorf("%d runSteps series remain after the run was deleted", n)
+		}
+		return nil
+	})
 }
 
 // Stopping the manager mid-load and mid-step and starting it again loses nothing and duplicates

@@ -44,6 +44,7 @@ func (r *BenchmarkRunReconciler) updateStatus(ctx context.Context, run *benchv1.
 	if err != nil {
 		return fmt.Errorf("updating status of %s: %w", client.ObjectKeyFromObject(run), err)
 	}
+	recordMetrics(run)
 	if before != after && r.Recorder != nil {
 		eventType := corev1.EventTypeNormal
 		if after == benchv1.PhaseFailed {
