@@ -2,8 +2,6 @@ package controllers
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -24,20 +22,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	var err error
-	if env, err = testenv.Start(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	if k8s, err = client.New(env.Config, client.Options{Scheme: env.Scheme}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	if err := env.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "stopping envtest:", err)
-	}
-	os.Exit(code)
+	testenv.Main(m, func(e *testenv.Env, c client.Client) { env, k8s = e, c })
 }
 
 // newNamespace creates a namespace for one test; its manager watches only it.

@@ -3,7 +3,6 @@ package engines_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -24,18 +23,7 @@ import (
 var k8s client.Client
 
 func TestMain(m *testing.M) {
-	env, err := testenv.Start()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	if k8s, err = client.New(env.Config, client.Options{Scheme: env.Scheme}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	_ = env.Stop()
-	os.Exit(code)
+	testenv.Main(m, func(_ *testenv.Env, c client.Client) { k8s = c })
 }
 
 func int32p(v int32) *int32 { return &v }

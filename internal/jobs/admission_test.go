@@ -2,8 +2,6 @@ package jobs
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -19,18 +17,7 @@ import (
 var k8s client.Client
 
 func TestMain(m *testing.M) {
-	env, err := testenv.Start()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	if k8s, err = client.New(env.Config, client.Options{Scheme: env.Scheme}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	_ = env.Stop()
-	os.Exit(code)
+	testenv.Main(m, func(_ *testenv.Env, c client.Client) { k8s = c })
 }
 
 func resourceCPU(v string) *resource.Quantity { q := resource.MustParse(v); return &q }

@@ -7,11 +7,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	cnpgv1 "github.com/cloudnative-pg/api/pkg/api/v1"
@@ -89,4 +91,26 @@ func stderrOf(err error) string {
 		return ": " + string(exitErr.Stderr)
 	}
 	return ""
+}
+
+// Main is a TestMain for packages whose tests need the API server: it starts it, hands the
+// environment and a direct (uncached) client to use, runs the tests, stops it and exits.
+func Main(m *testing.M, use func(env *Env, c client.Client)) {
+	env, err := Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	c, err := client.New(env.Config, client.Options{Scheme: env.Scheme})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		_ = env.Stop()
+		os.Exit(1)
+	}
+	use(env, c)
+	code := m.Run()
+	if err := env.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stopping envtest:", err)
+	}
+	os.Exit(code)
 }
