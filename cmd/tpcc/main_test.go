@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out, errb bytes.Buffer
+	code = dispatch(ctx, args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// Bad input exits non-zero with a message naming the flag, before any work (the URL of the
+// valid-looking cases points at a closed port, so reaching the database would fail differently).
+func TestBadInput(t *testing.T) {
+	closed := "postgres://postgres@127.0.0.1:1/tpcc?sslmode=disable&connect_timeout=2"
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no command", nil, "usage: tpcc"},
+		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
+		{"unknown engine", []string{"load", "--engine", "mysql", "--url", closed, "--warehouses", "1"}, `--engine: unknown engine "mysql"`},
+		{"missing engine", []string{"load", "--url", closed, "--warehouses", "1"}, "--engine is required"},
+		{"missing url", []string{"check", "--engine", "postgres", "--warehouses", "1"}, "--url is required"},
+		{"zero warehouses", []string{"load", "--engine", "postgres", "--url", closed, "--warehouses", "0"}, "--warehouses must be >= 1, got 0"},
+		{"from outside", []string{"load", "--engine", "postgres", "--url", closed, "--warehouses", "4", "--from", "5"}, "--from 5 outside 1..4"},
+		{"to outside", []string{"load", "--engine", "postgres", "--url", closed, "--warehouses", "4", "--from", "2", "--to", "9"}, "--to 9 outside 2..4"},
+		{"to before from", []string{"check", "--engine", "postgres", "--url", closed, "--warehouses", "4", "--from", "3", "--to", "2"}, "--to 2 outside 3..4"},
+		{"zero threads", []string{"load", "--engine", "postgres", "--url", closed, "--warehouses", "1", "--threads", "0"}, "--threads must be >= 1"},
+		{"stray argument", []string{"load", "--engine", "postgres", "--url", closed, "--warehouses", "1", "extra"}, `unexpected argument "extra"`},
+		{"unreachable url", []string{"load", "--engine", "postgres", "--url", closed, "--warehouses", "1"}, "--url: cannot reach the database"},
+		{"unreachable url (check)", []string{"check", "--engine", "cockroach", "--url", closed, "--warehouses", "1"}, "--url: cannot reach the database"},
+		{"malformed url", []string{"load", "--engine", "postgres", "--url", "postgres://[::1", "--warehouses", "1"}, "--url"},
+		{"unknown flag", []string{"check", "--wat"}, "flag provided but not defined: -wat"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			code, _, stderr := runCLI(t, tc.args...)
+			if code == 0 {
+				t.Fatalf("exit 0, want non-zero; stderr: %s", stderr)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr %q does not contain %q", stderr, tc.want)
+			}
+			if d := time.Since(start); d > 20*time.Second {
+				t.Errorf("took %v: bad input must fail fast", d)
+			}
+		})
+	}
+}
+
+func TestHelpExitsZero(t *testing.T) {
+	if code, _, stderr := runCLI(t, "load", "-h"); code != 0 || !strings.Contains(stderr, "-warehouses") {
+		t.Errorf("load -h: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// Against the local sync cluster: load, check (pass), check an unloaded range (refused).
+func TestLoadAndCheckCommands(t *testing.T) {
+	base := os.Getenv("TPCC_PG_URL")
+	if base == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("TPCC_PG_URL is not set (CI is set): run hack/pg-sync.sh up")
+		}
+		t.Skip("TPCC_PG_URL is not set: run hack/pg-sync.sh up and export TPCC_PG_URL=$(hack/pg-sync.sh url)")
+	}
+	url := freshDatabase(t, base)
+	code, stdout, stderr := runCLI(t, "load", "--engine", "postgres", "--url", url, "--warehouses", "2", "--from", "1", "--to", "1", "--threads", "2", "--seed", "3")
+	if code != 0 || !strings.Contains(stdout, "loaded warehouses 1-1 of 2: 1 loaded") {
+		t.Fatalf("load 1-1: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "warehouses") {
+		t.Errorf("no progress lines on stderr: %q", stderr)
+	}
+	code, _, stderr = runCLI(t, "check", "--engine", "postgres", "--url", url, "--warehouses", "2")
+	if code == 0 || !strings.Contains(stderr, "warehouses 2 are not loaded") {
+		t.Errorf("check of 1..2 with 1 loaded: exit %d, stderr %q", code, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "load", "--engine", "postgres", "--url", url, "--warehouses", "2", "--threads", "2")
+	if code != 0 || !strings.Contains(stdout, "1 loaded, 1 already done") {
+		t.Fatalf("load 1-2: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "check", "--engine", "postgres", "--url", url, "--warehouses", "2", "--load-time")
+	if code != 0 || strings.Count(stdout, "PASS") != 14 {
+		t.Errorf("check: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+}

@@ -1,0 +1,394 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/k6ext"
+	"github.com/tpcc-operator/tpcc-operator/internal/shard"
+	"github.com/tpcc-operator/tpcc-operator/internal/sla"
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+)
+
+var runCommand = command{name: "run", summary: "run the TPC-C terminals of a warehouse range in k6 and judge the SLA", run: runRun}
+
+// Exit codes of run and search.
+const (
+	exitCompliant = 0 // compliant, or nothing judged
+	exitError     = 1 // the run failed: cannot connect, data not loaded, k6 error
+	exitBadInput  = 2 // bad flags; nothing was started
+	exitSLAFailed = 3 // the run completed and the SLA verdict is non-compliant
+)
+
+const runExitCodes = `
+Exit codes: 0 compliant; 1 the run failed (connection, missing data, k6 error); 2 bad input, nothing
+started; 3 the run completed and its SLA verdict is non-compliant (reasons on stdout).
+
+Extra k6 flags go after --, e.g. tpcc run … -- --out experimental-prometheus-rw
+`
+
+// runFlags are the flags of one run.
+type runFlags struct {
+	engine, url           string
+	warehouses, active    int
+	shardIndex, shards    int
+	from, to              int
+	duration, rampUp      time.Duration
+	wait                  string
+	listen                string
+	paused                bool
+	linger                time.Duration
+	connections           int
+	summaryJSON, instance string
+	seed                  uint64
+	sla                   slaFlags
+}
+
+func (f *runFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.engine, "engine", "", "database engine: postgres, cockroach or ydb (required)")
+	fs.StringVar(&f.url, "url", "", "connection URL (default: env TPCC_URL); never printed with its password")
+	fs.IntVar(&f.warehouses, "warehouses", 0, "loaded warehouses (required, >= 1)")
+	fs.IntVar(&f.active, "active-warehouses", 0, "active warehouses of the whole step (default --warehouses)")
+	fs.IntVar(&f.shardIndex, "shard", -1, "this process's index among --shards (drives shard.Of(active, shard, shards))")
+	fs.IntVar(&f.shards, "shards", 0, "number of processes sharing the active warehouses")
+	fs.IntVar(&f.from, "from", 0, "first home warehouse of this process (instead of --shard; default 1)")
+	fs.IntVar(&f.to, "to", 0, "last home warehouse of this process (instead of --shard; default --active-warehouses)")
+	fs.DurationVar(&f.duration, "duration", 5*time.Minute, "measured interval")
+	fs.DurationVar(&f.rampUp, "ramp-up", time.Minute, "ramp-up before the measured interval; terminals start spread over it")
+	fs.StringVar(&f.wait, "wait", "spec", "spec: TPC-C keying and think times; none: no waits (saturation, not spec-compliant)")
+	fs.StringVar(&f.listen, "listen", "", "serve GET /v1/snapshot, POST /v1/start, POST /v1/stop on this address, e.g. :8080")
+	fs.BoolVar(&f.paused, "paused", false, "connect, then wait for POST /v1/start (needs --listen)")
+	fs.DurationVar(&f.linger, "linger", 0, "after the run, keep serving the final snapshot until POST /v1/stop or this long (needs --listen)")
+	fs.IntVar(&f.connections, "connections", 0, "connection pool size (default: 2 per warehouse with --wait spec, 1 per terminal with none)")
+	fs.StringVar(&f.summaryJSON, "summary-json", "", "write the summary, verdict and final snapshot as JSON to this file")
+	fs.StringVar(&f.instance, "instance", "", "label written into the snapshot identity (e.g. the BenchmarkRun name)")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed of the terminals' input streams (default random)")
+	f.sla.register(fs)
+}
+
+// config validates the flags and returns the session configuration and the SLA criteria.
+func (f *runFlags) config(fs *flag.FlagSet) (k6ext.Config, sla.Criteria, error) {
+	var cfg k6ext.Config
+	if f.engine == "" {
+		return cfg, sla.Criteria{}, errors.New("--engine is required (postgres, cockroach or ydb)")
+	}
+	d, err := tpcc.ParseDialect(f.engine)
+	if err != nil {
+		return cfg, sla.Criteria{}, fmt.Errorf("--engine: %w", err)
+	}
+	if f.url == "" {
+		f.url = os.Getenv("TPCC_URL")
+	}
+	if err := checkURL(d, f.url); err != nil {
+		return cfg, sla.Criteria{}, err
+	}
+	if f.warehouses < 1 {
+		return cfg, sla.Criteria{}, fmt.Errorf("--warehouses must be >= 1, got %d", f.warehouses)
+	}
+	active := f.active
+	if active == 0 {
+		active = f.warehouses
+	}
+	if active < 1 || active > f.warehouses {
+		return cfg, sla.Criteria{}, fmt.Errorf("--active-warehouses %d outside 1..%d (--warehouses)", active, f.warehouses)
+	}
+	r, err := f.warehouseRange(fs, active)
+	if err != nil {
+		return cfg, sla.Criteria{}, err
+	}
+	wait, err := tpcc.ParseWaitMode(f.wait)
+	if err != nil {
+		return cfg, sla.Criteria{}, err
+	}
+	switch {
+	case f.duration <= 0:
+		return cfg, sla.Criteria{}, fmt.Errorf("--duration must be > 0, got %v", f.duration)
+	case f.rampUp < 0:
+		return cfg, sla.Criteria{}, fmt.Errorf("--ramp-up must be >= 0, got %v", f.rampUp)
+	case f.linger < 0:
+		return cfg, sla.Criteria{}, fmt.Errorf("--linger must be >= 0, got %v", f.linger)
+	case f.paused && f.listen == "":
+		return cfg, sla.Criteria{}, errors.New("--paused needs --listen (POST /v1/start releases the run)")
+	case f.linger > 0 && f.listen == "":
+		return cfg, sla.Criteria{}, errors.New("--linger needs --listen (it keeps serving the final snapshot)")
+	case f.connections < 0:
+		return cfg, sla.Criteria{}, fmt.Errorf("--connections must be >= 0 (0 = automatic), got %d", f.connections)
+	}
+	criteria, err := f.sla.criteria()
+	if err != nil {
+		return cfg, sla.Criteria{}, err
+	}
+	pod := os.Getenv("HOSTNAME")
+	if pod == "" {
+		pod, _ = os.Hostname()
+	}
+	cfg = k6ext.Config{Engine: d, URL: f.url, Warehouses: f.warehouses, ActiveWarehouses: active, From: r.From, To: r.To,
+		Wait: wait, RampUp: f.rampUp, Duration: f.duration, Connections: f.connections, Seed: f.seed, Paused: f.paused,
+		Pod: pod, Instance: f.instance}
+	return cfg, criteria, cfg.Validate()
+}
+
+// warehouseRange resolves --shard/--shards or --from/--to into this process's home warehouses.
+func (f *runFlags) warehouseRange(fs *flag.FlagSet, active int) (shard.Range, error) {
+	sharded := isSet(fs, "shard") || isSet(fs, "shards")
+	explicit := isSet(fs, "from") || isSet(fs, "to")
+	switch {
+	case sharded && explicit:
+		return shard.Range{}, errors.New("--shard/--shards and --from/--to both set: give one way of choosing the range")
+	case sharded:
+		if !isSet(fs, "shard") || !isSet(fs, "shards") {
+			return shard.Range{}, errors.New("--shard and --shards go together")
+		}
+		r, err := shard.Of(active, f.shardIndex, f.shards)
+		if err != nil {
+			return shard.Range{}, fmt.Errorf("--shard %d --shards %d: %w", f.shardIndex, f.shards, err)
+		}
+		return r, nil
+	}
+	r := shard.Range{From: f.from, To: f.to}
+	if r.From == 0 {
+		r.From = 1
+	}
+	if r.To == 0 {
+		r.To = active
+	}
+	if r.From < 1 || r.To < r.From || r.To > active {
+		return shard.Range{}, fmt.Errorf("--from %d --to %d: not a range inside the active warehouses 1..%d", r.From, r.To, active)
+	}
+	return r, nil
+}
+
+// checkURL rejects a URL the engine cannot use, without echoing its password.
+func checkURL(d tpcc.Dialect, raw string) error {
+	if raw == "" {
+		return errors.New("--url is required (or set env TPCC_URL)")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("--url is not a valid URL: %s", snapshot.RedactCredentials(err.Error()))
+	}
+	want := []string{"postgres", "postgresql"}
+	if d == tpcc.YDB {
+		want = []string{"grpc", "grpcs"}
+	}
+	for _, s := range want {
+		if u.Scheme == s {
+			if u.Host == "" {
+				return fmt.Errorf("--url %s has no host", redactURL(u))
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("--url scheme %q: engine %s needs %s://", u.Scheme, d, strings.Join(want, ":// or "))
+}
+
+func redactURL(u *url.URL) string {
+	if u.User != nil {
+		c := *u
+		c.User = url.User("***")
+		return c.String()
+	}
+	return u.String()
+}
+
+func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("run", stderr)
+	var f runFlags
+	f.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: tpcc run --engine E [--url URL] --warehouses N [flags] [-- k6 flags]")
+		fs.PrintDefaults()
+		fmt.Fprint(stderr, runExitCodes)
+	}
+	ownArgs, k6Args := splitAtDoubleDash(args)
+	if code, ok := parse(fs, ownArgs); !ok {
+		return code
+	}
+	cfg, criteria, err := f.config(fs)
+	if err != nil {
+		fmt.Fprintf(stderr, "tpcc run: %v\n", err)
+		return exitBadInput
+	}
+	res := runStep(ctx, stepOptions{cfg: cfg, criteria: criteria, listen: f.listen, linger: f.linger, k6Args: k6Args}, stderr)
+	if res.err != nil && res.final == nil {
+		fmt.Fprintf(stderr, "tpcc run: %v\n", res.err)
+		return exitError
+	}
+	writeSummary(stdout, res)
+	if f.summaryJSON != "" {
+		if err := writeSummaryJSON(f.summaryJSON, res); err != nil {
+			fmt.Fprintf(stderr, "tpcc run: --summary-json: %v\n", err)
+			return exitError
+		}
+	}
+	res.linger()
+	switch {
+	case res.err != nil:
+		fmt.Fprintf(stderr, "tpcc run: %v\n", res.err)
+		return exitError
+	case !res.verdict.Compliant:
+		return exitSLAFailed
+	}
+	return exitCompliant
+}
+
+func splitAtDoubleDash(args []string) (own, rest []string) {
+	for i, a := range args {
+		if a == "--" {
+			return args[:i], args[i+1:]
+		}
+	}
+	return args, nil
+}
+
+// stepOptions is one run as run and search start it.
+type stepOptions struct {
+	cfg      k6ext.Config
+	criteria sla.Criteria
+	listen   string
+	linger   time.Duration
+	k6Args   []string
+}
+
+// stepResult is what a finished run reports.
+type stepResult struct {
+	cfg     k6ext.Config
+	final   *snapshot.Snapshot
+	summary snapshot.Summary
+	verdict sla.Verdict
+	k6Code  int
+	err     error // the run failed (the verdict is then non-compliant)
+	linger  func()
+}
+
+// runStep connects, serves the snapshot API, runs k6 with the default script over the session and
+// judges the final snapshot. With a listener and a linger, the returned linger function keeps
+// serving until POST /v1/stop or the linger passes.
+func runStep(ctx context.Context, o stepOptions, stderr io.Writer) stepResult {
+	res := stepResult{cfg: o.cfg, linger: func() {}}
+	s, err := k6ext.NewSession(o.cfg)
+	if err != nil {
+		res.err = err
+		return res
+	}
+	defer s.Close()
+	stopServing := func() {}
+	if o.listen != "" {
+		ln, err := net.Listen("tcp", o.listen)
+		if err != nil {
+			res.err = fmt.Errorf("--listen %s: %w", o.listen, err)
+			return res
+		}
+		srv := &http.Server{Handler: snapshot.NewHandler(s.Control()), ReadHeaderTimeout: 10 * time.Second}
+		go srv.Serve(ln) //nolint:errcheck // returns on Shutdown
+		stopServing = func() {
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			_ = srv.Shutdown(sctx)
+		}
+		res.linger = func() {
+			defer stopServing()
+			if o.linger <= 0 {
+				return
+			}
+			t := time.NewTimer(o.linger)
+			defer t.Stop()
+			select {
+			case <-s.Stopped():
+			case <-t.C:
+			case <-ctx.Done():
+			}
+		}
+	}
+	if err := s.Connect(ctx); err != nil {
+		res.err = err
+		res.final, _ = s.Snapshot()
+		return res
+	}
+	cfg := s.Config()
+	fmt.Fprintf(stderr, "tpcc run: %s, warehouses %d-%d of %d active (%d loaded), %d terminals, %d connections, wait %s, ramp-up %v, duration %v\n",
+		cfg.Engine, cfg.From, cfg.To, cfg.ActiveWarehouses, cfg.Warehouses, 10*(cfg.To-cfg.From+1), cfg.Connections, cfg.Wait, cfg.RampUp, cfg.Duration)
+	maxDuration := cfg.RampUp + cfg.Duration + 10*time.Minute
+	if cfg.Paused {
+		maxDuration = 100 * 365 * 24 * time.Hour // released by POST /v1/start, whenever that comes
+	}
+	k6ext.Install(s)
+	defer k6ext.Install(nil)
+	args := append([]string{"run", "--quiet", "--address=", "--summary-mode=disabled", "--no-usage-report"}, o.k6Args...)
+	res.k6Code = k6ext.RunK6(ctx, k6ext.K6Invocation{Args: append(args, "-"), Stdin: bytes.NewReader(k6ext.DefaultScript),
+		Env: k6ext.OfflineEnv(map[string]string{"TPCC_MAX_DURATION": maxDuration.String()})})
+	if res.k6Code != 0 {
+		s.Fail(fmt.Errorf("k6 exited with code %d", res.k6Code))
+		res.err = fmt.Errorf("k6 exited with code %d", res.k6Code)
+	} else if s.Phase() != snapshot.PhaseDone {
+		s.Fail(errors.New("the terminals did not run to the end (interrupted)"))
+		res.err = errors.New("interrupted before the end of the measured interval")
+	}
+	res.final, err = s.Snapshot()
+	if err != nil {
+		res.err = errors.Join(res.err, err)
+		return res
+	}
+	if msg, n := s.LastError(); n > 0 {
+		fmt.Fprintf(stderr, "tpcc run: %d transaction errors, the last: %s\n", n, msg)
+	}
+	res.summary, res.verdict, err = judge(res.final, o.criteria)
+	if err != nil {
+		res.err = errors.Join(res.err, err)
+	}
+	return res
+}
+
+// judge merges one process's snapshot (a merge of one) and applies the criteria. A process that
+// drives a shard of the step is judged on its own warehouses, as if they were the whole step:
+// efficiency against its own range, no "pods missing"; the step's verdict is the operator's,
+// on the merge of every shard.
+func judge(s *snapshot.Snapshot, c sla.Criteria) (snapshot.Summary, sla.Verdict, error) {
+	own := *s
+	if id := own.Identity; id.WarehouseFrom != 1 || id.WarehouseTo != id.ActiveWarehouses {
+		n := id.WarehouseTo - id.WarehouseFrom + 1
+		own.Identity.WarehouseFrom, own.Identity.WarehouseTo, own.Identity.ActiveWarehouses = 1, n, n
+	}
+	m, err := snapshot.Merge([]*snapshot.Snapshot{&own})
+	if err != nil {
+		return snapshot.Summary{}, sla.Verdict{}, err
+	}
+	v, err := sla.Judge(m, c)
+	if err != nil {
+		return snapshot.Summary{}, sla.Verdict{}, err
+	}
+	return m.Summarize(), v, nil
+}
+
+// summaryDocument is the --summary-json file.
+type summaryDocument struct {
+	Summary    snapshot.Summary   `json:"summary"`
+	Verdict    sla.Verdict        `json:"verdict"`
+	Snapshot   *snapshot.Snapshot `json:"snapshot"`
+	K6ExitCode int                `json:"k6ExitCode"`
+	Error      string             `json:"error,omitempty"`
+}
+
+func writeSummaryJSON(path string, res stepResult) error {
+	doc := summaryDocument{Summary: res.summary, Verdict: res.verdict, Snapshot: res.final, K6ExitCode: res.k6Code}
+	if res.err != nil {
+		doc.Error = snapshot.RedactCredentials(res.err.Error())
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}

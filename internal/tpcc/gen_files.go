@@ -1,0 +1,123 @@
+package tpcc
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// CopyFiles describes the files WriteCopyFiles produced, for a load from files (the ceiling the
+// benchmark compares the streamed load against).
+type CopyFiles struct {
+	Dir        string
+	SchemaSQL  string   // CREATE TABLE statements (PostgreSQL)
+	ItemFile   string   // item.copy
+	Warehouses []string // per warehouse: a SQL script of its COPY … FROM '<file>' statements in one transaction
+	FinishSQL  string   // late primary keys, secondary indexes, ANALYZE
+}
+
+// WriteCopyFiles writes the generated rows of warehouses from..to (and the item table) as COPY
+// text files under dir, with SQL scripts that load them server-side (COPY … FROM '<file>' needs
+// the files readable by the server). The data equals what Load writes for the same seed and time.
+func WriteCopyFiles(ctx context.Context, dir string, seed uint64, now time.Time, from, to, threads int) (CopyFiles, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return CopyFiles{}, err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return CopyFiles{}, err
+	}
+	gen := &Generator{Seed: seed, Constants: ConstantsForSeed(seed), Now: now}
+	out := CopyFiles{Dir: abs, SchemaSQL: filepath.Join(abs, "schema.sql"), ItemFile: filepath.Join(abs, "item.copy"),
+		FinishSQL: filepath.Join(abs, "finish.sql")}
+	if err := os.WriteFile(out.SchemaSQL, []byte(strings.Join(CreateTableDDL(Postgres), ";\n")+";\n"), 0o644); err != nil {
+		return CopyFiles{}, err
+	}
+	var finish []string
+	for _, pk := range PrimaryKeyDDL(Postgres) {
+		finish = append(finish, pk.SQL)
+	}
+	finish = append(append(finish, SecondaryIndexDDL(Postgres)...), "ANALYZE")
+	if err := os.WriteFile(out.FinishSQL, []byte(strings.Join(finish, ";\n")+";\n"), 0o644); err != nil {
+		return CopyFiles{}, err
+	}
+	if err := writeCopyFile(out.ItemFile, gen, ItemTable, 0); err != nil {
+		return CopyFiles{}, err
+	}
+	out.Warehouses = make([]string, to-from+1)
+	work := make(chan int)
+	errs := make(chan error, threads)
+	var wg sync.WaitGroup
+	for i := 0; i < threads; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for w := range work {
+				script, err := writeWarehouseFiles(abs, gen, w)
+				if err != nil {
+					errs <- err
+					return
+				}
+				out.Warehouses[w-from] = script
+			}
+		}()
+	}
+	for w := from; w <= to && ctx.Err() == nil; w++ {
+		select {
+		case work <- w:
+		case err := <-errs:
+			close(work)
+			wg.Wait()
+			return CopyFiles{}, err
+		}
+	}
+	close(work)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return CopyFiles{}, err
+	default:
+	}
+	return out, ctx.Err()
+}
+
+func writeWarehouseFiles(dir string, gen *Generator, w int) (string, error) {
+	var script strings.Builder
+	script.WriteString("BEGIN;\n")
+	for _, t := range WarehouseTables {
+		f := filepath.Join(dir, fmt.Sprintf("w%06d.%s.copy", w, t.Name))
+		if err := writeCopyFile(f, gen, t, w); err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&script, "COPY %s (%s) FROM '%s';\n", t.Name, strings.Join(t.ColumnNames(), ", "), f)
+	}
+	script.WriteString("COMMIT;\n")
+	path := filepath.Join(dir, fmt.Sprintf("w%06d.sql", w))
+	return path, os.WriteFile(path, []byte(script.String()), 0o644)
+}
+
+func writeCopyFile(path string, gen *Generator, t Table, w int) error {
+	src, err := gen.Source(t, w)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	if _, err := bw.ReadFrom(NewCopyReader(src, gen.Now)); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

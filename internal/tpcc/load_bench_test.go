@@ -1,0 +1,101 @@
+package tpcc
+
+import (
+	"context"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// binarySource feeds generated rows to pgx.CopyFrom (binary COPY), converting each value to the
+// Go type pgx encodes: the alternative to the text stream Load uses.
+type binarySource struct {
+	src  RowSource
+	t    Table
+	row  []Value
+	vals []any
+	now  time.Time
+}
+
+func (s *binarySource) Next() bool { return s.src.Next(s.row) }
+func (s *binarySource) Err() error { return nil }
+func (s *binarySource) Values() ([]any, error) {
+	for i, v := range s.row {
+		switch v.Kind {
+		case ValueInt:
+			s.vals[i] = int32(v.Int)
+		case ValueDecimal:
+			s.vals[i] = pgtype.Numeric{Int: big.NewInt(v.Int), Exp: int32(-s.t.Columns[i].Type.Scale), Valid: true}
+		case ValueText:
+			s.vals[i] = string(v.Text)
+		case ValueTimestamp:
+			s.vals[i] = s.now
+		case ValueNull:
+			s.vals[i] = nil
+		}
+	}
+	return s.vals, nil
+}
+
+// BenchmarkCopyWarehouse loads one warehouse per iteration (all eight tables, one transaction, no
+// keys), through text COPY streamed by pgconn (what Load does) and through pgx's binary CopyFrom.
+// Run: TPCC_PG_URL=$(hack/pg-sync.sh url) go test -run XXX -bench CopyWarehouse -benchtime 5x ./internal/tpcc
+func BenchmarkCopyWarehouse(b *testing.B) {
+	url := pgtestDatabase(b)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, s := range CreateTableDDL(Postgres) {
+		if _, err := conn.Exec(ctx, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+	gen := &Generator{Seed: 1, Constants: ConstantsForSeed(1), Now: testNow}
+	truncate := func() {
+		names := make([]string, len(WarehouseTables))
+		for i, t := range WarehouseTables {
+			names[i] = t.Name
+		}
+		if _, err := conn.Exec(ctx, "TRUNCATE "+strings.Join(names, ", ")); err != nil {
+			b.Fatal(err)
+		}
+	}
+	load := map[string]func(tx pgx.Tx, t Table) error{
+		"text-pgconn": func(tx pgx.Tx, t Table) error {
+			_, err := tx.Conn().PgConn().CopyFrom(ctx, NewCopyReader(mustSource(gen, t, 1), gen.Now), CopyStatement(t))
+			return err
+		},
+		"binary-pgx": func(tx pgx.Tx, t Table) error {
+			src := &binarySource{src: mustSource(gen, t, 1), t: t, row: make([]Value, len(t.Columns)), vals: make([]any, len(t.Columns)), now: gen.Now}
+			_, err := tx.CopyFrom(ctx, pgx.Identifier{t.Name}, t.ColumnNames(), src)
+			return err
+		},
+	}
+	for _, name := range []string{"text-pgconn", "binary-pgx"} {
+		b.Run(name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				truncate()
+				b.StartTimer()
+				err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+					for _, t := range WarehouseTables {
+						if err := load[name](tx, t); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

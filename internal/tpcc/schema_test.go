@@ -1,0 +1,119 @@
+package tpcc
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+func TestDDLPerDialect(t *testing.T) {
+	cases := []struct {
+		dialect Dialect
+		want    []string
+		notWant []string
+	}{
+		{Postgres, []string{
+			"CREATE TABLE IF NOT EXISTS warehouse (\n  w_id integer NOT NULL",
+			"w_ytd numeric(12,2) NOT NULL", "c_discount numeric(4,4) NOT NULL", "o_carrier_id integer,",
+			"ol_delivery_d timestamp,", "h_amount numeric(6,2) NOT NULL", "s_dist_10 char(24) NOT NULL",
+			"CREATE TABLE IF NOT EXISTS tpcc_meta", "CREATE TABLE IF NOT EXISTS tpcc_warehouse_load",
+		}, []string{"PRIMARY KEY (w_id)", "rowid", "h_pk"}},
+		{Cockroach, []string{
+			"w_id INT4 NOT NULL", "PRIMARY KEY (w_id)", "PRIMARY KEY (ol_w_id, ol_d_id, ol_o_id, ol_number)",
+			"rowid UUID NOT NULL DEFAULT gen_random_uuid()", "PRIMARY KEY (h_w_id, rowid)", "c_balance numeric(12,2) NOT NULL",
+		}, []string{"h_pk", "Int32"}},
+		{YDB, []string{
+			"CREATE TABLE IF NOT EXISTS `warehouse` (\n  w_id Int32 NOT NULL", "w_ytd Decimal(22,9)", "c_last Utf8",
+			"o_entry_d Timestamp", "PRIMARY KEY (s_w_id, s_i_id)", "h_pk Uint64 NOT NULL", "PRIMARY KEY (h_w_id, h_pk)",
+			"AUTO_PARTITIONING_BY_LOAD = ENABLED",
+		}, []string{"numeric", "varchar", "rowid", "w_ytd Decimal(22,9) NOT NULL"}},
+	}
+	for _, tc := range cases {
+		ddl := strings.Join(CreateTableDDL(tc.dialect), ";\n")
+		for _, w := range tc.want {
+			if !strings.Contains(ddl, w) {
+				t.Errorf("%s DDL lacks %q", tc.dialect, w)
+			}
+		}
+		for _, w := range tc.notWant {
+			if strings.Contains(ddl, w) {
+				t.Errorf("%s DDL contains %q", tc.dialect, w)
+			}
+		}
+		if got := strings.Count(ddl, "CREATE TABLE"); got != 11 {
+			t.Errorf("%s: %d tables, want 9 + 2 meta", tc.dialect, got)
+		}
+	}
+}
+
+func TestLateKeysAndIndexes(t *testing.T) {
+	pks := PrimaryKeyDDL(Postgres)
+	if len(pks) != 8 {
+		t.Fatalf("%d late primary keys for postgres, want 8 (every table but history)", len(pks))
+	}
+	if pks[0].SQL != "ALTER TABLE warehouse ADD CONSTRAINT warehouse_pkey PRIMARY KEY (w_id)" {
+		t.Errorf("first key: %s", pks[0].SQL)
+	}
+	if len(PrimaryKeyDDL(Cockroach)) != 0 || len(PrimaryKeyDDL(YDB)) != 0 {
+		t.Error("cockroach/ydb keys must come with CREATE TABLE")
+	}
+	want := map[Dialect]string{
+		Postgres:  "CREATE INDEX IF NOT EXISTS customer_name_idx ON customer (c_w_id, c_d_id, c_last, c_first)",
+		Cockroach: "CREATE INDEX IF NOT EXISTS customer_name_idx ON customer (c_w_id, c_d_id, c_last, c_first)",
+		YDB:       "ALTER TABLE `customer` ADD INDEX `customer_name_idx` GLOBAL ON (c_w_id, c_d_id, c_last, c_first)",
+	}
+	for d, w := range want {
+		ix := SecondaryIndexDDL(d)
+		if len(ix) != 2 || ix[0] != w || !strings.Contains(ix[1], "orders_customer_idx") || !strings.Contains(ix[1], "o_w_id, o_d_id, o_c_id, o_id") {
+			t.Errorf("%s indexes %q", d, ix)
+		}
+	}
+}
+
+func TestParseDialect(t *testing.T) {
+	for in, want := range map[string]Dialect{"postgres": Postgres, "Cockroach": Cockroach, "YDB": YDB} {
+		if got, err := ParseDialect(in); err != nil || got != want {
+			t.Errorf("ParseDialect(%q) = %v, %v", in, got, err)
+		}
+	}
+	if _, err := ParseDialect("mysql"); err == nil || !strings.Contains(err.Error(), "postgres, cockroach, ydb") {
+		t.Errorf("ParseDialect(mysql): %v", err)
+	}
+}
+
+// The PostgreSQL DDL runs (twice: idempotent), and the late keys and indexes build on it.
+func TestPostgresDDLExecutes(t *testing.T) {
+	c := connect(t, pgtestDatabase(t))
+	ctx := context.Background()
+	for round := 0; round < 2; round++ {
+		for _, s := range CreateTableDDL(Postgres) {
+			if _, err := c.Exec(ctx, s); err != nil {
+				t.Fatalf("round %d: %v\n%s", round, err, s)
+			}
+		}
+	}
+	for _, pk := range PrimaryKeyDDL(Postgres) {
+		if _, err := c.Exec(ctx, pk.SQL); err != nil {
+			t.Fatalf("%v\n%s", err, pk.SQL)
+		}
+	}
+	for _, s := range SecondaryIndexDDL(Postgres) {
+		if _, err := c.Exec(ctx, s); err != nil {
+			t.Fatalf("%v\n%s", err, s)
+		}
+	}
+	for _, s := range DropTableDDL(Postgres) {
+		if _, err := c.Exec(ctx, s); err != nil {
+			t.Fatalf("%v\n%s", err, s)
+		}
+	}
+}
+
+func TestFormatRanges(t *testing.T) {
+	cases := map[string][]int{"": nil, "4": {4}, "1-3,7,9-10": {9, 1, 2, 3, 7, 10}}
+	for want, in := range cases {
+		if got := FormatRanges(in); got != want {
+			t.Errorf("FormatRanges(%v) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,246 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+)
+
+// TerminalsConfig describes the terminals of one process: 10 per home warehouse From..To.
+type TerminalsConfig struct {
+	Executor         Executor
+	Constants        Constants
+	ActiveWarehouses int // remote warehouses are drawn from 1..ActiveWarehouses
+	From, To         int // home warehouses of this process, inclusive
+	Wait             WaitMode
+	RampUp           time.Duration // terminals start spread evenly over it; nothing is measured
+	Duration         time.Duration // the measured interval
+	Seed             uint64        // terminal t draws from stream (Seed, t); equal seeds replay equal inputs
+	Recorder         *Recorder
+}
+
+// Validate names the first field out of range.
+func (c *TerminalsConfig) Validate() error {
+	switch {
+	case c.Executor == nil:
+		return errors.New("terminals: no executor")
+	case c.Recorder == nil:
+		return errors.New("terminals: no recorder")
+	case c.ActiveWarehouses < 1:
+		return fmt.Errorf("--active-warehouses must be >= 1, got %d", c.ActiveWarehouses)
+	case c.From < 1 || c.To < c.From || c.To > c.ActiveWarehouses:
+		return fmt.Errorf("warehouse range %d-%d is not inside the active warehouses 1-%d", c.From, c.To, c.ActiveWarehouses)
+	case c.Wait != snapshot.WaitSpec && c.Wait != snapshot.WaitNone:
+		return fmt.Errorf("--wait %q: want spec or none", c.Wait)
+	case c.RampUp < 0:
+		return fmt.Errorf("--ramp-up must be >= 0, got %v", c.RampUp)
+	case c.Duration <= 0:
+		return fmt.Errorf("--duration must be > 0, got %v", c.Duration)
+	}
+	return c.Constants.Validate()
+}
+
+// TerminalCount is the number of terminals of the range: 10 per warehouse (Clause 4.1).
+func (c *TerminalsConfig) TerminalCount() int { return DistrictsPerWarehouse * (c.To - c.From + 1) }
+
+// Terminals runs the emulated terminals of one process as goroutines: each has a fixed home
+// warehouse and, for Stock-Level, a fixed district; it draws its transactions from its own
+// shuffled deck, and with spec waits keys, transacts and thinks in a loop (Clause 5.2.5).
+type Terminals struct {
+	cfg   TerminalsConfig
+	phase atomic.Value // snapshot.Phase
+	stop  chan struct{}
+	once  sync.Once
+
+	errorCount atomic.Int64
+	lastError  atomic.Value // string
+}
+
+// NewTerminals validates cfg and returns terminals ready to Run.
+func NewTerminals(cfg TerminalsConfig) (*Terminals, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	t := &Terminals{cfg: cfg, stop: make(chan struct{})}
+	t.phase.Store(snapshot.PhasePaused)
+	return t, nil
+}
+
+// Phase is where the run is: paused before Run, then rampup, measuring, stopping, done.
+func (t *Terminals) Phase() snapshot.Phase { return t.phase.Load().(snapshot.Phase) }
+
+// Stop ends the run early: the measured interval closes now. It is idempotent.
+func (t *Terminals) Stop() { t.once.Do(func() { close(t.stop) }) }
+
+// LastError returns the most recent transaction error (credentials redacted) and the count of
+// errors so far, measured or not.
+func (t *Terminals) LastError() (string, int64) {
+	s, _ := t.lastError.Load().(string)
+	return s, t.errorCount.Load()
+}
+
+// Run starts the terminals evenly over the ramp-up, measures Duration, then stops them and
+// waits for every one to return. It returns when the run is over: at the end of the interval,
+// on Stop, or when ctx is cancelled (which also closes the interval).
+func (t *Terminals) Run(ctx context.Context) {
+	cfg := &t.cfg
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	n := cfg.TerminalCount()
+	begin := time.Now()
+	t.phase.Store(snapshot.PhaseRampUp)
+
+	var wg sync.WaitGroup
+	wg.Add(n)
+	for i := range n {
+		delay := time.Duration(0)
+		if n > 1 {
+			delay = time.Duration(int64(cfg.RampUp) * int64(i) / int64(n))
+		}
+		go func() {
+			defer wg.Done()
+			term := terminal{index: i, owner: t, warehouse: cfg.From + i/DistrictsPerWarehouse, district: i%DistrictsPerWarehouse + 1}
+			term.run(ctx, delay)
+		}()
+	}
+
+	measureAt := time.NewTimer(time.Until(begin.Add(cfg.RampUp)))
+	defer measureAt.Stop()
+	select {
+	case <-measureAt.C:
+		cfg.Recorder.BeginMeasurement(time.Now())
+		t.phase.Store(snapshot.PhaseMeasuring)
+		endAt := time.NewTimer(cfg.Duration)
+		select {
+		case <-endAt.C:
+		case <-t.stop:
+		case <-ctx.Done():
+		}
+		endAt.Stop()
+	case <-t.stop:
+	case <-ctx.Done():
+	}
+	cfg.Recorder.EndMeasurement(time.Now())
+	t.phase.Store(snapshot.PhaseStopping)
+	cancel()
+	wg.Wait()
+	t.phase.Store(snapshot.PhaseDone)
+}
+
+// errorPause keeps a no-wait terminal from spinning on a database that fails every request at
+// once (e.g. while it is down): the errors are counted either way.
+const errorPause = 10 * time.Millisecond
+
+// terminal is one emulated terminal. Everything it needs beyond these few words (its random
+// stream, input generator, deck and timer) is allocated when it starts, not before.
+type terminal struct {
+	index     int // within the process: the recorder stripe
+	owner     *Terminals
+	warehouse int
+	district  int
+}
+
+func (term *terminal) run(ctx context.Context, delay time.Duration) {
+	timer := time.NewTimer(delay)
+	defer timer.Stop()
+	if !sleepOn(ctx, timer, -1) {
+		return
+	}
+	cfg := &term.owner.cfg
+	// A stream per terminal of the whole step (warehouse, district), so pods never share one.
+	rng := NewRand(cfg.Seed, uint64((term.warehouse-1)*DistrictsPerWarehouse+term.district))
+	gen, err := NewInputGenerator(rng, cfg.Constants, TerminalConfig{
+		HomeWarehouseID: term.warehouse, HomeDistrictID: term.district, ActiveWarehouses: cfg.ActiveWarehouses,
+	})
+	if err != nil { // validated with the config: cannot happen
+		term.owner.noteError(err)
+		return
+	}
+	var deck Deck
+	spec := cfg.Wait == snapshot.WaitSpec
+	for ctx.Err() == nil {
+		card := deck.Draw(rng)
+		if spec && !sleepOn(ctx, timer, KeyingTime[card]) {
+			return
+		}
+		o := term.execute(ctx, gen, card)
+		cfg.Recorder.Record(term.index, &o)
+		switch {
+		case spec:
+			// The think time follows every transaction, failed or rolled back alike (Clause 5.2.5.4).
+			if !sleepOn(ctx, timer, ThinkTime(rng, MeanThinkTime[card])) {
+				return
+			}
+		case o.Failed:
+			if !sleepOn(ctx, timer, errorPause) {
+				return
+			}
+		}
+	}
+}
+
+// sleepOn waits d on timer (d < 0: the timer is already armed) and reports false if ctx ended first.
+func sleepOn(ctx context.Context, timer *time.Timer, d time.Duration) bool {
+	if d >= 0 {
+		timer.Reset(d)
+	}
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// execute runs one transaction; its response time runs from the end of keying (now) to the
+// executor's return, which includes any wait for a pooled connection (Clause 5.3).
+func (term *terminal) execute(ctx context.Context, gen *InputGenerator, card txType) Outcome {
+	ex := term.owner.cfg.Executor
+	o := Outcome{Type: card, Start: time.Now()}
+	var err error
+	switch card {
+	case txNewOrder:
+		in := gen.NewOrder()
+		var res NewOrderResult
+		res, err = ex.NewOrder(ctx, &in)
+		o.Lines, o.RemoteLines, o.RolledBack, o.Retries = len(in.Lines), in.RemoteLines(), res.RolledBack, res.Retries
+	case txPayment:
+		in := gen.Payment()
+		var res PaymentResult
+		res, err = ex.Payment(ctx, &in)
+		o.RemotePayment, o.ByLastName, o.Retries = in.RemoteCustomer(), in.Customer.ByLastName, res.Retries
+	case txOrderStatus:
+		in := gen.OrderStatus()
+		var res OrderStatusResult
+		res, err = ex.OrderStatus(ctx, &in)
+		o.ByLastName, o.Retries = in.Customer.ByLastName, res.Retries
+	case txDelivery:
+		in := gen.Delivery()
+		var res DeliveryResult
+		res, err = ex.Delivery(ctx, &in)
+		o.Delivered, o.Skipped, o.Retries = res.Delivered, res.Skipped, res.Retries
+	case txStockLevel:
+		in := gen.StockLevel()
+		var res StockLevelResult
+		res, err = ex.StockLevel(ctx, &in)
+		o.Retries = res.Retries
+	}
+	o.End = time.Now()
+	if err != nil {
+		o.Failed = true
+		if ctx.Err() == nil {
+			term.owner.noteError(fmt.Errorf("%s: %w", card.Transaction(), err))
+		}
+	}
+	return o
+}
+
+func (t *Terminals) noteError(err error) {
+	t.errorCount.Add(1)
+	t.lastError.Store(snapshot.RedactCredentials(err.Error()))
+}
