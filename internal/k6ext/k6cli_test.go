@@ -1,0 +1,71 @@
+package k6ext
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+)
+
+// instantExecutor completes every transaction at once without a database.
+type instantExecutor struct{}
+
+func (instantExecutor) NewOrder(ctx context.Context, in *tpcc.NewOrderInput) (tpcc.NewOrderResult, error) {
+	return tpcc.NewOrderResult{RolledBack: in.Lines[len(in.Lines)-1].ItemID == tpcc.UnusedItemID}, ctx.Err()
+}
+func (instantExecutor) Payment(ctx context.Context, _ *tpcc.PaymentInput) (tpcc.PaymentResult, error) {
+	return tpcc.PaymentResult{}, ctx.Err()
+}
+func (instantExecutor) OrderStatus(ctx context.Context, _ *tpcc.OrderStatusInput) (tpcc.OrderStatusResult, error) {
+	return tpcc.OrderStatusResult{}, ctx.Err()
+}
+func (instantExecutor) Delivery(ctx context.Context, _ *tpcc.DeliveryInput) (tpcc.DeliveryResult, error) {
+	return tpcc.DeliveryResult{Delivered: 10}, ctx.Err()
+}
+func (instantExecutor) StockLevel(ctx context.Context, _ *tpcc.StockLevelInput) (tpcc.StockLevelResult, error) {
+	return tpcc.StockLevelResult{}, ctx.Err()
+}
+func (instantExecutor) Close() {}
+
+var k6TestConstants = tpcc.Constants{CLoad: 157, CRun: 223, CID: 259, OLIID: 7911}
+
+func TestK6InProcess(t *testing.T) {
+	s, err := NewSession(Config{Engine: tpcc.Postgres, URL: "postgres://unused", Warehouses: 2, ActiveWarehouses: 2,
+		From: 1, To: 2, Wait: snapshot.WaitNone, RampUp: 100 * time.Millisecond, Duration: time.Second, Pod: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.UseExecutor(instantExecutor{}, k6TestConstants); err != nil {
+		t.Fatal(err)
+	}
+	Install(s)
+	defer Install(nil)
+	code := RunK6(context.Background(), K6Invocation{
+		Args: []string{"run", "--quiet", "--address=", "--summary-mode=disabled", "-"}, Env: OfflineEnv(nil),
+		Stdin: bytes.NewReader(DefaultScript)})
+	if code != 0 {
+		t.Fatalf("k6 exit code %d, want 0", code)
+	}
+	snap, err := s.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Phase != snapshot.PhaseDone || snap.Transactions[snapshot.NewOrder].Commits == 0 {
+		t.Fatalf("after k6: phase %s, new-order commits %d; want done and some", snap.Phase, snap.Transactions[snapshot.NewOrder].Commits)
+	}
+	if d := snap.Times.MeasuredSeconds; d < 0.95 || d > 1.2 {
+		t.Fatalf("measured %.2fs, want 1s", d)
+	}
+
+	// A second k6 in the same process, with a failing threshold, returns its code instead of exiting.
+	code = RunK6(context.Background(), K6Invocation{Args: []string{"run", "--quiet", "--address=", "--summary-mode=disabled", "-"},
+		Env:   OfflineEnv(nil),
+		Stdin: strings.NewReader("export const options = {iterations: 1, thresholds: {iterations: ['count>5']}}\nexport default function () {}")})
+	if code != 99 {
+		t.Fatalf("k6 exit code %d for a crossed threshold, want 99", code)
+	}
+}
