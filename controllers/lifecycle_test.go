@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
@@ -272,8 +273,20 @@ func TestRunFindsTheCapacityBoundary(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, 10*time.Second, func() error {
-		if n := testutil.CollectAndCount(runSteps); n != 0 {
-			return fmt.Errorf("%d runSteps series remain after the run was deleted", n)
+		families, err := ctrlmetrics.Registry.Gather()
+		if err != nil {
+			return err
+		}
+		for _, family := range families {
+			for _, m := range family.GetMetric() {
+				labels := map[string]string{}
+				for _, l := range m.GetLabel() {
+					labels[l.GetName()] = l.GetValue()
+				}
+				if strings.HasPrefix(family.GetName(), "tpcc_run_") && labels["namespace"] == ns && labels["run"] == "pg" {
+					return fmt.Errorf("%s%v remains after the run was deleted", family.GetName(), labels)
+				}
+			}
 		}
 		return nil
 	})

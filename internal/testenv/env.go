@@ -3,6 +3,7 @@ package testenv
 import (
 	"errors"
 	"fmt"
+	"go.uber.org/zap/zapcore"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,8 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	cnpgv1 "github.com/cloudnative-pg/api/pkg/api/v1"
 
@@ -96,6 +99,7 @@ func stderrOf(err error) string {
 // Main is a TestMain for packages whose tests need the API server: it starts it, hands the
 // environment and a direct (uncached) client to use, runs the tests, stops it and exits.
 func Main(m *testing.M, use func(env *Env, c client.Client)) {
+	ctrllog.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.ErrorLevel)))
 	env, err := Start()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
