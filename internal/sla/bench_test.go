@@ -11,37 +11,13 @@ import (
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot/snapshottest"
 )
 
-var (
-	podsOnce sync.Once
-	podsJSON [][]byte
-	podsErr  error
-)
-
-// hundredPods is 100 pods' final snapshots as served over HTTP: five
-// histograms of 1M log-normal response times each per pod.
+// hundredPods is snapshottest.HundredPods for a benchmark.
 func hundredPods(tb testing.TB) [][]byte {
-	podsOnce.Do(func() {
-		snaps, err := snapshottest.Step{
-			Pods: 100, WarehousesPerPod: 10, Measured: 10 * time.Minute, Start: time.Unix(1_800_000_000, 0),
-			SamplesPerHistogram: 1_000_000, DistinctDraws: 100_000, Seed: 1,
-		}.Build()
-		if err != nil {
-			podsErr = err
-			return
-		}
-		for _, s := range snaps {
-			data, err := snapshot.Marshal(s)
-			if err != nil {
-				podsErr = err
-				return
-			}
-			podsJSON = append(podsJSON, data)
-		}
-	})
-	if podsErr != nil {
-		tb.Fatal(podsErr)
+	docs, err := snapshottest.HundredPods()
+	if err != nil {
+		tb.Fatal(err)
 	}
-	return podsJSON
+	return docs
 }
 
 // BenchmarkDecodeMergeVerdict100Pods times the operator's work at the end of

@@ -1,45 +1,19 @@
 package snapshot_test
 
 import (
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot/snapshottest"
 )
 
-var (
-	hundredPodsOnce sync.Once
-	hundredPodsJSON [][]byte
-	hundredPodsErr  error
-)
-
-// hundredPods is 100 pods' final snapshots as served over HTTP: five
-// histograms of 1M response times each per pod, log-normal latencies.
+// hundredPods is snapshottest.HundredPods for a benchmark.
 func hundredPods(tb testing.TB) [][]byte {
-	hundredPodsOnce.Do(func() {
-		snaps, err := snapshottest.Step{
-			Pods: 100, WarehousesPerPod: 10, Measured: 10 * time.Minute, Start: time.Unix(1_800_000_000, 0),
-			SamplesPerHistogram: 1_000_000, DistinctDraws: 100_000, Seed: 1,
-		}.Build()
-		if err != nil {
-			hundredPodsErr = err
-			return
-		}
-		for _, s := range snaps {
-			data, err := snapshot.Marshal(s)
-			if err != nil {
-				hundredPodsErr = err
-				return
-			}
-			hundredPodsJSON = append(hundredPodsJSON, data)
-		}
-	})
-	if hundredPodsErr != nil {
-		tb.Fatal(hundredPodsErr)
+	docs, err := snapshottest.HundredPods()
+	if err != nil {
+		tb.Fatal(err)
 	}
-	return hundredPodsJSON
+	return docs
 }
 
 // BenchmarkParseMergeSummarize100Pods times what the operator does with a

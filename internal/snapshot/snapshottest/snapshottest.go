@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
@@ -114,4 +115,35 @@ func nominalAudit(n int64) snapshot.Audit {
 	a.OrderStatusByLastName = n * 60 / 100
 	a.DeliveredDistricts = 10 * n
 	return a
+}
+
+var (
+	hundredPodsOnce sync.Once
+	hundredPodsJSON [][]byte
+	hundredPodsErr  error
+)
+
+// HundredPods is 100 pods' final snapshots as served over HTTP: five histograms of 1M log-normal
+// response times each per pod. It is built once per process; the benchmarks of merging and
+// judging share it.
+func HundredPods() ([][]byte, error) {
+	hundredPodsOnce.Do(func() {
+		snaps, err := Step{
+			Pods: 100, WarehousesPerPod: 10, Measured: 10 * time.Minute, Start: time.Unix(1_800_000_000, 0),
+			SamplesPerHistogram: 1_000_000, DistinctDraws: 100_000, Seed: 1,
+		}.Build()
+		if err != nil {
+			hundredPodsErr = err
+			return
+		}
+		for _, s := range snaps {
+			data, err := snapshot.Marshal(s)
+			if err != nil {
+				hundredPodsErr = err
+				return
+			}
+			hundredPodsJSON = append(hundredPodsJSON, data)
+		}
+	})
+	return hundredPodsJSON, hundredPodsErr
 }
