@@ -65,6 +65,8 @@ func Start() (*Env, error) {
 	}
 	cfg, err := env.Start()
 	if err != nil {
+		// Start may fail after kube-apiserver and etcd are up (e.g. installing a CRD): stop them.
+		_ = env.Stop()
 		return nil, fmt.Errorf("starting envtest: %w", err)
 	}
 	return &Env{Environment: env, Config: cfg, Scheme: scheme, RepoRoot: root}, nil
