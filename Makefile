@@ -10,7 +10,7 @@ GO_TEST_FLAGS ?= -count=1 -timeout 40m
 
 .PHONY: help
 help: ## List the targets.
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-13s %s\n", $$1, $$2}'
 
 .PHONY: build
 build: ## Build the manager and the tpcc client into bin/.
@@ -25,6 +25,7 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy code.
 manifests: $(CONTROLLER_GEN) ## Generate the CRD and the manager's RBAC role from markers.
 	$(CONTROLLER_GEN) crd:allowDangerousTypes=true paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=manager-role paths=./controllers/... output:rbac:artifacts:config=config/rbac
+	cp config/crd/bases/bench.oltp.io_benchmarkruns.yaml charts/tpcc-operator/files/
 
 .PHONY: verify
 verify: $(CONTROLLER_GEN) ## Fail when generated files are stale, code is unformatted or vet complains.
@@ -41,3 +42,23 @@ envtest: ## Print the folder of envtest's kube-apiserver and etcd (built from so
 $(CONTROLLER_GEN):
 	GOBIN=$(BIN) go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_TOOLS_VERSION)
 	mv $(BIN)/controller-gen $@
+
+.PHONY: images
+images: ## Build every image offline (cluster add-ons, CloudNativePG, PostgreSQL, manager, client) with hack/mkimg.
+	hack/images.sh
+
+.PHONY: cluster-up
+cluster-up: ## Bring up the local single-node Kubernetes (root; prints its kubeconfig).
+	hack/cluster/up.sh
+
+.PHONY: cluster-down
+cluster-down: ## Stop the local cluster and restore the machine as it was.
+	hack/cluster/down.sh
+
+.PHONY: demo
+demo: ## Run config/samples/demo.yaml end to end (current cluster, or the local one) and print its result.
+	hack/demo.sh
+
+.PHONY: e2e
+e2e: ## The e2e suite on a real cluster (current one, or a local one brought up and removed).
+	hack/e2e.sh

@@ -18,6 +18,7 @@ stale=0
 diff -u api/v1alpha1/zz_generated.deepcopy.go "$scratch/object/zz_generated.deepcopy.go" || stale=1
 diff -ru config/crd/bases "$scratch/crd" || stale=1
 diff -u config/rbac/role.yaml "$scratch/rbac/role.yaml" || stale=1
+diff -u "$scratch/crd/bench.oltp.io_benchmarkruns.yaml" charts/tpcc-operator/files/bench.oltp.io_benchmarkruns.yaml || stale=1
 if [ $stale -ne 0 ]; then
   echo "verify: generated files are stale; run 'make generate manifests' and commit the result" >&2
   exit 1
@@ -32,6 +33,7 @@ if [ -n "$unformatted" ]; then
 fi
 
 go vet ./...
+go vet -tags e2e ./e2e/
 
 forbidden=$(go list -deps ./cmd/manager | grep -E '^(github.com/jackc/pgx|github.com/ydb-platform/ydb-go-sdk|go.k6.io/k6)' || true)
 if [ -n "$forbidden" ]; then

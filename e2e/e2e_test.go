@@ -1,0 +1,240 @@
+//go:build e2e
+
+// Package e2e runs BenchmarkRuns on a real cluster (KUBECONFIG): CloudNativePG and the operator,
+// installed through its Helm chart by hack/cluster/install.sh, real PostgreSQL pods, real client
+// pods. `make e2e` (hack/e2e.sh) brings up the local cluster when none answers.
+//
+//	KUBECONFIG=... go test -tags e2e -timeout 60m -v ./e2e/
+//
+// env: E2E_SKIP_INSTALL=1 (the operator is installed already), KUBECTL (default: hack/k8s-bins.sh),
+// E2E_OPERATOR_NAMESPACE (tpcc-operator-system).
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	cnpgv1 "github.com/cloudnative-pg/api/pkg/api/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/rand"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+)
+
+var (
+	k8s               client.Client
+	kubectl           string
+	repoRoot, _       = filepath.Abs("..")
+	operatorNamespace = envOr("E2E_OPERATOR_NAMESPACE", "tpcc-operator-system")
+)
+
+func envOr(key, fallback string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return fallback
+}
+
+func TestMain(m *testing.M) {
+	if err := setup(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e setup:", err)
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
+func setup() error {
+	if os.Getenv("KUBECONFIG") == "" {
+		return fmt.Errorf("KUBECONFIG is not set: the e2e suite runs against a real cluster (make e2e brings up a local one)")
+	}
+	kubectl = os.Getenv("KUBECTL")
+	if kubectl == "" {
+		out, err := exec.Command(filepath.Join(repoRoot, "hack/k8s-bins.sh"), "kubectl").Output()
+		if err != nil {
+			return fmt.Errorf("hack/k8s-bins.sh kubectl: %w", err)
+		}
+		kubectl = filepath.Join(strings.TrimSpace(string(out)), "kubectl")
+	}
+	if os.Getenv("E2E_SKIP_INSTALL") != "1" {
+		install := exec.Command(filepath.Join(repoRoot, "hack/cluster/install.sh"))
+		install.Env = append(os.Environ(), "KUBECTL="+kubectl)
+		install.Stdout, install.Stderr = os.Stderr, os.Stderr
+		if err := install.Run(); err != nil {
+			return fmt.Errorf("hack/cluster/install.sh: %w", err)
+		}
+	}
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, benchv1.AddToScheme, cnpgv1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			return err
+		}
+	}
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return err
+	}
+	k8s, err = client.New(cfg, client.Options{Scheme: scheme})
+	return err
+}
+
+// newNamespace creates a namespace for one test and deletes it afterwards.
+func newNamespace(t *testing.T, prefix string) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: prefix + "-" + rand.String(5)}}
+	if err := k8s.Create(context.Background(), ns); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			dumpNamespace(t, ns.Name)
+		}
+		_ = k8s.Delete(context.Background(), ns)
+	})
+	return ns.Name
+}
+
+// smallSyncRun is a PostgreSQL run of the reference configuration (3 instances, 2 synchronous
+// standbys, remote_apply) small enough for a 2-core machine: 2 warehouses, one short step.
+func smallSyncRun(namespace, name string) *benchv1.BenchmarkRun {
+	run := &benchv1.BenchmarkRun{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec: benchv1.BenchmarkRunSpec{
+			Database: benchv1.DatabaseSpec{
+				Engine: benchv1.EnginePostgreSQL,
+				Postgres: &benchv1.PostgresSpec{
+					Instances:           3,
+					SynchronousReplicas: ptr(int32(2)),
+					SynchronousCommit:   benchv1.SynchronousCommit("remote_apply"),
+					Parameters:          map[string]string{"shared_buffers": "64MB", "max_connections": "100"},
+				},
+				Teardown: benchv1.TeardownDelete,
+			},
+			Workload: benchv1.WorkloadSpec{
+				Warehouses: 2,
+				Duration:   &metav1.Duration{Duration: 60 * time.Second},
+				RampUp:     &metav1.Duration{Duration: 10 * time.Second},
+				Wait:       benchv1.WaitSpec,
+			},
+			Search: benchv1.SearchSpec{Mode: benchv1.SearchFixed},
+		},
+	}
+	run.Spec.Database.Postgres.Storage.Size = resource.MustParse("1Gi")
+	return run
+}
+
+// jobWatcher records every Job UID seen in a namespace, to prove no Job was ever created twice.
+type jobWatcher struct {
+	mu   sync.Mutex
+	uids map[string]map[string]bool // Job name -> UIDs
+}
+
+func watchJobs(ctx context.Context, t *testing.T, namespace string) *jobWatcher {
+	w := &jobWatcher{uids: map[string]map[string]bool{}}
+	go func() {
+		for ctx.Err() == nil {
+			var jobs batchv1.JobList
+			if err := k8s.List(ctx, &jobs, client.InNamespace(namespace)); err == nil {
+				w.mu.Lock()
+				for _, j := range jobs.Items {
+					if w.uids[j.Name] == nil {
+						w.uids[j.Name] = map[string]bool{}
+					}
+					w.uids[j.Name][string(j.UID)] = true
+				}
+				w.mu.Unlock()
+			}
+			time.Sleep(time.Second)
+		}
+	}()
+	return w
+}
+
+func (w *jobWatcher) snapshot() map[string]int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := map[string]int{}
+	for name, uids := range w.uids {
+		out[name] = len(uids)
+	}
+	return out
+}
+
+// waitFor polls the run until done returns true, failing after timeout or when the run fails.
+func waitFor(t *testing.T, key client.ObjectKey, timeout time.Duration, what string, done func(*benchv1.BenchmarkRun) bool) *benchv1.BenchmarkRun {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	lastPhase := benchv1.Phase("")
+	for {
+		run := &benchv1.BenchmarkRun{}
+		if err := k8s.Get(context.Background(), key, run); err != nil {
+			t.Fatalf("reading %s: %v", key, err)
+		}
+		if run.Status.Phase != lastPhase {
+			t.Logf("%s: phase %s", key.Name, run.Status.Phase)
+			lastPhase = run.Status.Phase
+		}
+		if done(run) {
+			return run
+		}
+		if run.Status.Phase == benchv1.PhaseFailed {
+			t.Fatalf("%s failed while waiting for %s: %s", key.Name, what, conditionMessages(run))
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: no %s within %s; phase %s, %s", key.Name, what, timeout, run.Status.Phase, conditionMessages(run))
+		}
+		time.Sleep(3 * time.Second)
+	}
+}
+
+func conditionMessages(run *benchv1.BenchmarkRun) string {
+	var parts []string
+	for _, c := range run.Status.Conditions {
+		parts = append(parts, fmt.Sprintf("%s=%s (%s: %s)", c.Type, c.Status, c.Reason, c.Message))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// psql runs a query on a CloudNativePG instance pod through kubectl exec.
+func psql(t *testing.T, namespace, pod, query string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, kubectl, "-n", namespace, "exec", pod, "-c", "postgres", "--",
+		"psql", "-XAt", "-c", query).CombinedOutput()
+	if err != nil {
+		t.Fatalf("psql on %s: %v: %s", pod, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func dumpNamespace(t *testing.T, namespace string) {
+	for _, args := range [][]string{
+		{"get", "benchmarkruns,clusters.postgresql.cnpg.io,jobs,pods,pvc", "-o", "wide"},
+		{"get", "benchmarkruns", "-o", "yaml"},
+		{"get", "events", "--sort-by=.lastTimestamp"},
+	} {
+		out, _ := exec.Command(kubectl, append([]string{"-n", namespace}, args...)...).CombinedOutput()
+		t.Logf("kubectl %s:\n%s", strings.Join(args, " "), out)
+	}
+	out, _ := exec.Command(kubectl, "-n", operatorNamespace, "logs", "deploy/tpcc-operator-controller-manager", "--tail=80").CombinedOutput()
+	t.Logf("manager log:\n%s", out)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func isNotFound(err error) bool { return apierrors.IsNotFound(err) }

@@ -1,0 +1,169 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	cnpgv1 "github.com/cloudnative-pg/api/pkg/api/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+)
+
+const runTimeout = 25 * time.Minute
+
+// TestPostgresSyncRun: a run deploys PostgreSQL with two synchronous standbys through
+// CloudNativePG, loads, measures one step, records it with a tpmC, writes its report, and
+// deletes the database afterwards.
+func TestPostgresSyncRun(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t, "e2e-sync")
+	run := smallSyncRun(ns, "sync")
+	ctx := context.Background()
+	if err := k8s.Create(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	key := client.ObjectKeyFromObject(run)
+
+	// While the database lives: the primary streams to both standbys, synchronously.
+	running := waitFor(t, key, runTimeout, "a running step", func(r *benchv1.BenchmarkRun) bool {
+		return r.Status.Phase == benchv1.PhaseRunning || r.Status.Phase == benchv1.PhaseSucceeded
+	})
+	if running.Status.Phase == benchv1.PhaseSucceeded {
+		t.Fatal("the run ended before the replication could be checked")
+	}
+	cluster := &cnpgv1.Cluster{}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: running.Status.Database.Name}, cluster); err != nil {
+		t.Fatalf("reading the CloudNativePG Cluster %s: %v", running.Status.Database.Name, err)
+	}
+	primary := cluster.Status.CurrentPrimary
+	replication := psql(t, ns, primary, "select application_name, sync_state, state from pg_stat_replication order by 1")
+	t.Logf("pg_stat_replication on %s:\n%s", primary, replication)
+	standbys := strings.Split(replication, "\n")
+	if len(standbys) != 2 {
+		t.Fatalf("the primary %s streams to %d standbys, want 2:\n%s", primary, len(standbys), replication)
+	}
+	for _, line := range standbys {
+		fields := strings.Split(line, "|")
+		// method any: both standbys are quorum (synchronous) members, streaming.
+		if len(fields) != 3 || fields[1] != "quorum" || fields[2] != "streaming" {
+			t.Errorf("standby %q: want sync_state quorum, state streaming", line)
+		}
+	}
+	settings := psql(t, ns, primary, "select current_setting('synchronous_commit') || '|' || current_setting('synchronous_standby_names')")
+	t.Logf("synchronous_commit|synchronous_standby_names on %s: %s", primary, settings)
+	if !strings.HasPrefix(settings, "remote_apply|ANY 2 ") {
+		t.Errorf("settings %q: want remote_apply and ANY 2 standbys", settings)
+	}
+
+	done := waitFor(t, key, runTimeout, "phase Succeeded", func(r *benchv1.BenchmarkRun) bool {
+		return r.Status.Phase == benchv1.PhaseSucceeded
+	})
+	if len(done.Status.Steps) != 1 {
+		t.Fatalf("%d steps recorded, want 1 (Fixed mode)", len(done.Status.Steps))
+	}
+	step := done.Status.Steps[0]
+	t.Logf("step 0: %d active warehouses, tpmC %.1f, efficiency %.1f%%, compliant %v, reasons %v",
+		step.ActiveWarehouses, step.TpmC, step.Efficiency, step.Compliant, step.Reasons)
+	for tx, stats := range step.Transactions {
+		t.Logf("  %-12s count %5d  p50 %-8s p90 %-8s p99 %-8s", tx, stats.Count, stats.P50.Duration, stats.P90.Duration, stats.P99.Duration)
+	}
+	if step.ActiveWarehouses != run.Spec.Workload.Warehouses || step.TpmC <= 0 {
+		t.Errorf("step 0: %d active warehouses, tpmC %.2f; want %d and tpmC > 0", step.ActiveWarehouses, step.TpmC, run.Spec.Workload.Warehouses)
+	}
+	if done.Status.Result == nil || done.Status.Result.TpmC <= 0 {
+		t.Fatalf("status.result = %+v, want tpmC > 0", done.Status.Result)
+	}
+	t.Logf("result: %+v", *done.Status.Result)
+	if done.Status.Report == nil {
+		t.Fatal("no status.report")
+	}
+	report := &corev1.ConfigMap{}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: done.Status.Report.ConfigMapName}, report); err != nil {
+		t.Fatalf("report ConfigMap %s: %v", done.Status.Report.ConfigMapName, err)
+	}
+	for _, key := range []string{"report.json", "report.md"} {
+		if report.Data[key] == "" {
+			t.Errorf("report ConfigMap %s has no %s", report.Name, key)
+		}
+	}
+
+	// Teardown Delete: the Cluster, its pods and its volumes go away once the run has ended.
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: running.Status.Database.Name}, &cnpgv1.Cluster{})
+		var pvcs corev1.PersistentVolumeClaimList
+		_ = k8s.List(ctx, &pvcs, client.InNamespace(ns))
+		var pods corev1.PodList
+		_ = k8s.List(ctx, &pods, client.InNamespace(ns), client.MatchingLabels{"cnpg.io/cluster": cluster.Name})
+		if isNotFound(err) && len(pvcs.Items) == 0 && len(pods.Items) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("teardown: after 5m the Cluster (err %v), %d PVCs and %d pods remain", err, len(pvcs.Items), len(pods.Items))
+		}
+		time.Sleep(3 * time.Second)
+	}
+}
+
+// TestManagerKilledDuringStep: the manager pod dies while a step runs; its successor finishes the
+// run from status, without creating any Job twice or recording a step twice.
+func TestManagerKilledDuringStep(t *testing.T) {
+	t.Parallel()
+	ns := newNamespace(t, "e2e-restart")
+	run := smallSyncRun(ns, "restart")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	jobs := watchJobs(ctx, t, ns)
+	if err := k8s.Create(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	key := client.ObjectKeyFromObject(run)
+
+	waitFor(t, key, runTimeout, "a step under way", func(r *benchv1.BenchmarkRun) bool {
+		return r.Status.Current != nil && r.Status.Current.Elapsed != nil && r.Status.Current.Elapsed.Duration > 5*time.Second
+	})
+	var managers corev1.PodList
+	if err := k8s.List(ctx, &managers, client.InNamespace(operatorNamespace),
+		client.MatchingLabels{"app.kubernetes.io/name": "tpcc-operator", "app.kubernetes.io/component": "manager"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(managers.Items) == 0 {
+		t.Fatalf("no manager pod in %s", operatorNamespace)
+	}
+	for i := range managers.Items {
+		t.Logf("killing manager pod %s", managers.Items[i].Name)
+		if err := k8s.Delete(ctx, &managers.Items[i], client.GracePeriodSeconds(0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	done := waitFor(t, key, runTimeout, "phase Succeeded after the manager's restart", func(r *benchv1.BenchmarkRun) bool {
+		return r.Status.Phase == benchv1.PhaseSucceeded
+	})
+	seen := map[int32]bool{}
+	for _, s := range done.Status.Steps {
+		if seen[s.Index] {
+			t.Errorf("step %d recorded twice: %+v", s.Index, done.Status.Steps)
+		}
+		seen[s.Index] = true
+	}
+	if len(done.Status.Steps) != 1 || done.Status.Steps[0].TpmC <= 0 {
+		t.Errorf("steps = %+v, want exactly one with tpmC > 0", done.Status.Steps)
+	}
+	time.Sleep(2 * time.Second) // one more pass of the Job watcher
+	for name, uids := range jobs.snapshot() {
+		t.Logf("Job %s: %d UID(s)", name, uids)
+		if uids != 1 {
+			t.Errorf("Job %s was created %d times", name, uids)
+		}
+	}
+	if _, ok := jobs.snapshot()[run.Name+"-step-0"]; !ok {
+		t.Errorf("the watcher never saw Job %s-step-0: %v", run.Name, jobs.snapshot())
+	}
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Prints the path of a helm binary: $HELM when set, else Helm built from its Go module (no release
+# download) and cached by version under ~/.cache/tpcc-operator (TPCC_CACHE).
+#
+# usage: hack/cluster/helm.sh
+set -euo pipefail
+HELM_VERSION=${HELM_VERSION:-v4.3.1}
+CACHE=${TPCC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tpcc-operator}
+if [ -n "${HELM:-}" ]; then
+  [ -x "$HELM" ] || { echo "helm: HELM=$HELM is not an executable" >&2; exit 1; }
+  echo "$HELM"; exit 0
+fi
+dest="$CACHE/helm-$HELM_VERSION"
+if [ ! -x "$dest/helm" ]; then
+  start=$(date +%s)
+  major=${HELM_VERSION%%.*}
+  CGO_ENABLED=0 GOFLAGS=-buildvcs=false GOBIN="$dest" go install -trimpath \
+    -ldflags "-s -w -X helm.sh/helm/$major/internal/version.version=$HELM_VERSION" "helm.sh/helm/$major/cmd/helm@$HELM_VERSION" >&2
+  echo "helm: $HELM_VERSION built in $(($(date +%s) - start))s" >&2
+fi
+echo "$dest/helm"

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# `make e2e`: the e2e suite (e2e/, build tag e2e) against the cluster of KUBECONFIG when one
+# answers, else against the local cluster, which it brings up and, unless E2E_KEEP_CLUSTER=1, takes
+# down again afterwards. The suite itself installs CloudNativePG and the operator (hack/cluster/install.sh).
+#
+# env: E2E_KEEP_CLUSTER=1, E2E_RUN (a go test -run pattern), E2E_TIMEOUT (60m)
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+source "$ROOT/hack/cluster/common.sh"
+start=$(date +%s)
+export KUBECTL=${KUBECTL:-$("$ROOT/hack/k8s-bins.sh" kubectl)/kubectl}
+
+brought_up=false
+if [ -z "${KUBECONFIG:-}" ] && [ -f "$HOME/.kube/config" ]; then export KUBECONFIG=$HOME/.kube/config; fi
+if [ -n "${KUBECONFIG:-}" ] && "$KUBECTL" get --raw /readyz >/dev/null 2>&1; then
+  log "e2e against the cluster of KUBECONFIG=$KUBECONFIG"
+else
+  export KUBECONFIG
+  KUBECONFIG=$("$ROOT/hack/cluster/up.sh" | tail -1)
+  brought_up=true
+fi
+finish() {
+  local rc=$?
+  if $brought_up && [ "${E2E_KEEP_CLUSTER:-0}" != 1 ]; then "$ROOT/hack/cluster/down.sh" || rc=1; fi
+  log "e2e $([ $rc = 0 ] && echo passed || echo FAILED) in $(($(date +%s) - start))s"
+  exit $rc
+}
+trap finish EXIT
+cd "$ROOT"
+go test -tags e2e -count=1 -timeout "${E2E_TIMEOUT:-60m}" -v ${E2E_RUN:+-run "$E2E_RUN"} ./e2e/

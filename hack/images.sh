@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# Builds every image the local cluster and the demo need, without a Docker daemon or a registry,
+# from the Go module proxy and Debian packages only, as docker archives packed by hack/mkimg:
+#
+#   cluster   pause (hack/cluster/pause), busybox (Debian busybox-static), CoreDNS v1.12.1,
+#             local-path-provisioner v0.0.30 (+ its deploy manifest, patched for offline use)
+#   cnpg      CloudNativePG's operator v1.29.1 (+ its release manifest, patched for local images)
+#             and a PostgreSQL 15 operand image assembled from Debian bookworm's packages
+#   project   the tpcc-operator manager and the tpcc client, from this checkout
+#
+# usage: hack/images.sh [cluster|cnpg|project]...   (default: all three)
+# Prints the folder holding the archives and images.env (the image names to use).
+# env:   TPCC_CACHE (~/.cache/tpcc-operator): heavy third-party builds are cached there by version,
+#        so a warm machine rebuilds only the project's images.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${TPCC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tpcc-operator}
+IMAGES="$CACHE/images"
+COREDNS_VERSION=v1.12.1
+LOCAL_PATH_VERSION=v0.0.30
+CNPG_VERSION=1.29.1
+PG_MAJOR=15
+DEBIAN_SUITE=bookworm
+DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+export GOFLAGS=-buildvcs=false CGO_ENABLED=0
+
+log() { echo "images: $*" >&2; }
+die() { echo "images: $*" >&2; exit 1; }
+mkdir -p "$IMAGES" "$CACHE/bin"
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+MKIMG="$CACHE/bin/mkimg"
+# Built beside and renamed: another images.sh may be running the current one.
+(cd "$ROOT" && go build -o "$MKIMG.$$" ./hack/mkimg && mv "$MKIMG.$$" "$MKIMG")
+
+# Images run as root nowhere except where the upstream image does; /tmp is world-writable.
+minimal_root() { # DIR: /etc/passwd with root and nonroot (65532), /tmp 1777
+  mkdir -p "$1/etc" "$1/tmp"
+  chmod 1777 "$1/tmp"
+  printf 'root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n' > "$1/etc/passwd"
+  printf 'root:x:0:\nnonroot:x:65532:\n' > "$1/etc/group"
+  if [ -f /etc/ssl/certs/ca-certificates.crt ]; then
+    mkdir -p "$1/etc/ssl/certs" && cp /etc/ssl/certs/ca-certificates.crt "$1/etc/ssl/certs/"
+  fi
+}
+
+# Third-party archives are named by version and packed once; the project's are packed every time.
+packed() { [ -s "$IMAGES/$1" ]; }
+
+go_install() { # MODULE@VERSION DEST_DIR [ldflags]: go install into a per-version folder, once
+  local dest=$2 name
+  name=$(basename "${1%@*}")
+  if [ ! -x "$dest/$name" ]; then
+    local start; start=$(date +%s)
+    GOBIN="$dest" go install -trimpath -ldflags "-s -w ${3:-}" "$1" >&2
+    log "$1 built in $(($(date +%s) - start))s"
+  fi
+  echo "$dest/$name"
+}
+
+module_dir() { # MODULE@VERSION: the module's source folder in the module cache
+  go mod download -json "$1" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'
+}
+
+build_cluster_images() {
+  local work; work=$(mktemp -d -p "$WORK")
+  if ! packed pause-3.10.1.tar; then
+    (cd "$ROOT" && go build -trimpath -ldflags "-s -w" -o "$work/pause" ./hack/cluster/pause)
+    "$MKIMG" -tag registry.k8s.io/pause:3.10.1 -file "$work/pause=/pause:0755" -entrypoint /pause -o "$IMAGES/pause-3.10.1.tar" >&2
+  fi
+
+  if ! packed busybox.tar; then
+    [ -x /bin/busybox ] || die "Debian's busybox-static is missing: apt-get install busybox-static"
+    mkdir -p "$work/busybox/bin"
+    cp /bin/busybox "$work/busybox/bin/busybox"
+    for applet in $(/bin/busybox --list); do [ "$applet" = busybox ] || ln -s busybox "$work/busybox/bin/$applet"; done
+    minimal_root "$work/busybox"
+    "$MKIMG" -tag localhost/busybox:debian -root "$work/busybox" -cmd sh -env PATH=/bin -o "$IMAGES/busybox.tar" >&2
+  fi
+
+  if ! packed "coredns-$COREDNS_VERSION.tar"; then
+    local coredns; coredns=$(go_install "github.com/coredns/coredns@$COREDNS_VERSION" "$CACHE/coredns-$COREDNS_VERSION")
+    mkdir -p "$work/coredns" && minimal_root "$work/coredns"
+    "$MKIMG" -tag "localhost/coredns:${COREDNS_VERSION#v}" -root "$work/coredns" -file "$coredns=/coredns:0755" \
+      -entrypoint /coredns -user 65532:65532 -o "$IMAGES/coredns-$COREDNS_VERSION.tar" >&2
+  fi
+
+  # The module zip holds only vendor/modules.txt, not the vendored sources: build in module mode.
+  if ! packed "local-path-provisioner-$LOCAL_PATH_VERSION.tar"; then
+    local lpp; lpp=$(go_install "github.com/rancher/local-path-provisioner@$LOCAL_PATH_VERSION" \
+      "$CACHE/local-path-provisioner-$LOCAL_PATH_VERSION" "-X main.VERSION=$LOCAL_PATH_VERSION")
+    mkdir -p "$work/lpp" && minimal_root "$work/lpp"
+    "$MKIMG" -tag "localhost/local-path-provisioner:$LOCAL_PATH_VERSION" -root "$work/lpp" \
+      -file "$lpp=/usr/bin/local-path-provisioner:0755" -entrypoint /usr/bin/local-path-provisioner \
+      -o "$IMAGES/local-path-provisioner-$LOCAL_PATH_VERSION.tar" >&2
+  fi
+  cp "$(module_dir "github.com/rancher/local-path-provisioner@$LOCAL_PATH_VERSION")/deploy/local-path-storage.yaml" \
+    "$IMAGES/local-path-storage.upstream.yaml"
+  chmod u+w "$IMAGES/local-path-storage.upstream.yaml"
+}
+
+build_cnpg_images() {
+  local work; work=$(mktemp -d -p "$WORK")
+  local out="$CACHE/cnpg-$CNPG_VERSION"
+  mkdir -p "$out"
+  if [ ! -x "$out/manager" ]; then
+    # A scratch module requiring CloudNativePG builds its manager from the module as published.
+    mkdir -p "$work/mod" && cd "$work/mod"
+    printf 'module cnpgbuild\n\ngo 1.26\n\nrequire github.com/cloudnative-pg/cloudnative-pg v%s\n' "$CNPG_VERSION" > go.mod
+    printf '//go:build tools\n\npackage tools\n\nimport _ "github.com/cloudnative-pg/cloudnative-pg/cmd/manager"\n' > tools.go
+    GOFLAGS=-mod=mod go mod tidy >&2
+    local start; start=$(date +%s)
+    go build -trimpath -ldflags "-s -w -X github.com/cloudnative-pg/cloudnative-pg/pkg/versions.buildVersion=$CNPG_VERSION" \
+      -o "$out/manager.tmp" github.com/cloudnative-pg/cloudnative-pg/cmd/manager >&2
+    mv "$out/manager.tmp" "$out/manager"
+    log "CloudNativePG $CNPG_VERSION manager built in $(($(date +%s) - start))s"
+    cd "$ROOT"
+  fi
+  # The operator finds its "available architectures" by globbing operator/manager_* relative to
+  # its working directory, and bootstraps instance pods by copying ./manager: keep the official
+  # layout, with / as the working directory.
+  packed "cnpg-operator-$CNPG_VERSION.tar" ||
+    "$MKIMG" -tag "localhost/cnpg/cloudnative-pg:$CNPG_VERSION" -file "$out/manager=/operator/manager_amd64:0755" \
+      -link /manager=operator/manager_amd64 -dir /tmp:1777 -workdir / -user 65532:65532 -entrypoint /manager \
+      -o "$IMAGES/cnpg-operator-$CNPG_VERSION.tar" >&2
+  cp "$(module_dir "github.com/cloudnative-pg/cloudnative-pg@v$CNPG_VERSION")/releases/cnpg-$CNPG_VERSION.yaml" \
+    "$IMAGES/cnpg.upstream.yaml"
+  chmod u+w "$IMAGES/cnpg.upstream.yaml"
+
+  build_postgres_image
+}
+
+build_postgres_image() {
+  local rootfs="$CACHE/postgresql-$PG_MAJOR-$DEBIAN_SUITE/rootfs" stamp="$CACHE/postgresql-$PG_MAJOR-$DEBIAN_SUITE/version"
+  if [ ! -s "$stamp" ]; then
+    [ "$(id -u)" = 0 ] || die "assembling the PostgreSQL image runs debootstrap, which needs root"
+    command -v debootstrap >/dev/null || die "debootstrap is missing: apt-get install debootstrap"
+    rm -rf "$rootfs" && mkdir -p "$rootfs" "$CACHE/debs"
+    local start; start=$(date +%s)
+    debootstrap --variant=minbase --cache-dir="$CACHE/debs" --include="postgresql-$PG_MAJOR" \
+      "$DEBIAN_SUITE" "$rootfs" "$DEBIAN_MIRROR" >&2
+    # CloudNativePG runs PostgreSQL as uid 26 named postgres (initdb resolves the uid, local peer
+    # authentication maps the name), creates its own data directory, and needs no JIT.
+    chroot "$rootfs" /bin/sh -eu >&2 <<EOF
+pg_dropcluster $PG_MAJOR main 2>/dev/null || true
+rm -rf /var/lib/postgresql/$PG_MAJOR /etc/postgresql/$PG_MAJOR
+sed -ri 's/^#?\s*(create_main_cluster)\s*=.*$/\1 = false/' /etc/postgresql-common/createcluster.conf
+usermod -u 26 postgres
+groupmod -g 26 postgres 2>/dev/null || true
+chown -R 26:26 /var/lib/postgresql /run/postgresql /var/log/postgresql
+apt-get clean
+rm -rf /var/lib/apt/lists/* /var/cache/debconf/*-old /var/log/*
+EOF
+    rm -rf "$rootfs"/usr/share/{doc,man,info,locale}/* "$rootfs/usr/lib/postgresql/$PG_MAJOR/lib/"{llvmjit*,bitcode} \
+      "$rootfs"/usr/lib/x86_64-linux-gnu/libLLVM-*.so* "$rootfs"/usr/lib/x86_64-linux-gnu/libz3.so*
+    chroot "$rootfs" dpkg-query -W -f '${Version}' "postgresql-$PG_MAJOR" | sed 's/-.*//' > "$stamp"
+    log "PostgreSQL $(cat "$stamp") rootfs assembled in $(($(date +%s) - start))s"
+  fi
+  # CloudNativePG reads the major version from the image tag, which must start with it.
+  local tag; tag="localhost/cnpg/postgresql:$(cat "$stamp")-$DEBIAN_SUITE"
+  packed "postgresql-$(cat "$stamp")-$DEBIAN_SUITE.tar" ||
+    "$MKIMG" -tag "$tag" -root "$rootfs" -user 26 -workdir / \
+      -env "PATH=/usr/lib/postgresql/$PG_MAJOR/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
+      -env LANG=C.UTF-8 -o "$IMAGES/postgresql-$(cat "$stamp")-$DEBIAN_SUITE.tar" >&2
+  echo "$tag" > "$IMAGES/postgresql.tag"
+}
+
+build_project_images() {
+  local work; work=$(mktemp -d -p "$WORK")
+  cd "$ROOT"
+  go build -trimpath -ldflags "-s -w" -o "$work/manager" ./cmd/manager
+  go build -trimpath -ldflags "-s -w" -o "$work/tpcc" ./cmd/tpcc
+  # Tag by content: a rebuilt binary gets a new tag, so upgrading the release rolls the manager.
+  local tag; tag=$(cat "$work/manager" "$work/tpcc" | sha256sum | cut -c1-12)
+  mkdir -p "$work/root" "$IMAGES/project" && minimal_root "$work/root"
+  "$MKIMG" -tag "localhost/tpcc-operator/manager:$tag" -root "$work/root" -file "$work/manager=/manager:0755" \
+    -user 65532:65532 -entrypoint /manager -o "$IMAGES/project/manager.tar" >&2
+  "$MKIMG" -tag "localhost/tpcc-operator/tpcc:$tag" -root "$work/root" -file "$work/tpcc=/tpcc:0755" \
+    -user 65532:65532 -entrypoint /tpcc -o "$IMAGES/project/tpcc.tar" >&2
+  echo "$tag" > "$IMAGES/project.tag"
+}
+
+write_env() {
+  {
+    echo "PAUSE_IMAGE=registry.k8s.io/pause:3.10.1"
+    echo "BUSYBOX_IMAGE=localhost/busybox:debian"
+    echo "COREDNS_IMAGE=localhost/coredns:${COREDNS_VERSION#v}"
+    echo "LOCAL_PATH_IMAGE=localhost/local-path-provisioner:$LOCAL_PATH_VERSION"
+    echo "CNPG_OPERATOR_IMAGE=localhost/cnpg/cloudnative-pg:$CNPG_VERSION"
+    if [ -f "$IMAGES/postgresql.tag" ]; then
+      echo "POSTGRES_IMAGE=$(cat "$IMAGES/postgresql.tag")"
+      echo "POSTGRES_ARCHIVE=$IMAGES/postgresql-$(cat "$IMAGES/postgresql.tag" | sed 's/.*://').tar"
+    fi
+    echo "CNPG_OPERATOR_ARCHIVE=$IMAGES/cnpg-operator-$CNPG_VERSION.tar"
+    echo "CLUSTER_ARCHIVES=\"$IMAGES/pause-3.10.1.tar $IMAGES/busybox.tar $IMAGES/coredns-$COREDNS_VERSION.tar $IMAGES/local-path-provisioner-$LOCAL_PATH_VERSION.tar\""
+    if [ -f "$IMAGES/project.tag" ]; then
+      echo "MANAGER_IMAGE=localhost/tpcc-operator/manager:$(cat "$IMAGES/project.tag")"
+      echo "CLIENT_IMAGE=localhost/tpcc-operator/tpcc:$(cat "$IMAGES/project.tag")"
+      echo "PROJECT_ARCHIVES=\"$IMAGES/project/manager.tar $IMAGES/project/tpcc.tar\""
+    fi
+  } > "$IMAGES/images.env"
+}
+
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(cluster cnpg project)
+for target in "${targets[@]}"; do
+  start=$(date +%s)
+  case "$target" in
+    cluster) build_cluster_images ;;
+    cnpg) build_cnpg_images ;;
+    project) build_project_images ;;
+    *) die "unknown target '$target': want cluster, cnpg or project" ;;
+  esac
+  log "$target images ready in $(($(date +%s) - start))s"
+done
+write_env
+echo "$IMAGES"
