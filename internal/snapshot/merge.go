@@ -147,7 +147,7 @@ func Merge(snapshots []*Snapshot) (*Merged, error) {
 			mt.Errors += c.Errors
 			mt.Retries += c.Retries
 		}
-		addAudit(&m.Audit, s.Audit)
+		m.Audit.Add(s.Audit)
 		m.ClientVersions = addDistinct(m.ClientVersions, s.Versions.Client)
 		m.K6Versions = addDistinct(m.K6Versions, s.Versions.K6)
 		m.EngineServerVersions = addDistinct(m.EngineServerVersions, s.Versions.EngineServer)
@@ -263,16 +263,17 @@ func RedactCredentials(message string) string {
 	return passwordParam.ReplaceAllString(message, "${1}${2}***")
 }
 
-func addAudit(into *Audit, a Audit) {
-	for i, n := range a.OrderLineCounts {
-		into.OrderLineCounts[i] += n
+// Add adds another's audit counters to a's.
+func (a *Audit) Add(other Audit) {
+	for i, n := range other.OrderLineCounts {
+		a.OrderLineCounts[i] += n
 	}
-	into.RemoteOrderLines += a.RemoteOrderLines
-	into.RemotePayments += a.RemotePayments
-	into.PaymentsByLastName += a.PaymentsByLastName
-	into.OrderStatusByLastName += a.OrderStatusByLastName
-	into.DeliveredDistricts += a.DeliveredDistricts
-	into.SkippedDeliveryDistricts += a.SkippedDeliveryDistricts
+	a.RemoteOrderLines += other.RemoteOrderLines
+	a.RemotePayments += other.RemotePayments
+	a.PaymentsByLastName += other.PaymentsByLastName
+	a.OrderStatusByLastName += other.OrderStatusByLastName
+	a.DeliveredDistricts += other.DeliveredDistricts
+	a.SkippedDeliveryDistricts += other.SkippedDeliveryDistricts
 }
 
 func addDistinct(list []string, v string) []string {

@@ -172,25 +172,13 @@ func (r *Recorder) Collect(now time.Time) *Measured {
 			c.Errors += s.counts[t].Errors
 			c.Retries += s.counts[t].Retries
 		}
-		addAudit(&m.Audit, &s.audit)
+		m.Audit.Add(s.audit)
 		s.mu.Unlock()
 	}
 	if !m.Start.IsZero() && m.End.IsZero() {
 		m.End = now
 	}
 	return m
-}
-
-func addAudit(into, a *snapshot.Audit) {
-	for i, n := range a.OrderLineCounts {
-		into.OrderLineCounts[i] += n
-	}
-	into.RemoteOrderLines += a.RemoteOrderLines
-	into.RemotePayments += a.RemotePayments
-	into.PaymentsByLastName += a.PaymentsByLastName
-	into.OrderStatusByLastName += a.OrderStatusByLastName
-	into.DeliveredDistricts += a.DeliveredDistricts
-	into.SkippedDeliveryDistricts += a.SkippedDeliveryDistricts
 }
 
 // Transactions returns the per-type entries of a snapshot document, histograms encoded.
