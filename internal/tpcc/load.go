@@ -87,13 +87,18 @@ func Load(ctx context.Context, o LoadOptions) error {
 	if err := ping(ctx, pool); err != nil {
 		return err
 	}
-	l := &pgLoader{o: o, pool: pool, start: time.Now()}
+	l := &pgLoader{loadTracker: loadTracker{o: o, start: time.Now()}, pool: pool}
 	return l.run(ctx)
 }
 
 type pgLoader struct {
+	loadTracker
+	pool *pgxpool.Pool
+}
+
+// loadTracker is the progress state every engine's loader keeps and reports.
+type loadTracker struct {
 	o       LoadOptions
-	pool    *pgxpool.Pool
 	start   time.Time
 	rows    atomic.Int64
 	done    atomic.Int64
@@ -101,7 +106,7 @@ type pgLoader struct {
 	phase   atomic.Value
 }
 
-func (l *pgLoader) report() {
+func (l *loadTracker) report() {
 	if l.o.Progress == nil {
 		return
 	}
@@ -112,7 +117,7 @@ func (l *pgLoader) report() {
 	})
 }
 
-func (l *pgLoader) setPhase(p string) {
+func (l *loadTracker) setPhase(p string) {
 	l.phase.Store(p)
 	l.report()
 }

@@ -8,7 +8,6 @@ import (
 	"math/big"
 	"path"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/ydb-platform/ydb-go-sdk/v3"
@@ -34,27 +33,13 @@ func loadYDB(ctx context.Context, o LoadOptions) error {
 		return fmt.Errorf("--url: cannot reach YDB: %w", err)
 	}
 	defer db.Close(context.WithoutCancel(ctx)) //nolint:errcheck
-	l := &ydbLoader{o: o, db: db, start: time.Now()}
+	l := &ydbLoader{loadTracker: loadTracker{o: o, start: time.Now()}, db: db}
 	return l.run(ctx)
 }
 
 type ydbLoader struct {
-	o     LoadOptions
-	db    *ydb.Driver
-	start time.Time
-	rows  atomic.Int64
-	done  atomic.Int64
-	skip  int
-	phase atomic.Value
-}
-
-func (l *ydbLoader) report() {
-	if l.o.Progress == nil {
-		return
-	}
-	phase, _ := l.phase.Load().(string)
-	l.o.Progress(LoadProgress{Rows: l.rows.Load(), WarehousesDone: int(l.done.Load()),
-		WarehousesTotal: l.o.To - l.o.From + 1, WarehousesSkipped: l.skip, Elapsed: time.Since(l.start), Phase: phase})
+	loadTracker
+	db *ydb.Driver
 }
 
 func (l *ydbLoader) run(ctx context.Context) error {
@@ -87,7 +72,7 @@ func (l *ydbLoader) run(ctx context.Context) error {
 	var todo []int
 	for w := l.o.From; w <= l.o.To; w++ {
 		if states[w] == StateDone {
-			l.skip++
+			l.skipped++
 			l.done.Add(1)
 			continue
 		}
