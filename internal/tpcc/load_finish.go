@@ -48,7 +48,7 @@ func Finish(ctx context.Context, pool *pgxpool.Pool, d Dialect, warehouses, thre
 				stmts = append(stmts, finishStatement{table: t.Name, sql: "ANALYZE " + t.Name})
 			}
 		}
-		if err := execParallel(ctx, pool, orderFinish(stmts), threads); err != nil {
+		if err := execChains(ctx, pool, finishChains(stmts), threads); err != nil {
 			return err
 		}
 		_, err := conn.Exec(ctx, "UPDATE "+MetaTable+" SET finished = true WHERE id = 1")
@@ -58,43 +58,67 @@ func Finish(ctx context.Context, pool *pgxpool.Pool, d Dialect, warehouses, thre
 
 type finishStatement struct{ table, sql string }
 
-// finishTableWeight approximates each table's rows per warehouse, so the longest statements start
+// finishTableWeight approximates each table's rows per warehouse, so the longest chains start
 // first and the parallel finish is not left waiting on one big index build at the end.
 var finishTableWeight = map[string]int{
 	OrderLineTable.Name: 300_000, StockTable.Name: 100_000, CustomerTable.Name: 90_000, // customer rows are wide
 	ItemTable.Name: 30_000, OrdersTable.Name: 30_000, HistoryTable.Name: 30_000, NewOrderTable.Name: 9_000,
 }
 
-// orderFinish sorts the statements by the weight of their table, heaviest first, keeping the
-// given order (keys, then indexes, then ANALYZE) within a table.
-func orderFinish(stmts []finishStatement) []string {
-	sort.SliceStable(stmts, func(i, j int) bool { return finishTableWeight[stmts[i].table] > finishTableWeight[stmts[j].table] })
-	out := make([]string, len(stmts))
-	for i, s := range stmts {
-		out[i] = s.sql
+// finishChains groups the statements by table, keeping their given order (keys, then indexes,
+// then ANALYZE) within a table, and orders the chains heaviest table first. A table's statements
+// run one after another on one connection: ANALYZE or a second index on a table waits for the lock
+// of the key being built on it, and would hold a connection idle that another table could use.
+func finishChains(stmts []finishStatement) [][]string {
+	var chains [][]string
+	var tables []string
+	at := map[string]int{}
+	for _, s := range stmts {
+		i, ok := at[s.table]
+		if !ok {
+			i = len(chains)
+			at[s.table] = i
+			chains = append(chains, nil)
+			tables = append(tables, s.table)
+		}
+		chains[i] = append(chains[i], s.sql)
+	}
+	order := make([]int, len(chains))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		return finishTableWeight[tables[order[a]]] > finishTableWeight[tables[order[b]]]
+	})
+	out := make([][]string, len(chains))
+	for i, j := range order {
+		out[i] = chains[j]
 	}
 	return out
 }
 
-// execParallel runs independent DDL statements on up to n connections (index builds of different
-// tables proceed in parallel), returning the first error.
-func execParallel(ctx context.Context, pool *pgxpool.Pool, stmts []string, n int) error {
-	ch := make(chan string)
-	errs := make(chan error, len(stmts))
+// execChains runs the chains on up to n connections, each chain's statements in order on one
+// connection, and returns the first error.
+func execChains(ctx context.Context, pool *pgxpool.Pool, chains [][]string, n int) error {
+	ch := make(chan []string)
+	errs := make(chan error, len(chains))
 	var wg sync.WaitGroup
 	for i := 0; i < max(1, n); i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for s := range ch {
-				if _, err := pool.Exec(ctx, s); err != nil {
-					errs <- fmt.Errorf("finish: %w\n%s", err, s)
+			for chain := range ch {
+				for _, s := range chain {
+					if _, err := pool.Exec(ctx, s); err != nil {
+						errs <- fmt.Errorf("finish: %w\n%s", err, s)
+						break
+					}
 				}
 			}
 		}()
 	}
-	for _, s := range stmts {
-		ch <- s
+	for _, c := range chains {
+		ch <- c
 	}
 	close(ch)
 	wg.Wait()

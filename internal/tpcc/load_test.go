@@ -104,6 +104,9 @@ func TestLoadTwoWarehouses(t *testing.T) {
 			{"o_c_id is a permutation per district", "SELECT count(*) FROM (SELECT o_w_id, o_d_id FROM orders GROUP BY 1, 2 HAVING count(DISTINCT o_c_id) = 3000) d", 20, 20},
 			{"stock quantity in [10, 100]", "SELECT count(*) FROM stock WHERE s_quantity NOT BETWEEN 10 AND 100 OR s_ytd <> 0", 0, 0},
 			{"secondary indexes exist", "SELECT count(*) FROM pg_indexes WHERE indexname IN ('customer_name_idx', 'orders_customer_idx')", 2, 2},
+			{"every table analyzed", "SELECT count(*) FROM pg_stat_user_tables WHERE last_analyze IS NOT NULL AND relname IN ('warehouse','district','customer','history','orders','new_order','order_line','item','stock')", 9, 9},
+			{"statistics on predicate columns", "SELECT count(*) FROM pg_stats WHERE (tablename, attname) IN (('customer','c_last'),('customer','c_first'),('stock','s_quantity'),('order_line','ol_i_id'),('order_line','ol_delivery_d'),('new_order','no_o_id'))", 6, 6},
+			{"no statistics on payload text", "SELECT count(*) FROM pg_stats WHERE attname IN ('s_dist_01','s_data','c_data','ol_dist_info','i_data','h_data')", 0, 0},
 			{"primary keys exist", "SELECT count(*) FROM pg_constraint WHERE contype = 'p' AND conrelid::regclass::text IN ('warehouse','district','customer','orders','new_order','order_line','item','stock')", 8, 8},
 		}
 		for _, ck := range checks {

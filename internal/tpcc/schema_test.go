@@ -17,16 +17,19 @@ func TestDDLPerDialect(t *testing.T) {
 			"w_ytd numeric(12,2) NOT NULL", "c_discount numeric(4,4) NOT NULL", "o_carrier_id integer,",
 			"ol_delivery_d timestamp,", "h_amount numeric(6,2) NOT NULL", "s_dist_10 char(24) NOT NULL",
 			"CREATE TABLE IF NOT EXISTS tpcc_meta", "CREATE TABLE IF NOT EXISTS tpcc_warehouse_load",
-		}, []string{"PRIMARY KEY (w_id)", "rowid", "h_pk"}},
+			"ALTER TABLE stock ALTER COLUMN s_dist_01 SET STATISTICS 0,", "ALTER COLUMN s_data SET STATISTICS 0",
+			"ALTER COLUMN c_data SET STATISTICS 0", "ALTER TABLE order_line ALTER COLUMN ol_dist_info SET STATISTICS 0",
+		}, []string{"PRIMARY KEY (w_id)", "rowid", "h_pk", "c_last SET STATISTICS", "c_first SET STATISTICS",
+			"s_quantity SET STATISTICS", "ol_i_id SET STATISTICS", "c_balance SET STATISTICS"}},
 		{Cockroach, []string{
 			"w_id INT4 NOT NULL", "PRIMARY KEY (w_id)", "PRIMARY KEY (ol_w_id, ol_d_id, ol_o_id, ol_number)",
 			"rowid UUID NOT NULL DEFAULT gen_random_uuid()", "PRIMARY KEY (h_w_id, rowid)", "c_balance numeric(12,2) NOT NULL",
-		}, []string{"h_pk", "Int32"}},
+		}, []string{"h_pk", "Int32", "SET STATISTICS"}},
 		{YDB, []string{
 			"CREATE TABLE IF NOT EXISTS `warehouse` (\n  w_id Int32 NOT NULL", "w_ytd Decimal(22,9)", "c_last Utf8",
 			"o_entry_d Timestamp", "PRIMARY KEY (s_w_id, s_i_id)", "h_pk Uint64 NOT NULL", "PRIMARY KEY (h_w_id, h_pk)",
 			"AUTO_PARTITIONING_BY_LOAD = ENABLED",
-		}, []string{"numeric", "varchar", "rowid", "w_ytd Decimal(22,9) NOT NULL"}},
+		}, []string{"numeric", "varchar", "rowid", "w_ytd Decimal(22,9) NOT NULL", "SET STATISTICS"}},
 	}
 	for _, tc := range cases {
 		ddl := strings.Join(CreateTableDDL(tc.dialect), ";\n")
