@@ -52,7 +52,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "tpcc load: --copy-files: %v\n", err)
 			return 1
 		}
-		fmt.Fprintf(stdout, "wrote COPY files of warehouses %d-%d to %s in %s (schema.sql, item.copy, w*.sql, finish.sql)\n",
+		fmt.Fprintf(stdout, "wrote COPY files of warehouses %d-%d to %s in %s (schema.sql, item.sql, w*.sql, finish.sql)\n",
 			t.from, t.to, files.Dir, time.Since(start).Round(time.Millisecond))
 		return 0
 	}

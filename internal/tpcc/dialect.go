@@ -34,3 +34,11 @@ func (d Dialect) SpeaksPostgresWire() bool { return d == Postgres || d == Cockro
 // index faster in one sort than row by row during COPY; CockroachDB and YDB need the primary key
 // at CREATE TABLE (it is how they store and distribute the rows).
 func (d Dialect) KeysAfterLoad() bool { return d == Postgres }
+
+// CopyFormat is the COPY format the loader streams: binary for PostgreSQL, text for CockroachDB.
+func (d Dialect) CopyFormat() CopyFormat {
+	if d == Postgres {
+		return CopyBinary
+	}
+	return CopyText
+}

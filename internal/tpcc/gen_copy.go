@@ -56,32 +56,60 @@ func AppendDecimal(dst []byte, units int64, scale int) []byte {
 	return strconv.AppendInt(dst, frac, 10)
 }
 
-// copyReader streams a RowSource as COPY text: each Read generates rows straight into the
+// CopyFormat is the COPY data format a load streams.
+type CopyFormat uint8
+
+const (
+	// CopyText is COPY's text format. CockroachDB gets it: its binary COPY support is partial.
+	CopyText CopyFormat = iota
+	// CopyBinary is COPY's binary format. PostgreSQL gets it: the server then parses no numbers,
+	// decimals or timestamps, which was a third of its CPU time per loaded row in text.
+	CopyBinary
+)
+
+// copyReader streams a RowSource in a COPY format: each Read generates rows straight into the
 // caller's buffer (through a small carry-over for a row that does not fit).
 type copyReader struct {
-	src     RowSource
-	table   Table
-	row     []Value
-	ts      []byte
-	carry   []byte // backing store of pending
-	pend    []byte // encoded bytes of a row not yet returned
-	rows    int64
-	done    bool
-	counter *atomic.Int64 // optional: shared count of rows encoded, for progress
+	src      RowSource
+	table    Table
+	format   CopyFormat
+	row      []Value
+	ts       []byte // text: the load time formatted with CopyTimestampLayout
+	tsMicros int64  // binary: the load time in PostgreSQL's microseconds since 2000-01-01
+	carry    []byte // backing store of pend
+	pend     []byte // encoded bytes not yet returned (a row, the binary header or trailer)
+	rows     int64
+	started  bool
+	done     bool
+	counter  *atomic.Int64 // optional: shared count of rows encoded, for progress
 }
 
-// NewCopyReader returns an io.Reader of src's rows in COPY text format; ts is the load time.
+// NewCopyReader returns an io.Reader of src's rows in COPY text format; now is the load time.
 func NewCopyReader(src RowSource, now time.Time) *copyReader {
+	return NewCopyReaderFormat(src, now, CopyText)
+}
+
+// NewCopyReaderFormat returns an io.Reader of src's rows in the given COPY format.
+func NewCopyReaderFormat(src RowSource, now time.Time, format CopyFormat) *copyReader {
 	t := src.Table()
 	return &copyReader{
-		src: src, table: t, row: make([]Value, len(t.Columns)),
-		ts:    now.UTC().AppendFormat(nil, CopyTimestampLayout),
-		carry: make([]byte, 0, 4096),
+		src: src, table: t, format: format, row: make([]Value, len(t.Columns)),
+		ts:       now.UTC().AppendFormat(nil, CopyTimestampLayout),
+		tsMicros: PostgresMicros(now),
+		carry:    make([]byte, 0, 4096),
+		started:  format == CopyText, // text has no header
 	}
 }
 
 // Rows returns how many rows have been encoded so far.
 func (c *copyReader) Rows() int64 { return c.rows }
+
+func (c *copyReader) appendRow(dst []byte) []byte {
+	if c.format == CopyBinary {
+		return AppendBinaryCopyRow(dst, c.table, c.row, c.tsMicros)
+	}
+	return AppendCopyRow(dst, c.table, c.row, c.ts)
+}
 
 func (c *copyReader) Read(p []byte) (int, error) {
 	if c.counter != nil {
@@ -96,19 +124,27 @@ func (c *copyReader) Read(p []byte) (int, error) {
 			c.pend = c.pend[k:]
 			continue
 		}
+		if !c.started {
+			c.started = true
+			c.pend = append(c.carry[:0], binaryCopyHeader...)
+			continue
+		}
 		if c.done {
 			break
 		}
 		if !c.src.Next(c.row) {
 			c.done = true
-			break
+			if c.format == CopyBinary {
+				c.pend = append(c.carry[:0], 0xff, 0xff) // trailer: a field count of -1
+			}
+			continue
 		}
 		c.rows++
 		// Encode in place when the row surely fits (the longest row is < 1 KiB); else carry over.
 		if len(p)-n >= 2048 {
-			n = len(AppendCopyRow(p[:n], c.table, c.row, c.ts))
+			n = len(c.appendRow(p[:n]))
 		} else {
-			c.carry = AppendCopyRow(c.carry[:0], c.table, c.row, c.ts)
+			c.carry = c.appendRow(c.carry[:0])
 			c.pend = c.carry
 		}
 	}

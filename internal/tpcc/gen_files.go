@@ -17,12 +17,13 @@ type CopyFiles struct {
 	Dir        string
 	SchemaSQL  string   // CREATE TABLE statements (PostgreSQL)
 	ItemFile   string   // item.copy
+	ItemSQL    string   // item.sql: the COPY … FROM '<item.copy>' statement
 	Warehouses []string // per warehouse: a SQL script of its COPY … FROM '<file>' statements in one transaction
 	FinishSQL  string   // late primary keys, secondary indexes, ANALYZE
 }
 
 // WriteCopyFiles writes the generated rows of warehouses from..to (and the item table) as COPY
-// text files under dir, with SQL scripts that load them server-side (COPY … FROM '<file>' needs
+// files in PostgreSQL's load format (binary, what Load streams) under dir, with SQL scripts that load them server-side (COPY … FROM '<file>' needs
 // the files readable by the server). The data equals what Load writes for the same seed and time.
 func WriteCopyFiles(ctx context.Context, dir string, seed uint64, now time.Time, from, to, threads int) (CopyFiles, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -34,7 +35,7 @@ func WriteCopyFiles(ctx context.Context, dir string, seed uint64, now time.Time,
 	}
 	gen := &Generator{Seed: seed, Constants: ConstantsForSeed(seed), Now: now}
 	out := CopyFiles{Dir: abs, SchemaSQL: filepath.Join(abs, "schema.sql"), ItemFile: filepath.Join(abs, "item.copy"),
-		FinishSQL: filepath.Join(abs, "finish.sql")}
+		ItemSQL: filepath.Join(abs, "item.sql"), FinishSQL: filepath.Join(abs, "finish.sql")}
 	if err := os.WriteFile(out.SchemaSQL, []byte(strings.Join(CreateTableDDL(Postgres), ";\n")+";\n"), 0o644); err != nil {
 		return CopyFiles{}, err
 	}
@@ -43,6 +44,9 @@ func WriteCopyFiles(ctx context.Context, dir string, seed uint64, now time.Time,
 		finish = append(finish, pk.SQL)
 	}
 	finish = append(append(finish, SecondaryIndexDDL(Postgres)...), "ANALYZE")
+	if err := os.WriteFile(out.ItemSQL, []byte(copyFromFile(ItemTable, out.ItemFile)+"\n"), 0o644); err != nil {
+		return CopyFiles{}, err
+	}
 	if err := os.WriteFile(out.FinishSQL, []byte(strings.Join(finish, ";\n")+";\n"), 0o644); err != nil {
 		return CopyFiles{}, err
 	}
@@ -94,7 +98,7 @@ func writeWarehouseFiles(dir string, gen *Generator, w int) (string, error) {
 		if err := writeCopyFile(f, gen, t, w); err != nil {
 			return "", err
 		}
-		fmt.Fprintf(&script, "COPY %s (%s) FROM '%s';\n", t.Name, strings.Join(t.ColumnNames(), ", "), f)
+		script.WriteString(copyFromFile(t, f) + "\n")
 	}
 	script.WriteString("COMMIT;\n")
 	path := filepath.Join(dir, fmt.Sprintf("w%06d.sql", w))
@@ -111,7 +115,7 @@ func writeCopyFile(path string, gen *Generator, t Table, w int) error {
 		return err
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
-	if _, err := bw.ReadFrom(NewCopyReader(src, gen.Now)); err != nil {
+	if _, err := bw.ReadFrom(NewCopyReaderFormat(src, gen.Now, Postgres.CopyFormat())); err != nil {
 		f.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -120,4 +124,9 @@ func writeCopyFile(path string, gen *Generator, t Table, w int) error {
 		return err
 	}
 	return f.Close()
+}
+
+// copyFromFile is the server-side COPY of t from path, in PostgreSQL's load format.
+func copyFromFile(t Table, path string) string {
+	return copyInto(t) + " FROM '" + path + "'" + copyOptions(Postgres.CopyFormat()) + ";"
 }

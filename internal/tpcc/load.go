@@ -343,25 +343,42 @@ func deleteWarehouse(ctx context.Context, e execer, w int) error {
 	return nil
 }
 
-// copyTable streams the generated rows of t for warehouse w through COPY FROM STDIN in text
-// format: rows are encoded straight into the protocol buffer, with no per-row allocation.
+// copyTable streams the generated rows of t for warehouse w through COPY FROM STDIN in the
+// dialect's format: rows are encoded straight into the protocol buffer, with no per-row allocation.
 func (l *pgLoader) copyTable(ctx context.Context, conn *pgconn.PgConn, gen *Generator, t Table, w int) error {
 	src, err := gen.Source(t, w)
 	if err != nil {
 		return err
 	}
-	r := NewCopyReader(src, gen.Now)
+	format := l.o.Dialect.CopyFormat()
+	r := NewCopyReaderFormat(src, gen.Now, format)
 	r.counter = &l.rows
-	sql := CopyStatement(t)
+	sql := CopyStatementFormat(t, format)
 	if _, err := conn.CopyFrom(ctx, r, sql); err != nil {
 		return fmt.Errorf("COPY %s: %w", t.Name, err)
 	}
 	return nil
 }
 
-// CopyStatement is the COPY FROM STDIN statement of the generated columns of t.
+// CopyStatement is the COPY FROM STDIN statement (text format) of the generated columns of t.
 func CopyStatement(t Table) string {
-	return "COPY " + t.Name + " (" + strings.Join(t.ColumnNames(), ", ") + ") FROM STDIN"
+	return CopyStatementFormat(t, CopyText)
+}
+
+// CopyStatementFormat is the COPY FROM STDIN statement of the generated columns of t in format.
+func CopyStatementFormat(t Table, format CopyFormat) string {
+	return copyInto(t) + " FROM STDIN" + copyOptions(format)
+}
+
+func copyInto(t Table) string {
+	return "COPY " + t.Name + " (" + strings.Join(t.ColumnNames(), ", ") + ")"
+}
+
+func copyOptions(format CopyFormat) string {
+	if format == CopyBinary {
+		return " (FORMAT binary)"
+	}
+	return ""
 }
 
 func isUndefinedTable(err error) bool {
