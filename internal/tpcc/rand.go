@@ -3,6 +3,7 @@ package tpcc
 import (
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 )
 
 // The A constants of NURand(A, x, y) for the three non-uniform fields (Clause 2.1.6).
@@ -73,12 +74,15 @@ const alphanumeric = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345
 // The alphabet is letters and digits only, so the value never needs quoting or escaping.
 func (r *Rand) AppendAString(dst []byte, minLen, maxLen int) []byte {
 	n := r.IntRange(minLen, maxLen)
+	start := len(dst)
+	dst = slices.Grow(dst, n)[:start+n]
+	out := dst[start:]
 	for i := 0; i < n; {
 		// One 64-bit draw yields ten 6-bit indexes; 62 of 64 values are accepted.
 		v := r.pcg.Uint64()
 		for k := 0; k < 10 && i < n; k++ {
 			if idx := v & 63; idx < 62 {
-				dst = append(dst, alphanumeric[idx])
+				out[i] = alphanumeric[idx]
 				i++
 			}
 			v >>= 6
