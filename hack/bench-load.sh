@@ -26,7 +26,22 @@ HOST="${BASH_REMATCH[3]}"
 PORT="${BASH_REMATCH[4]}"
 server_url() { echo "postgres://postgres@$HOST:$PORT/$1?sslmode=disable"; }
 admin() { psql -X -q -At "$(server_url postgres)" -c "$1"; }
-fresh_db() { admin "DROP DATABASE IF EXISTS $1 WITH (FORCE)"; admin "CREATE DATABASE $1"; admin "CHECKPOINT"; }
+# Every run starts from the same state: only its own, new database (autovacuum would otherwise
+# still be vacuuming and analyzing the previous run's freshly loaded tables), the standbys caught
+# up, a checkpoint, and no dirty pages left in the page cache from the run before (their writeback
+# would compete for the same two cores).
+fresh_db() {
+  local db
+  for db in bench_tpcc bench_files bench_gotpc; do admin "DROP DATABASE IF EXISTS $db WITH (FORCE)"; done
+  admin "CREATE DATABASE $1"
+  admin "CHECKPOINT"
+  local i
+  for i in $(seq 1 600); do
+    [[ "$(admin "SELECT count(*) FROM pg_stat_replication WHERE replay_lsn IS NULL OR replay_lsn < pg_current_wal_lsn()")" == 0 ]] && break
+    sleep 0.1
+  done
+  sync
+}
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
@@ -38,7 +53,7 @@ cleanup() {
 trap cleanup EXIT
 chmod 755 "$WORK" # the server reads the COPY files as its own user
 
-echo "bench-load: $W warehouses, $RUNS runs, $THREADS threads, server $HOST:$PORT ($(admin 'SHOW server_version'), $(admin 'SHOW synchronous_standby_names'), synchronous_commit=$(admin 'SHOW synchronous_commit'))"
+echo "bench-load: $W warehouses, $RUNS runs, $THREADS threads, server $HOST:$PORT ($(admin 'SHOW server_version'), $(admin 'SHOW synchronous_standby_names'), synchronous_commit=$(admin 'SHOW synchronous_commit'), wal_compression=$(admin 'SHOW wal_compression'))"
 (cd "$ROOT" && go build -o "$WORK/tpcc" ./cmd/tpcc)
 "$WORK/tpcc" load --engine postgres --url "$URL" --warehouses "$W" --seed "$SEED" --threads "$THREADS" --copy-files "$WORK/files"
 chmod -R a+rX "$WORK/files"
@@ -62,7 +77,7 @@ run_files() {
   u=$(server_url bench_files)
   psql -X -q "$u" -f "$WORK/files/schema.sql" >/dev/null
   t0=$(now)
-  psql -X -q "$u" -c "COPY item FROM '$WORK/files/item.copy'" >/dev/null
+  psql -X -q "$u" -v ON_ERROR_STOP=1 -f "$WORK/files/item.sql" >/dev/null
   ls "$WORK"/files/w*.sql | xargs -P "$THREADS" -n 1 psql -X -q "$u" -v ON_ERROR_STOP=1 -f >/dev/null
   t1=$(now)
   psql -X -q "$u" -v ON_ERROR_STOP=1 -f "$WORK/files/finish.sql" >/dev/null
