@@ -55,17 +55,50 @@ func (o *CheckOptions) Validate() error {
 
 // Check runs the conditions over the range and returns one result per condition. Each chunk of
 // warehouses is read in one read-only snapshot transaction (REPEATABLE READ on PostgreSQL,
-// SERIALIZABLE on CockroachDB), so every condition of a chunk sees the same state; chunks run in
-// parallel and may see different snapshots, which only matters if a workload is running.
+// SERIALIZABLE on CockroachDB, snapshot read-only on YDB), so every condition of a chunk sees the
+// same state; chunks run in parallel and may see different snapshots, which only matters if a
+// workload is running. PostgreSQL and CockroachDB evaluate the SQL conditions; for YDB the client
+// evaluates them from range scans (check_rows.go).
 // The range must be loaded (all its warehouses done in the meta table), else an error names the
 // missing warehouses before any condition runs.
 func Check(ctx context.Context, o CheckOptions) ([]CheckResult, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	if !o.Dialect.SpeaksPostgresWire() {
-		return nil, fmt.Errorf("--engine %s: the consistency check speaks PostgreSQL/CockroachDB SQL only (YDB: use `ydb workload tpcc check`)", o.Dialect)
+	var b checkBackend
+	if o.Dialect == YDB {
+		yb, err := openYDBCheck(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		b = yb
+	} else {
+		pb, err := openPgCheck(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		b = pb
 	}
+	defer b.close()
+	return runCheck(ctx, o, b)
+}
+
+// checkBackend reads one engine for Check: the load states, the item table, and one chunk's
+// conditions in one snapshot.
+type checkBackend interface {
+	warehouseStates(ctx context.Context) (map[int]string, error)
+	checkItems(ctx context.Context) (ok bool, detail string, err error)
+	checkChunk(ctx context.Context, results []CheckResult, from, to int) ([]chunkFinding, error)
+	close()
+}
+
+// pgCheck runs the SQL conditions on PostgreSQL and CockroachDB.
+type pgCheck struct {
+	pool    *pgxpool.Pool
+	dialect Dialect
+}
+
+func openPgCheck(ctx context.Context, o CheckOptions) (*pgCheck, error) {
 	cfg, err := pgxpool.ParseConfig(o.URL)
 	if err != nil {
 		return nil, fmt.Errorf("--url: %w", err)
@@ -75,12 +108,31 @@ func Check(ctx context.Context, o CheckOptions) ([]CheckResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--url: %w", err)
 	}
-	defer pool.Close()
 	if err := ping(ctx, pool); err != nil {
+		pool.Close()
 		return nil, err
 	}
+	return &pgCheck{pool: pool, dialect: o.Dialect}, nil
+}
 
-	states, err := WarehouseStates(ctx, pool)
+func (p *pgCheck) close() { p.pool.Close() }
+
+func (p *pgCheck) warehouseStates(ctx context.Context) (map[int]string, error) {
+	return WarehouseStates(ctx, p.pool)
+}
+
+func (p *pgCheck) checkItems(ctx context.Context) (bool, string, error) {
+	return checkItems(ctx, p.pool)
+}
+
+func (p *pgCheck) checkChunk(ctx context.Context, results []CheckResult, from, to int) ([]chunkFinding, error) {
+	return checkChunk(ctx, p.pool, p.dialect, results, from, to)
+}
+
+// runCheck checks the loaded range chunk by chunk, o.Threads chunks at a time, keeping for each
+// condition the offender of the lowest chunk.
+func runCheck(ctx context.Context, o CheckOptions, b checkBackend) ([]CheckResult, error) {
+	states, err := b.warehouseStates(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("--url: %w", err)
 	}
@@ -92,7 +144,7 @@ func Check(ctx context.Context, o CheckOptions) ([]CheckResult, error) {
 	for i, c := range Conditions {
 		results[i] = CheckResult{Condition: c, Pass: true, Skipped: c.LoadOnly && !o.LoadTime}
 	}
-	itemsOK, itemDetail, err := checkItems(ctx, pool)
+	itemsOK, itemDetail, err := b.checkItems(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +166,7 @@ func Check(ctx context.Context, o CheckOptions) ([]CheckResult, error) {
 		go func() {
 			defer wg.Done()
 			for ch := range chunks {
-				found, err := checkChunk(ctx, pool, o.Dialect, results, ch.from, ch.to)
+				found, err := b.checkChunk(ctx, results, ch.from, ch.to)
 				if err != nil {
 					errs <- fmt.Errorf("warehouses %d-%d: %w", ch.from, ch.to, err)
 					return
@@ -187,8 +239,9 @@ func checkChunk(ctx context.Context, pool *pgxpool.Pool, d Dialect, results []Ch
 }
 
 // firstOffender runs a condition's query and renders its first row as "col=value …", or "".
+// Results come in text format, which keeps a numeric's scale even for zero (0.00, not 0).
 func firstOffender(ctx context.Context, tx pgx.Tx, sql string, from, to int) (string, error) {
-	rows, err := tx.Query(ctx, sql, from, to)
+	rows, err := tx.Query(ctx, sql, pgx.QueryResultFormats{pgx.TextFormatCode}, from, to)
 	if err != nil {
 		return "", err
 	}
@@ -229,6 +282,10 @@ func checkItems(ctx context.Context, pool *pgxpool.Pool) (bool, string, error) {
 	if err != nil {
 		return false, "", fmt.Errorf("count item: %w", err)
 	}
+	return itemsVerdict(n, lo, hi)
+}
+
+func itemsVerdict(n, lo, hi int64) (bool, string, error) {
 	if n != Items || lo != 1 || hi != Items {
 		return false, fmt.Sprintf("item: count=%d min(i_id)=%d max(i_id)=%d, want 100000 rows 1..100000", n, lo, hi), nil
 	}

@@ -103,16 +103,17 @@ ORDER BY c_w_id, c_d_id, c_id LIMIT 1`},
 // perCustomerAmounts lines up, per customer, its balance and YTD payment, the amounts of its
 // delivered order lines and of its payments, for one aggregation. (Joining three per-customer
 // aggregates instead lets the planner pick a nested loop under LIMIT 1: 30 000 × 30 000 per
-// warehouse, minutes instead of a second.) The zeros are cast: CockroachDB does not unify INT
-// with DECIMAL across UNION branches.
+// warehouse, minutes instead of a second.) The zeros are cast to money: CockroachDB does not
+// unify INT with DECIMAL across UNION branches, and a sum of zeros then prints as 0.00, as the
+// client-side evaluation (YDB) prints it.
 const perCustomerAmounts = `
   SELECT c_w_id, c_d_id, c_id, c_balance AS balance, c_ytd_payment AS ytd_payment,
-         CAST(0 AS numeric) AS delivered, CAST(0 AS numeric) AS paid
+         CAST(0 AS numeric(12,2)) AS delivered, CAST(0 AS numeric(12,2)) AS paid
   FROM customer WHERE c_w_id BETWEEN $1 AND $2
   UNION ALL
-  SELECT o_w_id, o_d_id, o_c_id, CAST(0 AS numeric), CAST(0 AS numeric), ol_amount, CAST(0 AS numeric)
+  SELECT o_w_id, o_d_id, o_c_id, CAST(0 AS numeric(12,2)), CAST(0 AS numeric(12,2)), ol_amount, CAST(0 AS numeric(12,2))
   FROM orders JOIN order_line ON ol_w_id = o_w_id AND ol_d_id = o_d_id AND ol_o_id = o_id
   WHERE o_w_id BETWEEN $1 AND $2 AND ol_w_id BETWEEN $1 AND $2 AND ol_delivery_d IS NOT NULL
   UNION ALL
-  SELECT h_c_w_id, h_c_d_id, h_c_id, CAST(0 AS numeric), CAST(0 AS numeric), CAST(0 AS numeric), h_amount
+  SELECT h_c_w_id, h_c_d_id, h_c_id, CAST(0 AS numeric(12,2)), CAST(0 AS numeric(12,2)), CAST(0 AS numeric(12,2)), h_amount
   FROM history WHERE h_c_w_id BETWEEN $1 AND $2`

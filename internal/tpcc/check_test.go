@@ -19,11 +19,7 @@ func checkForTest(t *testing.T, url string, o CheckOptions) []CheckResult {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	res, err := Check(ctx, o)
-	if err != nil {
-		t.Fatalf("check: %v", err)
-	}
-	return res
+	return checkBothWays(t, ctx, o)
 }
 
 func resultByID(t *testing.T, res []CheckResult, id string) CheckResult {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/big"
 	"path"
 	"sync"
@@ -140,29 +139,7 @@ const ydbInsertMetaSQL = "UPSERT INTO `" + MetaTable + "` (id, seed, warehouses,
 	"VALUES (1, $seed, $warehouses, $c_load, $c_run, $c_id, $c_ol_i_id, false, false, CurrentUtcTimestamp())"
 
 func (l *ydbLoader) states(ctx context.Context) (map[int]string, error) {
-	rs, err := l.db.Query().QueryResultSet(ctx, "SELECT w_id, state FROM `"+WarehouseLoadTable+"`")
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", WarehouseLoadTable, err)
-	}
-	defer rs.Close(ctx) //nolint:errcheck
-	states := map[int]string{}
-	for {
-		row, err := rs.NextRow(ctx)
-		if errors.Is(err, io.EOF) {
-			return states, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		var w int32
-		var s *string
-		if err := row.Scan(&w, &s); err != nil {
-			return nil, err
-		}
-		if s != nil {
-			states[int(w)] = *s
-		}
-	}
+	return ydbWarehouseStates(ctx, l.db)
 }
 
 func (l *ydbLoader) mark(ctx context.Context, w int, state string) error {

@@ -1,0 +1,447 @@
+package tpcc
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The consistency conditions evaluated in the client, for engines whose SQL the condition
+// queries (check_conditions.go) do not speak: YDB. A chunk's rows are read by simple range scans
+// (checkReads) inside one snapshot, and every condition of Clause 3.3.2 is computed from them
+// with exact integer arithmetic (money in cents). The findings name the same places and values,
+// with the same names, as the SQL conditions, so reports read alike for every engine.
+
+// checkRead is one range scan of a chunk: columns of table where bound is in [from, to]; with
+// count, one row per distinct columns value with its row count appended.
+type checkRead struct {
+	table   Table
+	columns []string
+	bound   string
+	count   bool
+}
+
+// checkReads lists the scans of a chunk in the order the evaluator needs them (orders before
+// new_order and order_line, which are matched against them).
+var checkReads = []checkRead{
+	{table: WarehouseTable, columns: []string{"w_id", "w_ytd"}, bound: "w_id"},
+	{table: DistrictTable, columns: []string{"d_w_id", "d_id", "d_ytd", "d_next_o_id"}, bound: "d_w_id"},
+	{table: CustomerTable, columns: []string{"c_w_id", "c_d_id", "c_id", "c_balance", "c_ytd_payment"}, bound: "c_w_id"},
+	{table: StockTable, columns: []string{"s_w_id"}, bound: "s_w_id", count: true},
+	{table: HistoryTable, columns: []string{"h_w_id", "h_d_id", "h_amount"}, bound: "h_w_id"},
+	{table: HistoryTable, columns: []string{"h_c_w_id", "h_c_d_id", "h_c_id", "h_amount"}, bound: "h_c_w_id"},
+	{table: OrdersTable, columns: []string{"o_w_id", "o_d_id", "o_id", "o_c_id", "o_carrier_id", "o_ol_cnt"}, bound: "o_w_id"},
+	{table: NewOrderTable, columns: []string{"no_w_id", "no_d_id", "no_o_id"}, bound: "no_w_id"},
+	{table: OrderLineTable, columns: []string{"ol_w_id", "ol_d_id", "ol_o_id", "ol_number", "ol_delivery_d", "ol_amount"}, bound: "ol_w_id"},
+}
+
+// column returns the named column of the read's table.
+func (r checkRead) column(name string) Column {
+	for _, c := range r.table.Columns {
+		if c.Name == name {
+			return c
+		}
+	}
+	panic("tpcc: no column " + name + " in " + r.table.Name)
+}
+
+// checkValue is one scanned value: integers as they are, money in cents, timestamps in Unix
+// microseconds, counts as integers.
+type checkValue struct {
+	v    int64
+	null bool
+}
+
+func val(v int64) checkValue { return checkValue{v: v} }
+
+var null = checkValue{null: true}
+
+// distinct is SQL's IS DISTINCT FROM.
+func distinct(a, b checkValue) bool { return a.null != b.null || (!a.null && a.v != b.v) }
+
+// checkScan runs one read over [from, to] and calls row with each result row's values, in the
+// read's column order (plus the count).
+type checkScan func(ctx context.Context, r checkRead, from, to int, row func([]checkValue) error) error
+
+// offender keeps the first offending place of one condition: the smallest key.
+type offender struct {
+	key    []int
+	detail string
+}
+
+func (o *offender) consider(key []int, detail func() string) {
+	if o.key == nil || slices.Compare(key, o.key) < 0 {
+		o.key, o.detail = slices.Clone(key), detail()
+	}
+}
+
+type (
+	warehouseRows struct {
+		ytd                                             checkValue
+		sumDistrictYTD, sumHistory                      checkValue // null while no row
+		districts, customers, stock, orders, historyByW int64
+	}
+	districtRows struct {
+		ytd, nextOrderID checkValue
+		exists           bool
+		maxOrderID       checkValue
+		orders           int64
+		sumLineCounts    checkValue // sum(o_ol_cnt); null while no order
+		lines            int64
+		newOrders        int64
+		minNewOrder      checkValue
+		maxNewOrder      checkValue
+		sumHistory       checkValue
+	}
+	orderRows struct {
+		customerID   int64
+		carrier      checkValue
+		lineCount    checkValue
+		newOrderID   checkValue // no_o_id of its new_order row, or null
+		lines        int64
+		deliveredSum int64
+	}
+	customerRows struct {
+		balance, ytdPayment, delivered, paid int64
+	}
+)
+
+// checkEvaluation accumulates the rows of one chunk [from, to].
+type checkEvaluation struct {
+	from, to   int
+	warehouses map[int]*warehouseRows // only warehouses with a row
+	districts  map[[2]int]*districtRows
+	orders     map[[3]int]*orderRows
+	customers  map[[3]int]*customerRows
+	// 3.3.2.7 is judged line by line while order_line is scanned.
+	lineOffender offender
+}
+
+func newCheckEvaluation(from, to int) *checkEvaluation {
+	return &checkEvaluation{from: from, to: to, warehouses: map[int]*warehouseRows{}, districts: map[[2]int]*districtRows{},
+		orders: map[[3]int]*orderRows{}, customers: map[[3]int]*customerRows{}}
+}
+
+func (e *checkEvaluation) inRange(w int64) bool { return w >= int64(e.from) && w <= int64(e.to) }
+
+func (e *checkEvaluation) district(w, d int64) *districtRows {
+	k := [2]int{int(w), int(d)}
+	x := e.districts[k]
+	if x == nil {
+		x = &districtRows{sumLineCounts: null, maxOrderID: null, minNewOrder: null, maxNewOrder: null, sumHistory: null}
+		e.districts[k] = x
+	}
+	return x
+}
+
+func (e *checkEvaluation) customer(w, d, c int64) *customerRows {
+	k := [3]int{int(w), int(d), int(c)}
+	x := e.customers[k]
+	if x == nil {
+		x = &customerRows{}
+		e.customers[k] = x
+	}
+	return x
+}
+
+func addTo(sum *checkValue, v checkValue) {
+	if v.null {
+		return // SQL's sum ignores NULLs
+	}
+	if sum.null {
+		*sum = val(0)
+	}
+	sum.v += v.v
+}
+
+func maxOf(m *checkValue, v checkValue) {
+	if !v.null && (m.null || v.v > m.v) {
+		*m = v
+	}
+}
+
+func minOf(m *checkValue, v checkValue) {
+	if !v.null && (m.null || v.v < m.v) {
+		*m = v
+	}
+}
+
+// add takes one row of read r (the index into checkReads).
+func (e *checkEvaluation) add(r int, v []checkValue) error {
+	for i, c := range checkReads[r].columns {
+		if v[i].null && isKeyColumn(checkReads[r].table, c) {
+			return fmt.Errorf("%s.%s is NULL", checkReads[r].table.Name, c)
+		}
+	}
+	switch r {
+	case 0: // warehouse
+		e.warehouses[int(v[0].v)] = &warehouseRows{ytd: v[1], sumDistrictYTD: null, sumHistory: null}
+	case 1: // district
+		d := e.district(v[0].v, v[1].v)
+		d.exists, d.ytd, d.nextOrderID = true, v[2], v[3]
+		if w := e.warehouses[int(v[0].v)]; w != nil {
+			w.districts++
+			addTo(&w.sumDistrictYTD, v[2])
+		}
+	case 2: // customer
+		if w := e.warehouses[int(v[0].v)]; w != nil {
+			w.customers++
+		}
+		c := e.customer(v[0].v, v[1].v, v[2].v)
+		c.balance += v[3].v // NULL money counts as 0, as in SQL's sum over the union
+		c.ytdPayment += v[4].v
+	case 3: // stock counts
+		if w := e.warehouses[int(v[0].v)]; w != nil {
+			w.stock = v[1].v
+		}
+	case 4: // history by its own warehouse and district
+		if w := e.warehouses[int(v[0].v)]; w != nil {
+			w.historyByW++
+			addTo(&w.sumHistory, v[2])
+		}
+		if !v[1].null {
+			addTo(&e.district(v[0].v, v[1].v).sumHistory, v[2])
+		}
+	case 5: // history by the paying customer
+		if !v[0].null && !v[1].null && !v[2].null && e.inRange(v[0].v) {
+			e.customer(v[0].v, v[1].v, v[2].v).paid += v[3].v
+		}
+	case 6: // orders
+		e.orders[[3]int{int(v[0].v), int(v[1].v), int(v[2].v)}] = &orderRows{customerID: v[3].v, carrier: v[4], lineCount: v[5], newOrderID: null}
+		if w := e.warehouses[int(v[0].v)]; w != nil {
+			w.orders++
+		}
+		d := e.district(v[0].v, v[1].v)
+		d.orders++
+		maxOf(&d.maxOrderID, v[2])
+		addTo(&d.sumLineCounts, v[5])
+	case 7: // new_order
+		d := e.district(v[0].v, v[1].v)
+		d.newOrders++
+		minOf(&d.minNewOrder, v[2])
+		maxOf(&d.maxNewOrder, v[2])
+		if o := e.orders[[3]int{int(v[0].v), int(v[1].v), int(v[2].v)}]; o != nil {
+			o.newOrderID = v[2]
+		}
+	case 8: // order_line
+		e.district(v[0].v, v[1].v).lines++
+		o := e.orders[[3]int{int(v[0].v), int(v[1].v), int(v[2].v)}]
+		if o == nil {
+			return nil
+		}
+		o.lines++
+		delivery := v[4]
+		if delivery.null != o.carrier.null {
+			e.lineOffender.consider([]int{int(v[0].v), int(v[1].v), int(v[2].v), int(v[3].v)}, func() string {
+				return details("ol_w_id", v[0], "ol_d_id", v[1], "ol_o_id", v[2], "ol_number", v[3],
+					"ol_delivery_d", timestamp(delivery), "o_carrier_id", o.carrier)
+			})
+		}
+		if !delivery.null && !v[5].null {
+			o.deliveredSum += v[5].v
+			e.customer(v[0].v, v[1].v, o.customerID).delivered += v[5].v
+		}
+	}
+	return nil
+}
+
+// findings returns the first offender of every condition (by Conditions index; "" when none).
+func (e *checkEvaluation) findings() []string {
+	byID := map[string]*offender{}
+	for _, c := range Conditions {
+		byID[c.ID] = &offender{}
+	}
+	for w, x := range e.warehouses {
+		key := []int{w}
+		if x.districts != 10 || x.customers != 30000 || x.stock != 100000 || x.orders < 30000 || x.historyByW < 30000 {
+			byID["cardinality"].consider(key, func() string {
+				return details("w_id", val(int64(w)), "districts", count(x.districts), "customers", count(x.customers),
+					"stock", count(x.stock), "orders", count(x.orders), "history", count(x.historyByW))
+			})
+		}
+		if distinct(x.ytd, x.sumDistrictYTD) {
+			byID["3.3.2.1"].consider(key, func() string {
+				return details("w_id", val(int64(w)), "w_ytd", money(x.ytd), "sum_d_ytd", money(x.sumDistrictYTD))
+			})
+		}
+		if distinct(x.ytd, x.sumHistory) {
+			byID["3.3.2.8"].consider(key, func() string {
+				return details("w_id", val(int64(w)), "w_ytd", money(x.ytd), "sum_h_amount", money(x.sumHistory))
+			})
+		}
+	}
+	for k, d := range e.districts {
+		key := []int{k[0], k[1]}
+		w, id := val(int64(k[0])), val(int64(k[1]))
+		if d.exists && e.inRange(int64(k[0])) {
+			next := d.nextOrderID
+			if !next.null {
+				next.v--
+			}
+			if distinct(next, d.maxOrderID) || (!d.maxNewOrder.null && distinct(d.maxNewOrder, next)) {
+				byID["3.3.2.2"].consider(key, func() string {
+					return details("d_w_id", w, "d_id", id, "d_next_o_id_minus_1", next, "max_o_id", d.maxOrderID, "max_no_o_id", d.maxNewOrder)
+				})
+			}
+			if distinct(d.ytd, d.sumHistory) {
+				byID["3.3.2.9"].consider(key, func() string {
+					return details("d_w_id", w, "d_id", id, "d_ytd", money(d.ytd), "sum_h_amount", money(d.sumHistory))
+				})
+			}
+		}
+		if d.newOrders > 0 && d.maxNewOrder.v-d.minNewOrder.v+1 != d.newOrders {
+			byID["3.3.2.3"].consider(key, func() string {
+				return details("no_w_id", w, "no_d_id", id, "id_span", val(d.maxNewOrder.v-d.minNewOrder.v+1), "new_orders", val(d.newOrders))
+			})
+		}
+		if d.orders > 0 {
+			if distinct(d.sumLineCounts, count(d.lines)) {
+				byID["3.3.2.4"].consider(key, func() string {
+					return details("o_w_id", w, "o_d_id", id, "sum_o_ol_cnt", d.sumLineCounts, "order_lines", count(d.lines))
+				})
+			}
+			if d.orders-d.newOrders != DeliveredPerDistrict {
+				byID["3.3.2.11"].consider(key, func() string {
+					return details("o_w_id", w, "o_d_id", id, "orders", val(d.orders), "new_orders", val(d.newOrders))
+				})
+			}
+		}
+	}
+	for k, o := range e.orders {
+		key := []int{k[0], k[1], k[2]}
+		w, d, id := val(int64(k[0])), val(int64(k[1])), val(int64(k[2]))
+		if o.carrier.null != !o.newOrderID.null {
+			byID["3.3.2.5"].consider(key, func() string {
+				return details("o_w_id", w, "o_d_id", d, "o_id", id, "o_carrier_id", o.carrier, "new_order_o_id", o.newOrderID)
+			})
+		}
+		if distinct(o.lineCount, count(o.lines)) {
+			byID["3.3.2.6"].consider(key, func() string {
+				return details("o_w_id", w, "o_d_id", d, "o_id", id, "o_ol_cnt", o.lineCount, "order_lines", count(o.lines))
+			})
+		}
+	}
+	if e.lineOffender.key != nil {
+		*byID["3.3.2.7"] = e.lineOffender
+	}
+	for k, c := range e.customers {
+		key := []int{k[0], k[1], k[2]}
+		w, d, id := val(int64(k[0])), val(int64(k[1])), val(int64(k[2]))
+		if c.balance != c.delivered-c.paid {
+			byID["3.3.2.10"].consider(key, func() string {
+				return details("c_w_id", w, "c_d_id", d, "c_id", id, "c_balance", money(val(c.balance)),
+					"delivered_minus_paid", money(val(c.delivered-c.paid)))
+			})
+		}
+		if c.balance+c.ytdPayment != c.delivered {
+			byID["3.3.2.12"].consider(key, func() string {
+				return details("c_w_id", w, "c_d_id", d, "c_id", id, "balance_plus_ytd_payment", money(val(c.balance+c.ytdPayment)),
+					"delivered_amount", money(val(c.delivered)))
+			})
+		}
+	}
+	out := make([]string, len(Conditions))
+	for i, c := range Conditions {
+		out[i] = byID[c.ID].detail
+	}
+	return out
+}
+
+// count renders a LEFT JOINed count as SQL does: NULL when there was no row.
+func count(n int64) checkValue {
+	if n == 0 {
+		return null
+	}
+	return val(n)
+}
+
+// Rendering markers, so details can print money and timestamps like the SQL path's formatValue.
+type (
+	moneyValue     checkValue
+	timestampValue checkValue
+)
+
+func money(v checkValue) moneyValue         { return moneyValue(v) }
+func timestamp(v checkValue) timestampValue { return timestampValue(v) }
+
+// details renders name/value pairs as "name=value …".
+func details(pairs ...any) string {
+	var b strings.Builder
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(pairs[i].(string))
+		b.WriteByte('=')
+		switch v := pairs[i+1].(type) {
+		case checkValue:
+			if v.null {
+				b.WriteString("NULL")
+			} else {
+				b.WriteString(strconv.FormatInt(v.v, 10))
+			}
+		case moneyValue:
+			if v.null {
+				b.WriteString("NULL")
+			} else {
+				b.Write(AppendDecimal(nil, v.v, 2))
+			}
+		case timestampValue:
+			if v.null {
+				b.WriteString("NULL")
+			} else {
+				b.WriteString(time.UnixMicro(v.v).UTC().Format(time.RFC3339Nano))
+			}
+		}
+	}
+	return b.String()
+}
+
+// evaluateChunk scans the chunk's rows through scan and returns the first offender of every
+// condition (by Conditions index).
+func evaluateChunk(ctx context.Context, scan checkScan, from, to int) ([]string, error) {
+	e := newCheckEvaluation(from, to)
+	for i, r := range checkReads {
+		err := scan(ctx, r, from, to, func(v []checkValue) error { return e.add(i, v) })
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", r.table.Name, err)
+		}
+	}
+	return e.findings(), nil
+}
+
+// checkSnapshot runs f with a scan bound to one read-only snapshot of the database; f may be run
+// again when the engine retries the transaction.
+type checkSnapshot func(ctx context.Context, f func(ctx context.Context, scan checkScan) error) error
+
+// checkChunkRows evaluates one chunk from range scans in one snapshot. The client cannot time the
+// conditions separately, so each condition that ran is given an equal share of the chunk's time.
+func checkChunkRows(ctx context.Context, snapshot checkSnapshot, results []CheckResult, from, to int) ([]chunkFinding, error) {
+	start := time.Now()
+	var details []string
+	err := snapshot(ctx, func(ctx context.Context, scan checkScan) error {
+		d, err := evaluateChunk(ctx, scan, from, to)
+		details = d
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	ran := 0
+	for _, r := range results {
+		if !r.Skipped {
+			ran++
+		}
+	}
+	share := time.Since(start) / time.Duration(max(ran, 1))
+	found := make([]chunkFinding, len(Conditions))
+	for i := range found {
+		if !results[i].Skipped {
+			found[i] = chunkFinding{detail: details[i], elapsed: share}
+		}
+	}
+	return found, nil
+}
