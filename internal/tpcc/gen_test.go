@@ -320,13 +320,18 @@ func TestCopyReaderSmallReads(t *testing.T) {
 	}
 }
 
-func BenchmarkGenerateWarehouseCopyText(b *testing.B) {
+func BenchmarkGenerateWarehouseCopyText(b *testing.B)   { benchmarkGenerateWarehouse(b, CopyText) }
+func BenchmarkGenerateWarehouseCopyBinary(b *testing.B) { benchmarkGenerateWarehouse(b, CopyBinary) }
+
+// benchmarkGenerateWarehouse generates and encodes every table of one warehouse per iteration, as
+// the loader streams it (without the database).
+func benchmarkGenerateWarehouse(b *testing.B, format CopyFormat) {
 	g := testGenerator()
 	buf := make([]byte, 256<<10)
 	var bytesOut int64
 	for i := 0; i < b.N; i++ {
 		for _, table := range WarehouseTables {
-			r := NewCopyReader(mustSource(g, table, i+1), testNow)
+			r := NewCopyReaderFormat(mustSource(g, table, i+1), testNow, format)
 			for {
 				n, err := r.Read(buf)
 				bytesOut += int64(n)
