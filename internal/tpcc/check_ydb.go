@@ -21,11 +21,9 @@ import (
 type ydbCheck struct{ db *ydb.Driver }
 
 func openYDBCheck(ctx context.Context, o CheckOptions) (*ydbCheck, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	db, err := ydb.Open(ctx, o.URL)
+	db, err := openYDB(ctx, o.URL)
 	if err != nil {
-		return nil, fmt.Errorf("--url: cannot reach the database: %w", err)
+		return nil, err
 	}
 	return &ydbCheck{db: db}, nil
 }

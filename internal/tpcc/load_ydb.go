@@ -27,9 +27,9 @@ const ydbBatchRows = 10_000
 // Not exercised against a server here (none runs in this environment); the generated rows and
 // statements are unit-tested.
 func loadYDB(ctx context.Context, o LoadOptions) error {
-	db, err := ydb.Open(ctx, o.URL)
+	db, err := openYDB(ctx, o.URL)
 	if err != nil {
-		return fmt.Errorf("--url: cannot reach YDB: %w", err)
+		return err
 	}
 	defer db.Close(context.WithoutCancel(ctx)) //nolint:errcheck
 	l := &ydbLoader{loadTracker: loadTracker{o: o, start: time.Now()}, db: db}

@@ -23,9 +23,9 @@ type ydbExecutor struct {
 }
 
 func newYDBExecutor(ctx context.Context, cfg ExecutorConfig) (*ydbExecutor, error) {
-	db, err := ydb.Open(ctx, cfg.URL, ydb.WithSessionPoolSizeLimit(cfg.MaxConns))
+	db, err := openYDB(ctx, cfg.URL, ydb.WithSessionPoolSizeLimit(cfg.MaxConns))
 	if err != nil {
-		return nil, fmt.Errorf("executor: connect to ydb: %w", err)
+		return nil, err
 	}
 	return &ydbExecutor{db: db, retry: cfg.Retry}, nil
 }
