@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Load throughput into the local sync cluster (hack/pg-sync.sh), three ways, side by side, on the
 # same server and the same rows:
-#   tpcc    `tpcc load`: generation streamed into binary COPY FROM STDIN, then keys + indexes + ANALYZE
+#   tpcc    `tpcc load`: generation streamed into binary COPY FROM STDIN, then keys + indexes + VACUUM (ANALYZE)
 #   files   the ceiling of that path: the same rows pre-generated into binary COPY files (tpcc load
 #           --copy-files), loaded with server-side COPY … FROM '<file>' (same parallelism: one
 #           transaction per warehouse, BENCH_THREADS at a time), then the same keys + indexes +
-#           ANALYZE (in one session)
+#           VACUUM (ANALYZE) (in one session)
 #   go-tpc  `go-tpc tpcc prepare --no-check`, only if GO_TPC names a binary (not built here)
 # Prints each run and the medians: total seconds, data seconds (without keys/indexes), warehouses/min,
 # and go-tpc's time over tpcc's per run (the ways of a run are side by side; the order rotates).

@@ -25,8 +25,10 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 0, "random seed of the data (default: the seed already recorded in the database, else a random one)")
 	finish := fs.Bool("finish", false, "after this range, add the primary keys and indexes; needs all warehouses 1..N loaded "+
 		"(default true when the range is 1..N)")
+	vacuum := fs.Bool("vacuum", true, "in the finish, VACUUM (ANALYZE) each table instead of only ANALYZE, so autovacuum has no "+
+		"freshly loaded table left to scan during the first measurements (postgres; ignored elsewhere)")
 	interval := fs.Duration("progress-interval", 0, "progress line interval (default 500ms on a terminal, 5s otherwise)")
-	copyFiles := fs.String("copy-files", "", "instead of loading, write the range as COPY text files and SQL scripts to this directory "+
+	copyFiles := fs.String("copy-files", "", "instead of loading, write the range as COPY files (the load's format) and SQL scripts to this directory "+
 		"(postgres; the ceiling in hack/bench-load.sh); needs --seed")
 	shardIndex := fs.Int("shard", -1, "this process's index among --shards; its range is shard.Of(warehouses, shard, shards) (the loader Job's pods)")
 	shards := fs.Int("shards", 0, "number of processes sharing the warehouses")
@@ -60,6 +62,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Dialect: d, URL: t.url, Warehouses: t.warehouses, From: t.from, To: t.to, Threads: t.threads,
 		Seed: *seed, SeedSet: isSet(fs, "seed"),
 		Finish: *finish || (!isSet(fs, "finish") && t.from == 1 && t.to == t.warehouses),
+		Vacuum: *vacuum,
 	}
 	p := newProgressPrinter(stderr, isTerminal(stderr), *interval)
 	opts.Progress = p.update

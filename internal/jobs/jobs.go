@@ -105,7 +105,9 @@ func CheckJob(run *benchv1.BenchmarkRun, conn engines.Connection, cfg Config) *b
 		[]string{"check", "--engine", conn.Engine, "--warehouses", warehouses, "--load-time", "--threads", strconv.Itoa(LoaderThreads)})
 	finish := job.Spec.Template.Spec.Containers[0].DeepCopy()
 	finish.Name = "finish-load"
-	finish.Args = []string{"load", "--engine", conn.Engine, "--warehouses", warehouses, "--finish"}
+	// --vacuum: the steps should not share the database with autovacuum's first pass over the
+	// freshly loaded tables.
+	finish.Args = []string{"load", "--engine", conn.Engine, "--warehouses", warehouses, "--finish", "--vacuum"}
 	job.Spec.Template.Spec.InitContainers = []corev1.Container{*finish}
 	job.Spec.BackoffLimit = ptr(int32(2))
 	return job

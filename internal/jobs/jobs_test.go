@@ -81,7 +81,7 @@ func TestLoaderJob(t *testing.T) {
 func TestCheckJobFinishesTheLoadFirst(t *testing.T) {
 	job := CheckJob(testRun(7), secretConn, Config{ClientImage: "tpcc:dev"})
 	spec := job.Spec.Template.Spec
-	if len(spec.InitContainers) != 1 || !slices.Contains(spec.InitContainers[0].Args, "--finish") {
+	if len(spec.InitContainers) != 1 || !slices.Contains(spec.InitContainers[0].Args, "--finish") || !slices.Contains(spec.InitContainers[0].Args, "--vacuum") {
 		t.Fatalf("init containers = %+v", spec.InitContainers)
 	}
 	if spec.Containers[0].Args[0] != "check" || !slices.Contains(spec.Containers[0].Args, "--load-time") {

@@ -19,7 +19,7 @@ type CopyFiles struct {
 	ItemFile   string   // item.copy
 	ItemSQL    string   // item.sql: the COPY … FROM '<item.copy>' statement
 	Warehouses []string // per warehouse: a SQL script of its COPY … FROM '<file>' statements in one transaction
-	FinishSQL  string   // late primary keys, secondary indexes, ANALYZE
+	FinishSQL  string   // late primary keys, secondary indexes, VACUUM (ANALYZE)
 }
 
 // WriteCopyFiles writes the generated rows of warehouses from..to (and the item table) as COPY
@@ -43,7 +43,7 @@ func WriteCopyFiles(ctx context.Context, dir string, seed uint64, now time.Time,
 	for _, pk := range PrimaryKeyDDL(Postgres) {
 		finish = append(finish, pk.SQL)
 	}
-	finish = append(append(finish, SecondaryIndexDDL(Postgres)...), "ANALYZE")
+	finish = append(append(finish, SecondaryIndexDDL(Postgres)...), "VACUUM (ANALYZE)") // as tpcc load's default finish
 	if err := os.WriteFile(out.ItemSQL, []byte(copyFromFile(ItemTable, out.ItemFile)+"\n"), 0o644); err != nil {
 		return CopyFiles{}, err
 	}

@@ -27,7 +27,11 @@ type LoadOptions struct {
 	SeedSet    bool // false: adopt the seed already recorded, or Seed for a new database
 	// Finish adds the late primary keys and the secondary indexes once all warehouses are
 	// loaded. It fails, naming the missing warehouses, if some are not.
-	Finish        bool
+	Finish bool
+	// Vacuum makes the finish VACUUM (ANALYZE) each table instead of only analyzing it
+	// (PostgreSQL; ignored elsewhere). Otherwise PostgreSQL's insert-triggered autovacuum scans
+	// every freshly loaded table soon after the load, i.e. during the first measurements.
+	Vacuum        bool
 	Progress      func(LoadProgress) // called at every phase change and every ProgressEvery; may be nil
 	ProgressEvery time.Duration      // default 500ms
 	Now           time.Time          // load time of the rows (zero: time.Now)
@@ -176,7 +180,7 @@ func (l *pgLoader) run(ctx context.Context) error {
 	}
 	if l.o.Finish {
 		l.setPhase("finish")
-		if err := Finish(ctx, l.pool, l.o.Dialect, l.o.Warehouses, l.o.Threads); err != nil {
+		if err := Finish(ctx, l.pool, l.o.Dialect, l.o.Warehouses, l.o.Threads, l.o.Vacuum); err != nil {
 			return err
 		}
 	}

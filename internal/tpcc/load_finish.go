@@ -10,11 +10,12 @@ import (
 )
 
 // Finish completes a load once every warehouse 1..warehouses is done: the late primary keys
-// (PostgreSQL), the secondary indexes and fresh planner statistics. It is idempotent and safe to run
+// (PostgreSQL), the secondary indexes and fresh planner statistics, with vacuum also a VACUUM of
+// every table (PostgreSQL). It is idempotent and safe to run
 // from several loaders at once (PostgreSQL: under the schema advisory lock; CockroachDB:
 // IF NOT EXISTS), so the last pod of an Indexed Job, or a final `tpcc load` over the whole range,
 // can run it.
-func Finish(ctx context.Context, pool *pgxpool.Pool, d Dialect, warehouses, threads int) error {
+func Finish(ctx context.Context, pool *pgxpool.Pool, d Dialect, warehouses, threads int, vacuum bool) error {
 	states, err := WarehouseStates(ctx, pool)
 	if err != nil {
 		return err
@@ -44,8 +45,12 @@ func Finish(ctx context.Context, pool *pgxpool.Pool, d Dialect, warehouses, thre
 			stmts = append(stmts, finishStatement{table: SecondaryIndexes[i].Table, sql: sql})
 		}
 		if d == Postgres { // CockroachDB collects statistics by itself after bulk writes
+			analyze := "ANALYZE "
+			if vacuum {
+				analyze = "VACUUM (ANALYZE) "
+			}
 			for _, t := range Tables {
-				stmts = append(stmts, finishStatement{table: t.Name, sql: "ANALYZE " + t.Name})
+				stmts = append(stmts, finishStatement{table: t.Name, sql: analyze + t.Name})
 			}
 		}
 		if err := execChains(ctx, pool, finishChains(stmts), threads); err != nil {
