@@ -97,12 +97,11 @@ type (
 		sumHistory       checkValue
 	}
 	orderRows struct {
-		customerID   int64
-		carrier      checkValue
-		lineCount    checkValue
-		newOrderID   checkValue // no_o_id of its new_order row, or null
-		lines        int64
-		deliveredSum int64
+		customerID int64
+		carrier    checkValue
+		lineCount  checkValue
+		newOrderID checkValue // no_o_id of its new_order row, or null
+		lines      int64
 	}
 	customerRows struct {
 		balance, ytdPayment, delivered, paid int64
@@ -241,7 +240,6 @@ func (e *checkEvaluation) add(r int, v []checkValue) error {
 			})
 		}
 		if !delivery.null && !v[5].null {
-			o.deliveredSum += v[5].v
 			e.customer(v[0].v, v[1].v, o.customerID).delivered += v[5].v
 		}
 	}
