@@ -84,12 +84,8 @@ type copyReader struct {
 	counter  *atomic.Int64 // optional: shared count of rows encoded, for progress
 }
 
-// NewCopyReader returns an io.Reader of src's rows in COPY text format; now is the load time.
-func NewCopyReader(src RowSource, now time.Time) *copyReader {
-	return NewCopyReaderFormat(src, now, CopyText)
-}
-
-// NewCopyReaderFormat returns an io.Reader of src's rows in the given COPY format.
+// NewCopyReaderFormat returns an io.Reader of src's rows in the given COPY format; now is the
+// load time.
 func NewCopyReaderFormat(src RowSource, now time.Time, format CopyFormat) *copyReader {
 	t := src.Table()
 	return &copyReader{

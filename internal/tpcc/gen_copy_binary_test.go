@@ -66,7 +66,7 @@ func TestBinaryCopyMatchesText(t *testing.T) {
 		if _, err := c.Exec(ctx, fmt.Sprintf("CREATE TABLE %s (LIKE %s)", bin, table.Name)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.PgConn().CopyFrom(ctx, NewCopyReaderFormat(mustSource(gen, table, w), gen.Now, CopyText), CopyStatement(table)); err != nil {
+		if _, err := c.PgConn().CopyFrom(ctx, NewCopyReaderFormat(mustSource(gen, table, w), gen.Now, CopyText), CopyStatementFormat(table, CopyText)); err != nil {
 			t.Fatalf("text COPY %s: %v", table.Name, err)
 		}
 		binTable := table

@@ -245,12 +245,12 @@ func TestStockAndItemData(t *testing.T) {
 func TestGenerationIsDeterministicPerWarehouse(t *testing.T) {
 	a, b := testGenerator(), testGenerator()
 	for _, table := range WarehouseTables {
-		ra, _ := io.ReadAll(NewCopyReader(mustSource(a, table, 5), testNow))
-		rb, _ := io.ReadAll(NewCopyReader(mustSource(b, table, 5), testNow))
+		ra, _ := io.ReadAll(NewCopyReaderFormat(mustSource(a, table, 5), testNow, CopyText))
+		rb, _ := io.ReadAll(NewCopyReaderFormat(mustSource(b, table, 5), testNow, CopyText))
 		if !bytes.Equal(ra, rb) {
 			t.Errorf("%s: two generations of warehouse 5 differ", table.Name)
 		}
-		rc, _ := io.ReadAll(NewCopyReader(mustSource(a, table, 6), testNow))
+		rc, _ := io.ReadAll(NewCopyReaderFormat(mustSource(a, table, 6), testNow, CopyText))
 		if table.Name != NewOrderTable.Name && bytes.Equal(ra, bytes.ReplaceAll(rc, []byte("\t6\t"), []byte("\t5\t"))) {
 			t.Errorf("%s: warehouses 5 and 6 are identical apart from their id", table.Name)
 		}
@@ -283,7 +283,7 @@ func TestAppendDecimal(t *testing.T) {
 
 func TestCopyRowFormat(t *testing.T) {
 	g := testGenerator()
-	out, err := io.ReadAll(NewCopyReader(mustSource(g, OrdersTable, 1), testNow))
+	out, err := io.ReadAll(NewCopyReaderFormat(mustSource(g, OrdersTable, 1), testNow, CopyText))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,19 +304,24 @@ func TestCopyRowFormat(t *testing.T) {
 // Small reads (shorter than a row) must yield the same bytes as one large read.
 func TestCopyReaderSmallReads(t *testing.T) {
 	g := testGenerator()
-	whole, _ := io.ReadAll(NewCopyReader(mustSource(g, CustomerTable, 1), testNow))
-	r := NewCopyReader(mustSource(g, CustomerTable, 1), testNow)
-	var got []byte
-	buf := make([]byte, 37)
-	for {
-		n, err := r.Read(buf)
-		got = append(got, buf[:n]...)
-		if err == io.EOF {
-			break
+	for _, format := range []CopyFormat{CopyText, CopyBinary} {
+		whole, _ := io.ReadAll(NewCopyReaderFormat(mustSource(g, CustomerTable, 1), testNow, format))
+		r := NewCopyReaderFormat(mustSource(g, CustomerTable, 1), testNow, format)
+		var got []byte
+		buf := make([]byte, 7) // shorter than a row and than the binary header
+		for {
+			n, err := r.Read(buf)
+			got = append(got, buf[:n]...)
+			if err == io.EOF {
+				break
+			}
 		}
-	}
-	if !bytes.Equal(whole, got) {
-		t.Fatalf("small reads: %d bytes, whole read: %d bytes, not equal", len(got), len(whole))
+		if !bytes.Equal(whole, got) {
+			t.Errorf("format %d: small reads: %d bytes, whole read: %d bytes, not equal", format, len(got), len(whole))
+		}
+		if format == CopyBinary && (!bytes.HasPrefix(whole, binaryCopyHeader) || !bytes.HasSuffix(whole, []byte{0xff, 0xff})) {
+			t.Errorf("binary stream lacks the header or the trailer")
+		}
 	}
 }
 

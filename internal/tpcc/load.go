@@ -364,11 +364,6 @@ func (l *pgLoader) copyTable(ctx context.Context, conn *pgconn.PgConn, gen *Gene
 	return nil
 }
 
-// CopyStatement is the COPY FROM STDIN statement (text format) of the generated columns of t.
-func CopyStatement(t Table) string {
-	return CopyStatementFormat(t, CopyText)
-}
-
 // CopyStatementFormat is the COPY FROM STDIN statement of the generated columns of t in format.
 func CopyStatementFormat(t Table, format CopyFormat) string {
 	return copyInto(t) + " FROM STDIN" + copyOptions(format)

@@ -76,7 +76,7 @@ func BenchmarkCopyWarehouse(b *testing.B) {
 			return err
 		},
 		"text-pgconn": func(tx pgx.Tx, t Table) error {
-			_, err := tx.Conn().PgConn().CopyFrom(ctx, NewCopyReader(mustSource(gen, t, 1), gen.Now), CopyStatement(t))
+			_, err := tx.Conn().PgConn().CopyFrom(ctx, NewCopyReaderFormat(mustSource(gen, t, 1), gen.Now, CopyText), CopyStatementFormat(t, CopyText))
 			return err
 		},
 		"binary-pgx": func(tx pgx.Tx, t Table) error {
