@@ -57,8 +57,11 @@ func TestK6InProcess(t *testing.T) {
 	if snap.Phase != snapshot.PhaseDone || snap.Transactions[snapshot.NewOrder].Commits == 0 {
 		t.Fatalf("after k6: phase %s, new-order commits %d; want done and some", snap.Phase, snap.Transactions[snapshot.NewOrder].Commits)
 	}
-	if d := snap.Times.MeasuredSeconds; d < 0.95 || d > 1.2 {
-		t.Fatalf("measured %.2fs, want 1s", d)
+	// The interval covers the configured second; it may end late when the machine is busy (CI
+	// runs the packages' tests in parallel on two cores: 1.22 s was seen), and tpmC divides by the
+	// interval actually measured, so only a run that does not stop would be wrong.
+	if d := snap.Times.MeasuredSeconds; d < 0.95 || d > 5 {
+		t.Fatalf("measured %.2fs, want 1s (up to 5s on a busy machine)", d)
 	}
 
 	// A second k6 in the same process, with a failing threshold, returns its code instead of exiting.
