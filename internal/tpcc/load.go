@@ -247,6 +247,15 @@ func (l *pgLoader) loadItems(ctx context.Context, gen *Generator) error {
 }
 
 func (l *pgLoader) loadWarehouses(ctx context.Context, gen *Generator, todo []int, states map[int]string) error {
+	return l.eachWarehouse(ctx, todo, func(ctx context.Context, w int) error {
+		return l.loadWarehouse(ctx, gen, w, states[w] == StateLoading)
+	})
+}
+
+// eachWarehouse runs load for every warehouse of todo on o.Threads workers, counting each done
+// warehouse in the progress. The first error cancels the rest and is returned, naming its
+// warehouse.
+func (l *loadTracker) eachWarehouse(ctx context.Context, todo []int, load func(ctx context.Context, w int) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	next := make(chan int)
@@ -258,7 +267,7 @@ func (l *pgLoader) loadWarehouses(ctx context.Context, gen *Generator, todo []in
 		go func() {
 			defer wg.Done()
 			for w := range next {
-				if err := l.loadWarehouse(ctx, gen, w, states[w] == StateLoading); err != nil {
+				if err := load(ctx, w); err != nil {
 					errOnce.Do(func() { firstErr = fmt.Errorf("warehouse %d: %w", w, err); cancel(firstErr) })
 					return
 				}

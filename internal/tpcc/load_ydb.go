@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/big"
 	"path"
-	"sync"
 	"time"
 
 	"github.com/ydb-platform/ydb-go-sdk/v3"
@@ -148,50 +147,17 @@ func (l *ydbLoader) mark(ctx context.Context, w int, state string) error {
 }
 
 func (l *ydbLoader) loadWarehouses(ctx context.Context, gen *Generator, todo []int) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	next := make(chan int)
-	var wg sync.WaitGroup
-	var once sync.Once
-	var firstErr error
-	for i := 0; i < l.o.Threads; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for w := range next {
-				err := l.mark(ctx, w, StateLoading)
-				for _, t := range WarehouseTables {
-					if err != nil {
-						break
-					}
-					err = l.upsertTable(ctx, gen, t, w)
-				}
-				if err == nil {
-					err = l.mark(ctx, w, StateDone)
-				}
-				if err != nil {
-					once.Do(func() { firstErr = fmt.Errorf("warehouse %d: %w", w, err); cancel() })
-					return
-				}
-				l.done.Add(1)
-				l.report()
-			}
-		}()
-	}
-	for _, w := range todo {
-		select {
-		case next <- w:
-			continue
-		case <-ctx.Done():
+	return l.eachWarehouse(ctx, todo, func(ctx context.Context, w int) error {
+		if err := l.mark(ctx, w, StateLoading); err != nil {
+			return err
 		}
-		break
-	}
-	close(next)
-	wg.Wait()
-	if firstErr != nil {
-		return firstErr
-	}
-	return ctx.Err()
+		for _, t := range WarehouseTables {
+			if err := l.upsertTable(ctx, gen, t, w); err != nil {
+				return err
+			}
+		}
+		return l.mark(ctx, w, StateDone)
+	})
 }
 
 func (l *ydbLoader) upsertTable(ctx context.Context, gen *Generator, t Table, w int) error {
