@@ -30,6 +30,22 @@ func Fetch(ctx context.Context, client *http.Client, baseURL string) (*Snapshot,
 	return s, nil
 }
 
+// FetchIntervalsAfter is the incremental read: the snapshot served at baseURL with the intervals
+// of index > after, handing those up to after over (the client drops them). after = -1 reads
+// every retained interval and releases none.
+func FetchIntervalsAfter(ctx context.Context, client *http.Client, baseURL string, after int) (*Snapshot, error) {
+	path := fmt.Sprintf("%s?%s=%d", PathSnapshot, QueryIntervalsAfter, after)
+	body, err := do(ctx, client, http.MethodGet, baseURL, path, http.StatusOK)
+	if err != nil {
+		return nil, err
+	}
+	s, err := Parse(body)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s%s: %w", baseURL, path, err)
+	}
+	return s, nil
+}
+
 // Start releases the paused run served at baseURL.
 func Start(ctx context.Context, client *http.Client, baseURL string) error {
 	_, err := do(ctx, client, http.MethodPost, baseURL, PathStart, http.StatusNoContent)

@@ -117,5 +117,10 @@ func (s *Snapshot) Validate() error {
 			return fail("audit.%s: %d, must be >= 0", name, n)
 		}
 	}
+	if s.Intervals != nil {
+		if err := s.Intervals.Validate(); err != nil {
+			return fail("%v", err)
+		}
+	}
 	return nil
 }

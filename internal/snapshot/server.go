@@ -5,7 +5,13 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strconv"
 )
+
+// QueryIntervalsAfter is the query parameter of the incremental read: GET
+// /v1/snapshot?intervalsAfter=N returns the intervals with index > N and hands the ones up to N
+// over to the reader (the client drops them). N = -1 returns every retained interval.
+const QueryIntervalsAfter = "intervalsAfter"
 
 // The endpoints a client pod serves.
 const (
@@ -20,12 +26,16 @@ const (
 // from Start or Stop means the request cannot be honoured in the run's state.
 type Control struct {
 	Snapshot func() (*Snapshot, error)
+	// SnapshotAfter serves the incremental read: the snapshot with the intervals of index > after,
+	// releasing those up to after. Optional: without it, the handler filters Snapshot's intervals
+	// and nothing is released.
+	SnapshotAfter func(after int) (*Snapshot, error)
 	Start    func(ctx context.Context) error
 	Stop     func(ctx context.Context) error
 }
 
 // NewHandler serves the three endpoints over c. Replies are JSON; errors are
-// {"error": "..."} with 405 for a wrong method, 409 when Start or Stop refuse
+// {"error": "..."} with 400 for a malformed intervalsAfter, 405 for a wrong method, 409 when Start or Stop refuse
 // and 500 when the snapshot cannot be produced.
 func NewHandler(c Control) http.Handler {
 	mux := http.NewServeMux()
@@ -34,7 +44,24 @@ func NewHandler(c Control) http.Handler {
 			methodNotAllowed(w, "GET")
 			return
 		}
-		s, err := c.Snapshot()
+		var s *Snapshot
+		var err error
+		if raw, ok := r.URL.Query()[QueryIntervalsAfter]; ok {
+			after, perr := strconv.Atoi(raw[0])
+			if perr != nil || after < -1 || len(raw) != 1 {
+				writeError(w, http.StatusBadRequest, QueryIntervalsAfter+": want one integer >= -1 (the last interval index the reader holds), got "+strconv.Quote(raw[0]))
+				return
+			}
+			if c.SnapshotAfter != nil {
+				s, err = c.SnapshotAfter(after)
+			} else if s, err = c.Snapshot(); err == nil && s.Intervals != nil {
+				c := *s
+				c.Intervals = s.Intervals.After(after)
+				s = &c
+			}
+		} else {
+			s, err = c.Snapshot()
+		}
 		if err != nil {
 			writeError(w, http.StatusInternalServerError, "snapshot: "+err.Error())
 			return

@@ -89,6 +89,10 @@ type Snapshot struct {
 	Audit        Audit                             `json:"audit"`
 	Constants    Constants                         `json:"constants"`
 	Versions     Versions                          `json:"versions"`
+	// Intervals is the time series (added within version 1; absent from clients that predate it).
+	// A plain GET carries its bookkeeping and no items; GET ?intervalsAfter=N carries the items
+	// with index > N (see interval.go and docs/snapshot-api.md).
+	Intervals *Intervals `json:"intervals,omitempty"`
 }
 
 // Identity says who produced a snapshot and what it drives.

@@ -17,6 +17,9 @@ type Outcome struct {
 	Failed     bool      // failed for good after its retries
 	RolledBack bool      // New-Order rolled back by design (the 1 % unused item)
 	Retries    int
+	// Late is how far behind its keying/think schedule the terminal started the transaction
+	// (spec waits only; 0 without waits).
+	Late time.Duration
 	// Audit inputs (Clause 9.2), read only for completed transactions of the matching type.
 	Lines, RemoteLines int  // New-Order
 	RemotePayment      bool // Payment
@@ -33,8 +36,12 @@ type Outcome struct {
 // terminal would cost 5 × 17 KB per terminal — 8.5 GB for 100 000 — where the stripes cost a
 // fixed ~90 KB each. Each shard holds the window itself, so a shard's counters and histograms are
 // always consistent with each other: every histogram holds exactly commits + rollbacks samples.
+//
+// Next to the whole-step state each shard keeps the open intervals of the time series
+// (recorder_intervals.go); the same lock covers both, so they always agree.
 type Recorder struct {
 	shards []recorderShard
+	store  intervalStore
 }
 
 type recorderShard struct {
@@ -44,6 +51,7 @@ type recorderShard struct {
 	hist   [txTypes]*hdr.Histogram
 	counts [txTypes]snapshot.TransactionCounts
 	audit  snapshot.Audit
+	iv     intervalShard
 	_      [64]byte // keep neighbouring shards' mutexes off one cache line
 }
 
@@ -89,13 +97,18 @@ func (r *Recorder) EndMeasurement(end time.Time) {
 	}
 }
 
-// Record adds o for the terminal with the given index, if o lies inside the measured interval.
-// It reports whether o was counted.
+// Record adds o for the terminal with the given index, if o lies inside the measured interval,
+// and to the time series (measured or not) once StartIntervals ran. It reports whether o was
+// counted in the measured interval.
 func (r *Recorder) Record(terminal int, o *Outcome) bool {
 	s := &r.shards[terminal%len(r.shards)]
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.start.IsZero() || o.Start.Before(s.start) || (!s.end.IsZero() && o.End.After(s.end)) {
+	measured := !s.start.IsZero() && !o.Start.Before(s.start) && (s.end.IsZero() || !o.End.After(s.end))
+	if s.iv.length > 0 {
+		s.iv.record(o, measured)
+	}
+	if !measured {
 		return false
 	}
 	c := &s.counts[o.Type]

@@ -163,17 +163,25 @@ func (term *terminal) run(ctx context.Context, delay time.Duration) {
 	}
 	var deck Deck
 	spec := cfg.Wait == snapshot.WaitSpec
+	// schedule is when the next keying should begin: the end of the previous think time as drawn.
+	// A transaction starting later than schedule + keying started late (a starved client).
+	schedule := time.Now()
 	for ctx.Err() == nil {
 		card := deck.Draw(rng)
 		if spec && !sleepOn(ctx, timer, KeyingTime[card]) {
 			return
 		}
 		o := term.execute(ctx, gen, card)
+		if spec {
+			o.Late = o.Start.Sub(schedule.Add(KeyingTime[card]))
+		}
 		cfg.Recorder.Record(term.index, &o)
 		switch {
 		case spec:
 			// The think time follows every transaction, failed or rolled back alike (Clause 5.2.5.4).
-			if !sleepOn(ctx, timer, ThinkTime(rng, MeanThinkTime[card])) {
+			think := ThinkTime(rng, MeanThinkTime[card])
+			schedule = o.End.Add(think)
+			if !sleepOn(ctx, timer, think) {
 				return
 			}
 		case o.Failed:
