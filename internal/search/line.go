@@ -16,34 +16,48 @@ type lineSearch struct {
 }
 
 func newLineSearch(p Params) *lineSearch {
-	start := p.Start
-	if start == 0 {
-		start = (p.Warehouses + 1) / 2
-	}
-	precision := p.Precision
-	if precision == 0 {
-		precision = DefaultPrecision(p.Warehouses)
-	}
+	precision := p.precision()
 	return &lineSearch{
 		warehouses:  p.Warehouses,
 		precision:   precision,
 		highestPass: 0,
 		lowestFail:  p.Warehouses + 1,
-		cur:         min(max(start, 1), p.Warehouses),
+		cur:         p.start(),
 		step:        precision,
 		first:       true,
 	}
 }
 
-// done reports whether the bracket is within precision. An end of the domain
-// counts only once measured: without a failure the search must pass at the
-// loaded count, without a pass it must fail at 1.
-func (s *lineSearch) done() bool {
-	if s.highestPass == s.warehouses || s.lowestFail == 1 {
-		return true
+// nextLine is the line search's decision after the recorded steps.
+func nextLine(p Params, steps []StepOutcome) (Decision, error) {
+	return replay(p, steps, decideLine)
+}
+
+func decideLine(p Params, steps []StepOutcome) Decision {
+	s := newLineSearch(p)
+	for _, step := range steps {
+		s.record(step.Compliant)
 	}
-	measuredBoth := s.highestPass >= 1 && s.lowestFail <= s.warehouses
-	return measuredBoth && s.lowestFail-s.highestPass <= s.precision
+	lo, hi := stepAt(steps, s.highestPass, true), stepAt(steps, s.lowestFail, false)
+	if s.done() {
+		return finished(p, s.highestPass, s.lowestFail, lo, hi, s.precision)
+	}
+	return Decision{Run: s.cur, Kind: Full, HighestCompliant: s.highestPass, LowestNonCompliant: s.lowestFail, CompliantStep: lo, NonCompliantStep: hi}
+}
+
+// stepAt is the index of the last full step at active warehouses with that
+// outcome, or -1.
+func stepAt(steps []StepOutcome, active int, compliant bool) int {
+	for i := len(steps) - 1; i >= 0; i-- {
+		if s := steps[i]; s.ActiveWarehouses == active && s.Compliant == compliant && s.kind() == Full {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *lineSearch) done() bool {
+	return closed(s.highestPass, s.lowestFail, s.warehouses, s.precision)
 }
 
 // record takes the outcome at cur and moves cur to the next count.

@@ -48,42 +48,42 @@ func TestSearchScenarios(t *testing.T) {
 		reasonHas string
 	}{
 		"one warehouse passes": {
-			params: Params{Mode: MaxCompliant, Warehouses: 1}, oracle: monotone(1),
+			params: Params{Mode: MaxCompliant, Strategy: LineSearch, Warehouses: 1}, oracle: monotone(1),
 			want: 1, wantRuns: []int{1}, reasonHas: "compliant at all 1 loaded warehouses",
 		},
 		"one warehouse fails": {
-			params: Params{Mode: MaxCompliant, Warehouses: 1}, oracle: monotone(0),
+			params: Params{Mode: MaxCompliant, Strategy: LineSearch, Warehouses: 1}, oracle: monotone(0),
 			want: 0, wantRuns: []int{1}, reasonHas: "no active warehouse count is compliant",
 		},
 		"start above max is clamped": {
-			params: Params{Mode: MaxCompliant, Warehouses: 100, Start: 500}, oracle: monotone(97),
+			params: Params{Mode: MaxCompliant, Strategy: LineSearch, Warehouses: 100, Start: 500}, oracle: monotone(97),
 			want: 97, wantRuns: []int{100, 99, 97, 98},
 		},
 		"all pass ends at the loaded count": {
-			params: Params{Mode: MaxCompliant, Warehouses: 2000, Start: 1000}, oracle: monotone(2000),
+			params: Params{Mode: MaxCompliant, Strategy: LineSearch, Warehouses: 2000, Start: 1000}, oracle: monotone(2000),
 			want: 2000, wantRuns: []int{1000, 1010, 1030, 1070, 1150, 1310, 1630, 2000},
 			reasonHas: "load more warehouses",
 		},
 		"all fail ends with a failure at 1": {
-			params: Params{Mode: MaxCompliant, Warehouses: 2000, Start: 1000}, oracle: monotone(0),
+			params: Params{Mode: MaxCompliant, Strategy: LineSearch, Warehouses: 2000, Start: 1000}, oracle: monotone(0),
 			want: 0, wantRuns: []int{1000, 990, 970, 930, 850, 690, 370, 1},
 			reasonHas: "1 warehouse failed",
 		},
 		"tpccbench-like search": {
 			// Doubles up from the estimate, overshoots, then halves back.
-			params: Params{Mode: MaxCompliant, Warehouses: 2000, Start: 1000}, oracle: monotone(1234),
+			params: Params{Mode: MaxCompliant, Strategy: LineSearch, Warehouses: 2000, Start: 1000}, oracle: monotone(1234),
 			want: 1230, wantRuns: []int{1000, 1010, 1030, 1070, 1150, 1310, 1230, 1270, 1250, 1240},
 			reasonHas: "compliant at 1230, non-compliant at 1240: within precision 10",
 		},
 		"a crashed step counts as non-compliant": {
 			// The step at 1070 crashed (recorded non-compliant) although 1234 would pass:
 			// the search carries on below it and reports the best measured count.
-			params: Params{Mode: MaxCompliant, Warehouses: 2000, Start: 1000},
+			params: Params{Mode: MaxCompliant, Strategy: LineSearch, Warehouses: 2000, Start: 1000},
 			oracle: func(n int) bool { return n != 1070 && n <= 1234 },
 			want:   1060, wantRuns: []int{1000, 1010, 1030, 1070, 1050, 1060},
 		},
 		"default start and precision": {
-			params: Params{Mode: MaxCompliant, Warehouses: 400}, oracle: monotone(123),
+			params: Params{Mode: MaxCompliant, Strategy: LineSearch, Warehouses: 400}, oracle: monotone(123),
 			want: 122, wantRuns: []int{200, 198, 194, 186, 170, 138, 74, 106, 122, 130, 126, 124},
 		},
 		"fixed mode compliant": {
@@ -131,7 +131,7 @@ func TestSearchMonotoneOracle(t *testing.T) {
 		limit := stepBound(w, precision)
 		for _, start := range []int{0, 1, w / 3, w} {
 			for boundary := 0; boundary <= w; boundary++ {
-				p := Params{Mode: MaxCompliant, Warehouses: w, Start: start}
+				p := Params{Mode: MaxCompliant, Strategy: LineSearch, Warehouses: w, Start: start}
 				d, steps := drive(t, p, monotone(boundary))
 				if d.MaxCompliant > boundary || d.MaxCompliant <= boundary-precision {
 					t.Fatalf("W=%d start=%d W*=%d: answer %d not in (W*-%d, W*]; runs %v", w, start, boundary, d.MaxCompliant, precision, runs(steps))
@@ -179,7 +179,7 @@ func TestSearchNoisyOracle(t *testing.T) {
 			}
 			return n <= boundary
 		}
-		d, steps := drive(t, Params{Mode: MaxCompliant, Warehouses: w, Start: 1 + rng.IntN(w)}, oracle)
+		d, steps := drive(t, Params{Mode: MaxCompliant, Strategy: LineSearch, Warehouses: w, Start: 1 + rng.IntN(w)}, oracle)
 		if len(steps) > stepBound(w, precision) {
 			t.Fatalf("trial %d W*=%d: %d steps > %d; runs %v", trial, boundary, len(steps), stepBound(w, precision), runs(steps))
 		}
@@ -199,7 +199,7 @@ func TestSearchPropertyStepCount(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	worst := 0
 	for boundary := 1; boundary <= w; boundary++ {
-		_, steps := drive(t, Params{Mode: MaxCompliant, Warehouses: w, Start: 1 + rng.IntN(w)}, monotone(boundary))
+		_, steps := drive(t, Params{Mode: MaxCompliant, Strategy: LineSearch, Warehouses: w, Start: 1 + rng.IntN(w)}, monotone(boundary))
 		worst = max(worst, len(steps))
 	}
 	if limit := stepBound(w, DefaultPrecision(w)); worst > limit {
@@ -209,7 +209,7 @@ func TestSearchPropertyStepCount(t *testing.T) {
 }
 
 func TestNextIsAPureFunctionOfHistory(t *testing.T) {
-	p := Params{Mode: MaxCompliant, Warehouses: 2000, Start: 1000}
+	p := Params{Mode: MaxCompliant, Strategy: LineSearch, Warehouses: 2000, Start: 1000}
 	_, steps := drive(t, p, monotone(1500))
 	for i := range steps {
 		first, err := Next(p, steps[:i])
@@ -227,7 +227,7 @@ func TestNextIsAPureFunctionOfHistory(t *testing.T) {
 }
 
 func TestNextRejects(t *testing.T) {
-	search := Params{Mode: MaxCompliant, Warehouses: 100, Start: 50}
+	search := Params{Mode: MaxCompliant, Strategy: LineSearch, Warehouses: 100, Start: 50}
 	for name, tc := range map[string]struct {
 		params Params
 		steps  []StepOutcome
@@ -235,22 +235,22 @@ func TestNextRejects(t *testing.T) {
 	}{
 		"unknown mode":       {params: Params{Mode: "Binary", Warehouses: 10}, want: `search mode: "Binary"`},
 		"no warehouses":      {params: Params{Mode: MaxCompliant}, want: "search warehouses: 0"},
-		"negative start":     {params: Params{Mode: MaxCompliant, Warehouses: 10, Start: -1}, want: "search start: -1"},
-		"negative precision": {params: Params{Mode: MaxCompliant, Warehouses: 10, Precision: -2}, want: "search precision: -2"},
+		"negative start":     {params: Params{Mode: MaxCompliant, Strategy: LineSearch, Warehouses: 10, Start: -1}, want: "search start: -1"},
+		"negative precision": {params: Params{Mode: MaxCompliant, Strategy: LineSearch, Warehouses: 10, Precision: -2}, want: "search precision: -2"},
 		"diverging history": {
-			params: search, steps: []StepOutcome{{50, true}, {52, true}},
+			params: search, steps: []StepOutcome{{ActiveWarehouses: 50, Compliant: true}, {ActiveWarehouses: 52, Compliant: true}},
 			want: "step 2 ran 52 active warehouses but the search chose 51",
 		},
 		"step after the end": {
-			params: Params{Mode: MaxCompliant, Warehouses: 1}, steps: []StepOutcome{{1, true}, {1, true}},
+			params: Params{Mode: MaxCompliant, Strategy: LineSearch, Warehouses: 1}, steps: []StepOutcome{{ActiveWarehouses: 1, Compliant: true}, {ActiveWarehouses: 1, Compliant: true}},
 			want: "recorded after the search finished",
 		},
 		"fixed with two steps": {
-			params: Params{Mode: Fixed, Warehouses: 10}, steps: []StepOutcome{{10, true}, {10, true}},
+			params: Params{Mode: Fixed, Warehouses: 10}, steps: []StepOutcome{{ActiveWarehouses: 10, Compliant: true}, {ActiveWarehouses: 10, Compliant: true}},
 			want: "fixed mode runs one step, 2 are recorded",
 		},
 		"fixed at another count": {
-			params: Params{Mode: Fixed, Warehouses: 10}, steps: []StepOutcome{{9, true}},
+			params: Params{Mode: Fixed, Warehouses: 10}, steps: []StepOutcome{{ActiveWarehouses: 9, Compliant: true}},
 			want: "fixed mode runs 10 warehouses, the recorded step ran 9",
 		},
 	} {

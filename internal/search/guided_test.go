@@ -1,0 +1,199 @@
+package search
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// driveGuided runs the guided search against an oracle of full and probe
+// outcomes; figures are left out (Measured false) unless measure gives them.
+func driveGuided(t *testing.T, p Params, oracle func(active int, kind Kind) StepOutcome) (Decision, []StepOutcome) {
+	t.Helper()
+	var steps []StepOutcome
+	for range 10*p.Warehouses + 20 {
+		d, err := Next(p, steps)
+		if err != nil {
+			t.Fatalf("after %v: %v", steps, err)
+		}
+		if d.Done {
+			return d, steps
+		}
+		if d.Run < 1 || d.Run > p.Warehouses {
+			t.Fatalf("search chose %d, outside 1..%d", d.Run, p.Warehouses)
+		}
+		s := oracle(d.Run, d.Kind)
+		s.ActiveWarehouses, s.Kind = d.Run, d.Kind
+		steps = append(steps, s)
+	}
+	t.Fatalf("search did not finish: %v", steps)
+	return Decision{}, nil
+}
+
+func passFail(boundary int) func(int, Kind) StepOutcome {
+	return func(n int, _ Kind) StepOutcome { return StepOutcome{Compliant: n <= boundary} }
+}
+
+// checkAnswer holds a finished guided search to its contract.
+func checkAnswer(t *testing.T, p Params, d Decision, steps []StepOutcome, boundary int) {
+	t.Helper()
+	precision := p.precision()
+	want := min(boundary, p.Warehouses)
+	if d.MaxCompliant > want || d.MaxCompliant < want-precision+1 && !(want == 0 && d.MaxCompliant == 0) {
+		t.Fatalf("boundary %d: answer %d, want within %d below; steps %v", boundary, d.MaxCompliant, precision, steps)
+	}
+	if d.MaxCompliant > 0 {
+		if s := steps[d.CompliantStep]; s.kind() != Full || !s.Compliant || s.ActiveWarehouses != d.MaxCompliant {
+			t.Fatalf("answer %d rests on step %d %+v", d.MaxCompliant, d.CompliantStep, s)
+		}
+	}
+	if d.MaxCompliant < p.Warehouses {
+		if s := steps[d.NonCompliantStep]; s.kind() != Full || s.Compliant || s.ActiveWarehouses-d.MaxCompliant > precision {
+			t.Fatalf("answer %d bounded by step %d %+v", d.MaxCompliant, d.NonCompliantStep, s)
+		}
+	}
+}
+
+// With nothing but pass or fail (no figures, as when every step crashed or a
+// database reported nothing usable) the guided search still finds every
+// boundary of small and mid-sized domains within precision, with its answer
+// on full-length steps, in a bounded number of steps.
+func TestGuidedPassFailOnly(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 7, 10, 400, 2000} {
+		p := Params{Mode: MaxCompliant, Strategy: Guided, Warehouses: n, Probes: true, MinEfficiencyPercent: 85, MaxErrorPercent: 1}
+		worst := 0
+		for boundary := 0; boundary <= n+1; boundary++ {
+			d, steps := driveGuided(t, p, passFail(boundary))
+			checkAnswer(t, p, d, steps, boundary)
+			worst = max(worst, len(steps))
+		}
+		// Doubling out and halving back with probes, then at most two
+		// full confirmations (they agree with the probes here).
+		if budget := 2*int(math.Ceil(math.Log2(float64(n)+1))) + 6; worst > budget {
+			t.Errorf("%d warehouses: worst case %d steps > %d", n, worst, budget)
+		}
+	}
+}
+
+func TestGuidedWithoutProbesRunsOnlyFullSteps(t *testing.T) {
+	p := Params{Mode: MaxCompliant, Warehouses: 400, MinEfficiencyPercent: 85}
+	d, steps := driveGuided(t, p, passFail(123))
+	checkAnswer(t, p, d, steps, 123)
+	for i, s := range steps {
+		if s.kind() != Full {
+			t.Fatalf("step %d is a %s step with probes off", i, s.kind())
+		}
+	}
+}
+
+// Probes that are kinder than full-length steps (here every probe passes up
+// to 130, every full step only up to 120): the confirmations disagree, and
+// the search resumes from the full-length evidence to answer 120.
+func TestGuidedConfirmationDisagreesWithProbes(t *testing.T) {
+	p := Params{Mode: MaxCompliant, Warehouses: 400, Probes: true, MinEfficiencyPercent: 85}
+	oracle := func(n int, k Kind) StepOutcome {
+		if k == Probe {
+			return StepOutcome{Compliant: n <= 130}
+		}
+		return StepOutcome{Compliant: n <= 120}
+	}
+	d, steps := driveGuided(t, p, oracle)
+	checkAnswer(t, p, d, steps, 120)
+	fulls := 0
+	for _, s := range steps {
+		if s.kind() == Full {
+			fulls++
+		}
+	}
+	if fulls < 3 {
+		t.Errorf("%d full steps: the first confirmation at the probes' boundary should have failed; steps %v", fulls, steps)
+	}
+	t.Logf("steps: %v", steps)
+}
+
+// A crashed step (non-compliant, no figures) is a failure like any other.
+func TestGuidedCrashedSteps(t *testing.T) {
+	p := Params{Mode: MaxCompliant, Warehouses: 2000, Probes: true, MinEfficiencyPercent: 85}
+	crashed := 0
+	oracle := func(n int, k Kind) StepOutcome {
+		if crashed < 2 && n > 700 && n < 1500 {
+			crashed++
+			return StepOutcome{}
+		}
+		return StepOutcome{Compliant: n <= 1234}
+	}
+	d, steps := driveGuided(t, p, oracle)
+	if d.MaxCompliant > 1234 || d.MaxCompliant < 1234-p.precision()+1 && crashed == 0 {
+		t.Fatalf("answer %d; steps %v", d.MaxCompliant, steps)
+	}
+	checkAnswer(t, p, d, steps, d.MaxCompliant+1)
+}
+
+func TestGuidedReplayIsPure(t *testing.T) {
+	p := Params{Mode: MaxCompliant, Warehouses: 2000, Probes: true, MinEfficiencyPercent: 85, MaxErrorPercent: 1}
+	saturating := func(n int, _ Kind) StepOutcome {
+		eff := min(100, 100*1500/float64(n))
+		return StepOutcome{Compliant: eff >= 85, Measured: true, EfficiencyPercent: eff, LatencyRatio: 0.1}
+	}
+	_, steps := driveGuided(t, p, saturating)
+	for i := range steps {
+		first, err := Next(p, steps[:i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := Next(p, append([]StepOutcome(nil), steps[:i]...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first != again || first.Run != steps[i].ActiveWarehouses || first.Kind != steps[i].kind() {
+			t.Fatalf("after %d steps: %+v then %+v, recorded %+v", i, first, again, steps[i])
+		}
+	}
+	if wrong := append(steps[:1:1], StepOutcome{ActiveWarehouses: steps[1].ActiveWarehouses, Kind: Full, Compliant: steps[1].Compliant}); true {
+		if _, err := Next(p, wrong); err == nil || !strings.Contains(err.Error(), "step 2 was a Full step but the search chose a Probe step") {
+			t.Fatalf("a full step where a probe was chosen: %v", err)
+		}
+	}
+}
+
+// The one-step estimate follows the response time law: a saturated step at
+// 100 warehouses with 80 % efficiency reaches 85 % at 94.1 warehouses, and
+// with its worst percentile at twice its bound the bound at 90.
+func TestExtrapolate(t *testing.T) {
+	p := Params{MinEfficiencyPercent: 85}
+	for name, tc := range map[string]struct {
+		s    StepOutcome
+		want float64
+	}{
+		"efficiency first": {StepOutcome{ActiveWarehouses: 100, EfficiencyPercent: 80, LatencyRatio: 0.5}, 100 * 0.8 / 0.85},
+		"latency first":    {StepOutcome{ActiveWarehouses: 100, EfficiencyPercent: 80, LatencyRatio: 2}, 90},
+		"latency below":    {StepOutcome{ActiveWarehouses: 100, EfficiencyPercent: 90, LatencyRatio: 0.5}, 100 * 0.9 / 0.85},
+		"no latency":       {StepOutcome{ActiveWarehouses: 50, EfficiencyPercent: 85}, 50},
+	} {
+		if got := p.extrapolate(tc.s); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%s: %g, want %g", name, got, tc.want)
+		}
+	}
+}
+
+func TestFitLine(t *testing.T) {
+	var l line
+	for _, x := range []float64{10, 20, 40} {
+		l.add(x, 1+0.05*x, 1)
+	}
+	if got := l.reach(3); math.Abs(got-40) > 1e-9 {
+		t.Errorf("reach 3 at %g, want 40", got)
+	}
+	var flat line
+	flat.add(10, 1, 1)
+	flat.add(10, 2, 1)
+	if !math.IsNaN(flat.reach(3)) {
+		t.Error("a line on one x has no crossing")
+	}
+	var falling line
+	falling.add(10, 2, 1)
+	falling.add(20, 1, 1)
+	if !math.IsNaN(falling.reach(3)) {
+		t.Error("a falling line has no crossing")
+	}
+}
