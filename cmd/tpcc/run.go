@@ -54,6 +54,10 @@ type runFlags struct {
 	summaryJSON, instance string
 	seed                  uint64
 	sla                   slaFlags
+	interval              time.Duration
+	intervalRetention     int
+	telemetry             bool
+	maxReplicationLag     time.Duration
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -76,6 +80,10 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.instance, "instance", "", "label written into the snapshot identity (e.g. the BenchmarkRun name)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the terminals' input streams (default random)")
 	f.sla.register(fs)
+	fs.DurationVar(&f.interval, "interval", snapshot.DefaultInterval, "length of one interval of the time series (per-interval histograms, counters, telemetry), from the start of ramp-up")
+	fs.IntVar(&f.intervalRetention, "interval-retention", 0, fmt.Sprintf("uncollected intervals kept for a reader of ?intervalsAfter=N; the oldest beyond it are dropped (default %d with --listen, all without)", tpcc.DefaultIntervalRetention))
+	fs.BoolVar(&f.telemetry, "telemetry", false, "sample the database's own signals every interval (replication lag, WAL, checkpoints, wait events…); one process per step")
+	fs.DurationVar(&f.maxReplicationLag, "max-replication-lag", 0, "SLA: largest replay lag any standby may show during the run (PostgreSQL, needs --telemetry); 0 = no bound, the lag is recorded anyway")
 }
 
 // config validates the flags and returns the session configuration and the SLA criteria.
@@ -130,13 +138,16 @@ func (f *runFlags) config(fs *flag.FlagSet) (k6ext.Config, sla.Criteria, error) 
 	if err != nil {
 		return cfg, sla.Criteria{}, err
 	}
+	if err := f.checkIntervalFlags(fs, d); err != nil {
+		return cfg, sla.Criteria{}, err
+	}
 	pod := os.Getenv("HOSTNAME")
 	if pod == "" {
 		pod, _ = os.Hostname()
 	}
 	cfg = k6ext.Config{Engine: d, URL: f.url, Warehouses: f.warehouses, ActiveWarehouses: active, From: r.From, To: r.To,
 		Wait: wait, RampUp: f.rampUp, Duration: f.duration, Connections: f.connections, Seed: f.seed, Paused: f.paused,
-		Pod: pod, Instance: f.instance}
+		Pod: pod, Instance: f.instance, Interval: f.interval, IntervalRetention: f.intervalRetention, Telemetry: f.telemetry}
 	return cfg, criteria, cfg.Validate()
 }
 
@@ -221,7 +232,8 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tpcc run: %v\n", err)
 		return exitBadInput
 	}
-	res := runStep(ctx, stepOptions{cfg: cfg, criteria: criteria, listen: f.listen, linger: f.linger, k6Args: k6Args}, stderr)
+	res := runStep(ctx, stepOptions{cfg: cfg, criteria: criteria, listen: f.listen, linger: f.linger, k6Args: k6Args,
+		maxReplicationLag: f.maxReplicationLag}, stderr)
 	if res.err != nil && res.final == nil {
 		fmt.Fprintf(stderr, "tpcc run: %v\n", res.err)
 		return exitError
@@ -260,6 +272,8 @@ type stepOptions struct {
 	listen   string
 	linger   time.Duration
 	k6Args   []string
+	// maxReplicationLag > 0 adds the replication check to the verdict.
+	maxReplicationLag time.Duration
 }
 
 // stepResult is what a finished run reports.
@@ -269,8 +283,12 @@ type stepResult struct {
 	summary snapshot.Summary
 	verdict sla.Verdict
 	k6Code  int
-	err     error // the run failed (the verdict is then non-compliant)
-	linger  func()
+	// intervals are the time series the process still holds at the end (all of it unless a
+	// reader of ?intervalsAfter=N collected some); standbys the largest replay lag of each.
+	intervals *snapshot.Intervals
+	standbys  []sla.StandbyLag
+	err       error // the run failed (the verdict is then non-compliant)
+	linger    func()
 }
 
 // runStep connects, serves the snapshot API, runs k6 with the default script over the session and
@@ -348,6 +366,14 @@ func runStep(ctx context.Context, o stepOptions, stderr io.Writer) stepResult {
 	if err != nil {
 		res.err = errors.Join(res.err, err)
 	}
+	if all, err := s.SnapshotAfter(-1); err == nil {
+		res.intervals = all.Intervals
+	}
+	samples := s.TelemetrySamples()
+	res.standbys = sla.MaxReplayLags(samples)
+	if o.maxReplicationLag > 0 {
+		res.verdict = sla.AddCheck(res.verdict, sla.ReplicationCheck(res.standbys, sla.TelemetrySamples(samples), o.maxReplicationLag))
+	}
 	return res
 }
 
@@ -379,10 +405,15 @@ type summaryDocument struct {
 	Snapshot   *snapshot.Snapshot `json:"snapshot"`
 	K6ExitCode int                `json:"k6ExitCode"`
 	Error      string             `json:"error,omitempty"`
+	// Intervals is the time series (the snapshot's own intervals carry only its bookkeeping);
+	// Standbys the largest replay lag of each standby (with --telemetry on PostgreSQL).
+	Intervals *snapshot.Intervals `json:"intervals,omitempty"`
+	Standbys  []sla.StandbyLag    `json:"standbys,omitempty"`
 }
 
 func writeSummaryJSON(path string, res stepResult) error {
-	doc := summaryDocument{Summary: res.summary, Verdict: res.verdict, Snapshot: res.final, K6ExitCode: res.k6Code}
+	doc := summaryDocument{Summary: res.summary, Verdict: res.verdict, Snapshot: res.final, K6ExitCode: res.k6Code,
+		Intervals: res.intervals, Standbys: res.standbys}
 	if res.err != nil {
 		doc.Error = snapshot.RedactCredentials(res.err.Error())
 	}

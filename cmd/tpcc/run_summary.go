@@ -42,6 +42,7 @@ func writeSummary(w io.Writer, res stepResult) {
 	fmt.Fprintf(w, "constants: C-Load %d, C-Run %d (delta %d), C_ID %d, OL_I_ID %d; versions: client %s, k6 %s, server %s\n",
 		c.CLastLoad, c.CLastRun, abs(c.CLastRun-c.CLastLoad), c.CCustomerID, c.CItemID,
 		snap.Versions.Client, snap.Versions.K6, firstLine(snap.Versions.EngineServer))
+	writeIntervals(w, res)
 	verdict := "COMPLIANT"
 	if !v.Compliant {
 		verdict = "NOT COMPLIANT"

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -36,6 +37,13 @@ type Config struct {
 	Seed             uint64
 	Paused           bool // wait for Start before ramping up
 	Pod, Instance    string
+	// Interval is the length of one interval of the time series (0: snapshot.DefaultInterval);
+	// IntervalRetention bounds the retained uncollected intervals (0: unbounded).
+	Interval          time.Duration
+	IntervalRetention int
+	// Telemetry makes this process sample the database's own signals every interval (one
+	// process per step).
+	Telemetry bool
 }
 
 // DefaultConnections is the pool size for a range: CockroachDB's 2 connections per warehouse
@@ -63,6 +71,12 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--connections must be >= 0 (0 = automatic), got %d", c.Connections)
 	case c.Pod == "":
 		return errors.New("pod name is empty (env HOSTNAME)")
+	case c.Interval < 0:
+		return fmt.Errorf("--interval must be > 0, got %v", c.Interval)
+	case c.Interval > 0 && c.Interval < 100*time.Millisecond:
+		return fmt.Errorf("--interval %v is below the 100ms the sealing grace needs", c.Interval)
+	case c.IntervalRetention < 0:
+		return fmt.Errorf("--interval-retention must be >= 0 (0 = unbounded), got %d", c.IntervalRetention)
 	}
 	if _, err := tpcc.ParseDialect(string(c.Engine)); err != nil {
 		return fmt.Errorf("--engine: %w", err)
@@ -91,6 +105,10 @@ type Session struct {
 	executor      tpcc.Executor
 	constants     tpcc.Constants
 	serverVersion string
+	telemetry     tpcc.TelemetrySampler // nil unless cfg.Telemetry
+	intervalsDone bool                  // the time series is sealed to its end
+	telemetryLog  []*snapshot.Telemetry // every sample, for the replication verdict (one small struct per interval)
+	lastPool      tpcc.PoolStats        // the pool's counters at the last sealed interval (interval loop only)
 
 	startOnce, stopOnce sync.Once
 	started, stopped    chan struct{}
@@ -107,6 +125,9 @@ func NewSession(cfg Config) (*Session, error) {
 	}
 	if cfg.Connections == 0 {
 		cfg.Connections = DefaultConnections(cfg.Wait, cfg.To-cfg.From+1)
+	}
+	if cfg.Interval == 0 {
+		cfg.Interval = snapshot.DefaultInterval
 	}
 	return &Session{cfg: cfg, recorder: tpcc.NewRecorder(), started: make(chan struct{}), stopped: make(chan struct{}),
 		ran: make(chan struct{})}, nil
@@ -133,8 +154,17 @@ func (s *Session) connect(ctx context.Context) error {
 	if err := checkLoaded(ld, s.cfg.Warehouses, s.cfg.ActiveWarehouses); err != nil {
 		return err
 	}
+	var sampler tpcc.TelemetrySampler
+	if s.cfg.Telemetry {
+		if sampler, err = tpcc.NewTelemetrySampler(ctx, s.cfg.Engine, s.cfg.URL); err != nil {
+			return errors.New(snapshot.RedactCredentials(err.Error()))
+		}
+	}
 	ex, err := tpcc.NewExecutor(ctx, tpcc.ExecutorConfig{Dialect: s.cfg.Engine, URL: s.cfg.URL, MaxConns: s.cfg.Connections})
 	if err != nil {
+		if sampler != nil {
+			sampler.Close()
+		}
 		return errors.New(snapshot.RedactCredentials(err.Error()))
 	}
 	terms, err := tpcc.NewTerminals(tpcc.TerminalsConfig{Executor: ex, Constants: ld.meta.Constants,
@@ -142,10 +172,13 @@ func (s *Session) connect(ctx context.Context) error {
 		RampUp: s.cfg.RampUp, Duration: s.cfg.Duration, Seed: s.cfg.Seed, Recorder: s.recorder})
 	if err != nil {
 		ex.Close()
+		if sampler != nil {
+			sampler.Close()
+		}
 		return err
 	}
 	s.mu.Lock()
-	s.executor, s.terms, s.constants, s.serverVersion = ex, terms, ld.meta.Constants, ld.serverVersion
+	s.executor, s.terms, s.constants, s.serverVersion, s.telemetry = ex, terms, ld.meta.Constants, ld.serverVersion, sampler
 	s.mu.Unlock()
 	return nil
 }
@@ -242,7 +275,19 @@ func (s *Session) Run(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
+	if err := s.recorder.StartIntervals(time.Now(), s.cfg.Interval, s.cfg.IntervalRetention); err != nil {
+		return err
+	}
+	loopDone := make(chan struct{})
+	var loop sync.WaitGroup
+	loop.Go(func() { s.intervalLoop(ctx, loopDone) })
 	terms.Run(ctx)
+	close(loopDone)
+	loop.Wait()
+	s.finishIntervals(context.WithoutCancel(ctx))
+	s.mu.Lock()
+	s.intervalsDone = true
+	s.mu.Unlock()
 	return nil
 }
 
@@ -251,9 +296,14 @@ func (s *Session) Close() {
 	s.mu.Lock()
 	ex := s.executor
 	s.executor = nil
+	sampler := s.telemetry
+	s.telemetry = nil
 	s.mu.Unlock()
 	if ex != nil {
 		ex.Close()
+	}
+	if sampler != nil {
+		sampler.Close()
 	}
 }
 
@@ -281,11 +331,24 @@ func (s *Session) Phase() snapshot.Phase {
 	case s.terms == nil:
 		return snapshot.PhasePaused
 	}
-	return s.terms.Phase()
+	p := s.terms.Phase()
+	if p == snapshot.PhaseDone && !s.intervalsDone {
+		return snapshot.PhaseStopping // the last intervals are being sealed
+	}
+	return p
 }
 
-// Snapshot is the document GET /v1/snapshot serves.
+// Snapshot is the document GET /v1/snapshot serves: the time series' bookkeeping, no items.
 func (s *Session) Snapshot() (*snapshot.Snapshot, error) {
+	return s.snapshot(math.MaxInt, false)
+}
+
+// SnapshotAfter is the incremental read: the intervals of index > after, releasing those up to after.
+func (s *Session) SnapshotAfter(after int) (*snapshot.Snapshot, error) {
+	return s.snapshot(after, true)
+}
+
+func (s *Session) snapshot(after int, release bool) (*snapshot.Snapshot, error) {
 	phase := s.Phase()
 	now := time.Now()
 	m := s.recorder.Collect(now)
@@ -309,10 +372,11 @@ func (s *Session) Snapshot() (*snapshot.Snapshot, error) {
 		Audit:        m.Audit,
 		Constants:    snapshot.Constants{CLastLoad: c.CLoad, CLastRun: c.CRun, CCustomerID: c.CID, CItemID: c.OLIID},
 		Versions:     snapshot.Versions{Client: ClientVersion, K6: K6Version, EngineServer: server},
+		Intervals:    s.recorder.Intervals(after, release),
 	}, nil
 }
 
 // Control is the session as the snapshot handler drives it.
 func (s *Session) Control() snapshot.Control {
-	return snapshot.Control{Snapshot: s.Snapshot, Start: s.Start, Stop: s.Stop}
+	return snapshot.Control{Snapshot: s.Snapshot, SnapshotAfter: s.SnapshotAfter, Start: s.Start, Stop: s.Stop}
 }

@@ -30,8 +30,8 @@ type Control struct {
 	// releasing those up to after. Optional: without it, the handler filters Snapshot's intervals
 	// and nothing is released.
 	SnapshotAfter func(after int) (*Snapshot, error)
-	Start    func(ctx context.Context) error
-	Stop     func(ctx context.Context) error
+	Start         func(ctx context.Context) error
+	Stop          func(ctx context.Context) error
 }
 
 // NewHandler serves the three endpoints over c. Replies are JSON; errors are

@@ -28,8 +28,13 @@ type Telemetry struct {
 	Sessions          *Sessions    `json:"sessions,omitempty"`
 
 	// Distributed engines: one entry per node, and cluster-wide range health.
-	Nodes  []Node        `json:"nodes,omitempty"`
+	Nodes  []Node       `json:"nodes,omitempty"`
 	Ranges *RangeHealth `json:"ranges,omitempty"`
+	// LocksBroken counts transactions' optimistic locks invalidated in the interval (YDB's
+	// "transaction locks invalidated", the cause of its retried aborts).
+	LocksBroken *int64 `json:"locksBroken,omitempty"`
+	// Overloaded counts requests the engine rejected as overloaded in the interval (YDB).
+	Overloaded *int64 `json:"overloaded,omitempty"`
 }
 
 // Standby is one streaming standby as the primary sees it (pg_stat_replication).
@@ -75,7 +80,8 @@ type Node struct {
 	Leaseholders    *int64   `json:"leaseholders,omitempty"`
 	UnderReplicated *int64   `json:"underReplicated,omitempty"`
 	Unavailable     *int64   `json:"unavailable,omitempty"`
-	CPUPercent      *float64 `json:"cpuPercent,omitempty"`
+	CPUPercent      *float64 `json:"cpuPercent,omitempty"` // of the node's cores (CockroachDB)
+	CPUCores        *float64 `json:"cpuCores,omitempty"`   // cores busy serving its partitions (YDB)
 	UsedBytes       *int64   `json:"usedBytes,omitempty"`
 }
 

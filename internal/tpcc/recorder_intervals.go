@@ -174,6 +174,14 @@ func (r *Recorder) IntervalIndex(t time.Time) int {
 	return int(t.Sub(st.origin) / st.length)
 }
 
+// SealedIntervals is the number of intervals sealed so far.
+func (r *Recorder) SealedIntervals() int {
+	st := &r.store
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.sealed
+}
+
 // IntervalBoundary is the start of interval i.
 func (r *Recorder) IntervalBoundary(i int) time.Time {
 	st := &r.store

@@ -1,0 +1,66 @@
+package tpcc
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+)
+
+// TelemetrySampler reads the database's own signals once per interval (docs/telemetry.md). One
+// client process per step samples (`tpcc run --telemetry`); the operator stays free of drivers.
+// Each engine's queries and the conversion of their rows live in telemetry_<engine>.go.
+type TelemetrySampler interface {
+	// Sample reads the signals now. It never returns nil: a failed read is a Telemetry with Error
+	// set (credentials redacted), so the interval says why it has no figures.
+	Sample(ctx context.Context) *snapshot.Telemetry
+	Close()
+}
+
+// NewTelemetrySampler connects a sampler of the engine at url; its errors name --url.
+func NewTelemetrySampler(ctx context.Context, d Dialect, url string) (TelemetrySampler, error) {
+	switch d {
+	case Postgres:
+		return newPGTelemetry(ctx, url)
+	case Cockroach:
+		return newCRDBTelemetry(ctx, url)
+	case YDB:
+		return newYDBTelemetry(ctx, url)
+	}
+	return nil, fmt.Errorf("--telemetry: engine %q has no telemetry", d)
+}
+
+// failedSample is the Telemetry of a sample that could not be read.
+func failedSample(engine Dialect, at time.Time, err error) *snapshot.Telemetry {
+	return &snapshot.Telemetry{SampledAt: at, Engine: string(engine), Error: snapshot.RedactCredentials(err.Error())}
+}
+
+// perSecond is the rate of a cumulative counter between two samples; nil when it cannot be
+// computed (no previous sample, no time passed, or the counter went back: a reset or restart).
+func perSecond(prev, cur int64, dt time.Duration) *float64 {
+	if dt <= 0 || cur < prev {
+		return nil
+	}
+	v := float64(cur-prev) / dt.Seconds()
+	return &v
+}
+
+// delta is the growth of a cumulative counter, 0 after a reset.
+func delta(prev, cur int64) int64 { return max(cur-prev, 0) }
+
+// PoolStats are the cumulative connection-pool counters of an executor.
+type PoolStats struct {
+	Acquires int64         // connections handed to transactions
+	Waits    int64         // acquisitions that found no idle connection and waited
+	Wait     time.Duration // summed time spent acquiring
+}
+
+// PoolStatser is implemented by executors whose pool reports its counters.
+type PoolStatser interface{ PoolStats() PoolStats }
+
+// PoolSignals is the client signals of the pool between two readings.
+func PoolSignals(prev, cur PoolStats) snapshot.ClientSignals {
+	return snapshot.ClientSignals{PoolAcquires: delta(prev.Acquires, cur.Acquires), PoolWaits: delta(prev.Waits, cur.Waits),
+		PoolWaitSeconds: max(cur.Wait-prev.Wait, 0).Seconds()}
+}

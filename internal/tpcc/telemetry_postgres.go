@@ -1,0 +1,225 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+)
+
+// PostgreSQL telemetry: one connection to the primary, four short reads per interval.
+const (
+	// pgTelemetryDatabaseSQL: WAL position (bytes since 0/0), database size, commit and rollback
+	// counters of the benchmark database.
+	pgTelemetryDatabaseSQL = `SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint, pg_database_size(current_database()),
+       xact_commit, xact_rollback
+  FROM pg_stat_database WHERE datname = current_database()`
+	// pgTelemetryReplicationSQL: every walsender's standby, positions as bytes since 0/0 and the
+	// lag columns in seconds (NULL, i.e. 0, once a standby has caught up and is idle).
+	pgTelemetryReplicationSQL = `SELECT application_name, coalesce(state, ''), coalesce(sync_state, ''),
+       coalesce((write_lsn - '0/0'::pg_lsn)::bigint, 0), coalesce((flush_lsn - '0/0'::pg_lsn)::bigint, 0),
+       coalesce((replay_lsn - '0/0'::pg_lsn)::bigint, 0),
+       coalesce(extract(epoch FROM write_lag), 0)::float8, coalesce(extract(epoch FROM flush_lag), 0)::float8,
+       coalesce(extract(epoch FROM replay_lag), 0)::float8
+  FROM pg_stat_replication ORDER BY application_name`
+	// Checkpoints started, by kind: pg_stat_bgwriter up to PostgreSQL 16, pg_stat_checkpointer
+	// (with the completed count) from 17 on.
+	pgCheckpointsBgwriterSQL     = `SELECT checkpoints_timed, checkpoints_req, NULL::bigint FROM pg_stat_bgwriter`
+	pgCheckpointsCheckpointerSQL = `SELECT num_timed, num_requested, num_done FROM pg_stat_checkpointer`
+	// pgTelemetrySessionsSQL: the active client sessions by wait event (none: on CPU).
+	pgTelemetrySessionsSQL = `SELECT coalesce(wait_event_type, ''), coalesce(wait_event, ''), count(*)
+  FROM pg_stat_activity
+ WHERE backend_type = 'client backend' AND state = 'active' AND pid <> pg_backend_pid()
+ GROUP BY 1, 2`
+)
+
+// pgCheckpointsSQL returns the checkpoint query of a server version (server_version_num).
+func pgCheckpointsSQL(versionNum int) string {
+	if versionNum >= 170000 {
+		return pgCheckpointsCheckpointerSQL
+	}
+	return pgCheckpointsBgwriterSQL
+}
+
+// pgRaw is one reading of the cumulative and point-in-time figures.
+type pgRaw struct {
+	at                        time.Time
+	walLSN, dbSize            int64
+	commits, rollbacks        int64
+	checkpointsTimed, ckptReq int64
+	checkpointsDone           *int64
+	standbys                  []pgStandbyRow
+	waits                     []pgWaitRow
+}
+
+type pgStandbyRow struct {
+	name, state, syncState      string
+	write, flush, replay        int64   // positions, bytes since 0/0
+	writeLag, flushLag, replLag float64 // seconds, as pg_stat_replication reports them
+}
+
+type pgWaitRow struct {
+	typ, event string
+	n          int
+}
+
+// lsnSample is the primary's WAL position at a moment.
+type lsnSample struct {
+	at  time.Time
+	lsn int64
+}
+
+// lsnAge is how long ago the primary's WAL passed pos, as far as the samples in history (in time
+// order, the latest last) tell: now minus the time of the first sample already beyond pos, a
+// lower bound of the true age; 0 when no sample is beyond pos (the standby is at the head).
+func lsnAge(history []lsnSample, pos int64, now time.Time) time.Duration {
+	for _, s := range history {
+		if s.lsn > pos {
+			return max(now.Sub(s.at), 0)
+		}
+	}
+	return 0
+}
+
+// pruneLSNHistory drops the samples no standby position can need any more: those at or below
+// the lowest position (the first sample beyond each position is what lsnAge reads).
+func pruneLSNHistory(history []lsnSample, lowest int64) []lsnSample {
+	n := 0
+	for n < len(history)-1 && history[n].lsn <= lowest {
+		n++
+	}
+	return history[n:]
+}
+
+// pgTelemetry converts two consecutive readings (prev nil for the first) into one interval's
+// telemetry; history holds the WAL positions seen so far, cur's included.
+func pgTelemetry(prev, cur *pgRaw, history []lsnSample) *snapshot.Telemetry {
+	t := &snapshot.Telemetry{SampledAt: cur.at, Engine: string(Postgres)}
+	size := cur.dbSize
+	t.DatabaseBytes = &size
+	for _, s := range cur.standbys {
+		sec := func(pgLag float64, pos int64) float64 {
+			return max(pgLag, lsnAge(history, pos, cur.at).Seconds())
+		}
+		t.Standbys = append(t.Standbys, snapshot.Standby{Name: s.name, State: s.state, SyncState: s.syncState,
+			WriteLagSeconds: sec(s.writeLag, s.write), FlushLagSeconds: sec(s.flushLag, s.flush),
+			ReplayLagSeconds: sec(s.replLag, s.replay), ReplayLagBytes: max(cur.walLSN-s.replay, 0)})
+	}
+	sessions := &snapshot.Sessions{ByWaitEvent: map[string]int{}}
+	for _, w := range cur.waits {
+		sessions.Active += w.n
+		key := "CPU"
+		if w.typ != "" {
+			key = w.typ + ":" + w.event
+		}
+		sessions.ByWaitEvent[key] += w.n
+		switch {
+		case w.typ == "IPC" && w.event == "SyncRep":
+			sessions.SyncRep += w.n
+		case w.typ == "Lock":
+			sessions.Lock += w.n
+		case w.typ == "LWLock":
+			sessions.LWLock += w.n
+		case w.typ == "IO":
+			sessions.IO += w.n
+		}
+	}
+	t.Sessions = sessions
+	if prev == nil {
+		return t
+	}
+	dt := cur.at.Sub(prev.at)
+	t.WALBytesPerSecond = perSecond(prev.walLSN, cur.walLSN, dt)
+	t.CommitsPerSecond = perSecond(prev.commits, cur.commits, dt)
+	t.RollbacksPerSecond = perSecond(prev.rollbacks, cur.rollbacks, dt)
+	t.Checkpoints = &snapshot.Checkpoints{Timed: delta(prev.checkpointsTimed, cur.checkpointsTimed), Requested: delta(prev.ckptReq, cur.ckptReq)}
+	if prev.checkpointsDone != nil && cur.checkpointsDone != nil {
+		d := delta(*prev.checkpointsDone, *cur.checkpointsDone)
+		t.Checkpoints.Done = &d
+	}
+	return t
+}
+
+// pgTelemetrySampler samples a PostgreSQL primary over one connection.
+type pgTelemetrySampler struct {
+	conn           *pgx.Conn
+	checkpointsSQL string
+	prev           *pgRaw
+	history        []lsnSample
+}
+
+func newPGTelemetry(ctx context.Context, url string) (*pgTelemetrySampler, error) {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("--telemetry: --url: cannot connect: %s", snapshot.RedactCredentials(err.Error()))
+	}
+	var version int
+	if err := conn.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&version); err != nil {
+		conn.Close(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("--telemetry: read server version: %w", err)
+	}
+	return &pgTelemetrySampler{conn: conn, checkpointsSQL: pgCheckpointsSQL(version)}, nil
+}
+
+func (p *pgTelemetrySampler) Close() { p.conn.Close(context.Background()) }
+
+func (p *pgTelemetrySampler) Sample(ctx context.Context) *snapshot.Telemetry {
+	cur, err := p.read(ctx)
+	if err != nil {
+		return failedSample(Postgres, time.Now(), err)
+	}
+	p.history = append(p.history, lsnSample{at: cur.at, lsn: cur.walLSN})
+	t := pgTelemetry(p.prev, cur, p.history)
+	lowest := cur.walLSN
+	for _, s := range cur.standbys {
+		lowest = min(lowest, s.write, s.flush, s.replay)
+	}
+	p.history = pruneLSNHistory(p.history, lowest)
+	p.prev = cur
+	return t
+}
+
+func (p *pgTelemetrySampler) read(ctx context.Context) (*pgRaw, error) {
+	r := &pgRaw{}
+	if err := p.conn.QueryRow(ctx, pgTelemetryDatabaseSQL).Scan(&r.walLSN, &r.dbSize, &r.commits, &r.rollbacks); err != nil {
+		return nil, fmt.Errorf("pg_stat_database: %w", err)
+	}
+	r.at = time.Now()
+	if err := p.conn.QueryRow(ctx, p.checkpointsSQL).Scan(&r.checkpointsTimed, &r.ckptReq, &r.checkpointsDone); err != nil {
+		return nil, fmt.Errorf("checkpoints: %w", err)
+	}
+	rows, err := p.conn.Query(ctx, pgTelemetryReplicationSQL)
+	if err != nil {
+		return nil, fmt.Errorf("pg_stat_replication: %w", err)
+	}
+	r.standbys, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (pgStandbyRow, error) {
+		var s pgStandbyRow
+		err := row.Scan(&s.name, &s.state, &s.syncState, &s.write, &s.flush, &s.replay, &s.writeLag, &s.flushLag, &s.replLag)
+		return s, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pg_stat_replication: %w", err)
+	}
+	rows, err = p.conn.Query(ctx, pgTelemetrySessionsSQL)
+	if err != nil {
+		return nil, fmt.Errorf("pg_stat_activity: %w", err)
+	}
+	r.waits, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (pgWaitRow, error) {
+		var w pgWaitRow
+		var n int64
+		err := row.Scan(&w.typ, &w.event, &n)
+		w.n = int(n)
+		return w, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pg_stat_activity: %w", err)
+	}
+	if r.walLSN < 0 {
+		return nil, errors.New("pg_current_wal_lsn: negative position")
+	}
+	return r, nil
+}
