@@ -79,7 +79,12 @@ func writeIntervals(w io.Writer, res stepResult) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(w, "(* no measured transaction: ramp-up or after the end; NO/Pay count measured completions by completion time)")
+	fmt.Fprintln(w, "(* no measured transaction: ramp-up or after the end; NO/Pay count measured completions by completion time")
+	if telemetry {
+		fmt.Fprintln(w, " ckpt: checkpoints started in the interval, + one running at its end)")
+	} else {
+		fmt.Fprintln(w, ")")
+	}
 	for _, l := range res.standbys {
 		fmt.Fprintf(w, "standby %s: largest replay lag %s\n", l.Standby, l.ReplayLag.Round(1e6))
 	}
@@ -110,9 +115,9 @@ func writeTelemetryCells(w io.Writer, t *snapshot.Telemetry) {
 		wal = fmt.Sprintf("%.2f", *t.WALBytesPerSecond/1e6)
 	}
 	if c := t.Checkpoints; c != nil {
-		ckpt = fmt.Sprint(c.Timed + c.Requested)
-		if c.Requested > 0 {
-			ckpt += "r"
+		ckpt = fmt.Sprint(c.Started)
+		if c.InProgress {
+			ckpt += "+"
 		}
 	}
 	if t.Sessions != nil {

@@ -12,26 +12,38 @@ import (
 // the boundary are recorded by then (one arriving later still counts, in the next interval).
 func sealGrace(interval time.Duration) time.Duration { return min(interval/10, 250*time.Millisecond) }
 
-// intervalLoop seals each interval shortly after it ends, with the database's telemetry and the
-// pool's counters sampled at that moment, until done.
+// intervalLoop samples the database (with --telemetry) and the pool at each interval's end and
+// seals the interval a short grace later with them, until done. Sampling at the boundary itself
+// puts an event (a checkpoint, a stalled standby) in the interval in which it happened.
 func (s *Session) intervalLoop(ctx context.Context, done <-chan struct{}) {
 	grace := sealGrace(s.cfg.Interval)
 	next := 1
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	<-timer.C
-	for {
-		timer.Reset(time.Until(s.recorder.IntervalBoundary(next).Add(grace)))
+	wait := func(at time.Time) bool {
+		timer.Reset(time.Until(at))
 		select {
 		case <-timer.C:
+			return true
 		case <-done:
-			return
 		case <-ctx.Done():
+		}
+		return false
+	}
+	for {
+		if !wait(s.recorder.IntervalBoundary(next)) {
 			return
 		}
+		annotate := s.annotator(ctx)
 		// After a stall, seal everything that ended; the annotation goes to the latest.
-		upTo := max(s.recorder.IntervalIndex(time.Now().Add(-grace)), next)
-		s.recorder.SealIntervals(upTo, s.annotator(ctx))
+		upTo := max(s.recorder.IntervalIndex(time.Now()), next)
+		if !wait(s.recorder.IntervalBoundary(upTo).Add(grace)) {
+			// The run ended within the grace: finishIntervals seals this interval with this sample.
+			s.pendingAnnotate = annotate
+			return
+		}
+		s.recorder.SealIntervals(upTo, annotate)
 		next = upTo + 1
 	}
 }
@@ -82,7 +94,11 @@ func (s *Session) TelemetrySamples() []*snapshot.Telemetry {
 // last, partial one.
 func (s *Session) finishIntervals(ctx context.Context) {
 	if upTo := s.recorder.IntervalIndex(time.Now()); upTo > s.recorder.SealedIntervals() {
-		s.recorder.SealIntervals(upTo, s.annotator(ctx))
+		annotate := s.pendingAnnotate
+		if annotate == nil {
+			annotate = s.annotator(ctx)
+		}
+		s.recorder.SealIntervals(upTo, annotate)
 	}
 	s.recorder.FinishIntervals(time.Now(), s.annotator(ctx))
 }

@@ -108,7 +108,10 @@ type Session struct {
 	telemetry     tpcc.TelemetrySampler // nil unless cfg.Telemetry
 	intervalsDone bool                  // the time series is sealed to its end
 	telemetryLog  []*snapshot.Telemetry // every sample, for the replication verdict (one small struct per interval)
-	lastPool      tpcc.PoolStats        // the pool's counters at the last sealed interval (interval loop only)
+	// pendingAnnotate is a boundary's sample the loop took but could not seal before the run
+	// ended (interval loop, then finishIntervals: never at once).
+	pendingAnnotate func(*snapshot.Interval)
+	lastPool        tpcc.PoolStats // the pool's counters at the last sealed interval (interval loop only)
 
 	startOnce, stopOnce sync.Once
 	started, stopped    chan struct{}

@@ -23,7 +23,7 @@ type CompactSeries struct {
 	// replay lag at each interval's end (-1: not reported in that interval).
 	ReplayLagMillis   map[string][]int64 `json:"replayLagMillis,omitempty"`
 	WALBytesPerSecond []int64            `json:"walBytesPerSecond,omitempty"`
-	Checkpoints       []int64            `json:"checkpoints,omitempty"` // started in the interval, timed + requested
+	Checkpoints       []int64            `json:"checkpoints,omitempty"` // started in the interval
 	SyncRepWaiters    []int64            `json:"syncRepWaiters,omitempty"`
 	CommitsPerSecond  []int64            `json:"commitsPerSecond,omitempty"`
 }
@@ -88,7 +88,7 @@ func Compact(intervals []MergedInterval, length time.Duration) CompactSeries {
 				c.WALBytesPerSecond[i] = int64(*tel.WALBytesPerSecond)
 			}
 			if tel.Checkpoints != nil {
-				c.Checkpoints[i] = tel.Checkpoints.Timed + tel.Checkpoints.Requested
+				c.Checkpoints[i] = tel.Checkpoints.Started
 			}
 			if tel.Sessions != nil {
 				c.SyncRepWaiters[i] = int64(tel.Sessions.SyncRep)

@@ -52,11 +52,17 @@ type Standby struct {
 	ReplayLagBytes int64 `json:"replayLagBytes"`
 }
 
-// Checkpoints started during the interval, by kind; Done (PostgreSQL 17+) counts the completed ones.
+// Checkpoints of the interval. Started counts those that began in it (the interval a checkpoint
+// happened in); InProgress says one was running at the sample. Timed and Requested count, by
+// kind, those PostgreSQL reported in the interval, which it does when a checkpoint completes
+// (so a long checkpoint shows as started in one interval and by kind in a later one); Done
+// (PostgreSQL 17+) counts the completed ones, skipped idle ones excluded.
 type Checkpoints struct {
-	Timed     int64  `json:"timed"`
-	Requested int64  `json:"requested"`
-	Done      *int64 `json:"done,omitempty"`
+	Started    int64  `json:"started"`
+	InProgress bool   `json:"inProgress"`
+	Timed      int64  `json:"timed"`
+	Requested  int64  `json:"requested"`
+	Done       *int64 `json:"done,omitempty"`
 }
 
 // Sessions are the database's client sessions at the sample, by what they wait on.

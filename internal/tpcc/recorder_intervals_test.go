@@ -54,7 +54,7 @@ func TestRecorderIntervalsAddUpToTheWholeStep(t *testing.T) {
 	failed := at(txDelivery, 2000, 2900)
 	failed.Failed, failed.Retries = true, 2
 	r.Record(1, failed)
-	r.SealIntervals(2, nil) // intervals 0 and 1 sealed while 2 is open
+	r.SealIntervals(2, nil)                   // intervals 0 and 1 sealed while 2 is open
 	r.Record(2, at(txStockLevel, 1900, 1990)) // arrives after interval 1 was sealed: counted in 2
 	r.Record(0, at(txOrderStatus, 3000, 3400))
 	r.EndMeasurement(t0.Add(3500 * time.Millisecond))

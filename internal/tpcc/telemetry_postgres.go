@@ -28,8 +28,12 @@ const (
   FROM pg_stat_replication ORDER BY application_name`
 	// Checkpoints started, by kind: pg_stat_bgwriter up to PostgreSQL 16, pg_stat_checkpointer
 	// (with the completed count) from 17 on.
-	pgCheckpointsBgwriterSQL     = `SELECT checkpoints_timed, checkpoints_req, NULL::bigint FROM pg_stat_bgwriter`
-	pgCheckpointsCheckpointerSQL = `SELECT num_timed, num_requested, num_done FROM pg_stat_checkpointer`
+	// Both count a checkpoint when it completes; the checkpointer being busy (not idle in its
+	// main loop) tells one is running, so a checkpoint is placed in the interval it started in.
+	pgCheckpointsBgwriterSQL     = `SELECT checkpoints_timed, checkpoints_req, NULL::bigint, ` + pgCheckpointerBusySQL + ` FROM pg_stat_bgwriter`
+	pgCheckpointsCheckpointerSQL = `SELECT num_timed, num_requested, num_done, ` + pgCheckpointerBusySQL + ` FROM pg_stat_checkpointer`
+	pgCheckpointerBusySQL        = `EXISTS (SELECT 1 FROM pg_stat_activity WHERE backend_type = 'checkpointer'
+       AND coalesce(wait_event, '') <> 'CheckpointerMain')`
 	// pgTelemetrySessionsSQL: the active client sessions by wait event (none: on CPU).
 	pgTelemetrySessionsSQL = `SELECT coalesce(wait_event_type, ''), coalesce(wait_event, ''), count(*)
   FROM pg_stat_activity
@@ -52,6 +56,7 @@ type pgRaw struct {
 	commits, rollbacks        int64
 	checkpointsTimed, ckptReq int64
 	checkpointsDone           *int64
+	checkpointing             bool // a checkpoint is running at the sample
 	standbys                  []pgStandbyRow
 	waits                     []pgWaitRow
 }
@@ -97,17 +102,40 @@ func pruneLSNHistory(history []lsnSample, lowest int64) []lsnSample {
 
 // pgTelemetry converts two consecutive readings (prev nil for the first) into one interval's
 // telemetry; history holds the WAL positions seen so far, cur's included.
-func pgTelemetry(prev, cur *pgRaw, history []lsnSample) *snapshot.Telemetry {
+//
+// A standby's lag is the largest of three lower bounds of the age of the WAL position it has
+// reached: PostgreSQL's lag column; the age of the first sampled primary position beyond it
+// (lsnAge); and, when the position has not moved since the previous sample while WAL is
+// pending, the previous lag plus the time between the samples (the WAL it stopped at keeps
+// ageing; PostgreSQL's column freezes once no reply crosses a new position).
+func pgTelemetry(prev, cur *pgRaw, prevTel *snapshot.Telemetry, history []lsnSample) *snapshot.Telemetry {
 	t := &snapshot.Telemetry{SampledAt: cur.at, Engine: string(Postgres)}
 	size := cur.dbSize
 	t.DatabaseBytes = &size
+	prevRows, prevLags := map[string]pgStandbyRow{}, map[string]snapshot.Standby{}
+	if prev != nil && prevTel != nil {
+		for _, s := range prev.standbys {
+			prevRows[s.name] = s
+		}
+		for _, s := range prevTel.Standbys {
+			prevLags[s.Name] = s
+		}
+	}
 	for _, s := range cur.standbys {
-		sec := func(pgLag float64, pos int64) float64 {
-			return max(pgLag, lsnAge(history, pos, cur.at).Seconds())
+		p, seen := prevRows[s.name]
+		pl := prevLags[s.name]
+		sec := func(pgLag float64, pos, prevPos int64, prevLag float64) float64 {
+			lag := max(pgLag, lsnAge(history, pos, cur.at).Seconds())
+			if seen && pos == prevPos && cur.walLSN > pos {
+				lag = max(lag, prevLag+cur.at.Sub(prev.at).Seconds())
+			}
+			return lag
 		}
 		t.Standbys = append(t.Standbys, snapshot.Standby{Name: s.name, State: s.state, SyncState: s.syncState,
-			WriteLagSeconds: sec(s.writeLag, s.write), FlushLagSeconds: sec(s.flushLag, s.flush),
-			ReplayLagSeconds: sec(s.replLag, s.replay), ReplayLagBytes: max(cur.walLSN-s.replay, 0)})
+			WriteLagSeconds:  sec(s.writeLag, s.write, p.write, pl.WriteLagSeconds),
+			FlushLagSeconds:  sec(s.flushLag, s.flush, p.flush, pl.FlushLagSeconds),
+			ReplayLagSeconds: sec(s.replLag, s.replay, p.replay, pl.ReplayLagSeconds),
+			ReplayLagBytes:   max(cur.walLSN-s.replay, 0)})
 	}
 	sessions := &snapshot.Sessions{ByWaitEvent: map[string]int{}}
 	for _, w := range cur.waits {
@@ -136,7 +164,9 @@ func pgTelemetry(prev, cur *pgRaw, history []lsnSample) *snapshot.Telemetry {
 	t.WALBytesPerSecond = perSecond(prev.walLSN, cur.walLSN, dt)
 	t.CommitsPerSecond = perSecond(prev.commits, cur.commits, dt)
 	t.RollbacksPerSecond = perSecond(prev.rollbacks, cur.rollbacks, dt)
-	t.Checkpoints = &snapshot.Checkpoints{Timed: delta(prev.checkpointsTimed, cur.checkpointsTimed), Requested: delta(prev.ckptReq, cur.ckptReq)}
+	t.Checkpoints = &snapshot.Checkpoints{Timed: delta(prev.checkpointsTimed, cur.checkpointsTimed), Requested: delta(prev.ckptReq, cur.ckptReq),
+		InProgress: cur.checkpointing}
+	t.Checkpoints.Started = checkpointsStarted(t.Checkpoints.Timed+t.Checkpoints.Requested, prev.checkpointing, cur.checkpointing)
 	if prev.checkpointsDone != nil && cur.checkpointsDone != nil {
 		d := delta(*prev.checkpointsDone, *cur.checkpointsDone)
 		t.Checkpoints.Done = &d
@@ -144,11 +174,26 @@ func pgTelemetry(prev, cur *pgRaw, history []lsnSample) *snapshot.Telemetry {
 	return t
 }
 
+// checkpointsStarted is how many checkpoints started between two samples, from the number that
+// completed in between and whether one was running at each sample (one runs at a time): those
+// completed, minus one already running at the previous sample, plus one running now.
+func checkpointsStarted(completed int64, runningBefore, runningNow bool) int64 {
+	n := completed
+	if runningBefore {
+		n--
+	}
+	if runningNow {
+		n++
+	}
+	return max(n, 0)
+}
+
 // pgTelemetrySampler samples a PostgreSQL primary over one connection.
 type pgTelemetrySampler struct {
 	conn           *pgx.Conn
 	checkpointsSQL string
 	prev           *pgRaw
+	prevTel        *snapshot.Telemetry
 	history        []lsnSample
 }
 
@@ -173,13 +218,13 @@ func (p *pgTelemetrySampler) Sample(ctx context.Context) *snapshot.Telemetry {
 		return failedSample(Postgres, time.Now(), err)
 	}
 	p.history = append(p.history, lsnSample{at: cur.at, lsn: cur.walLSN})
-	t := pgTelemetry(p.prev, cur, p.history)
+	t := pgTelemetry(p.prev, cur, p.prevTel, p.history)
 	lowest := cur.walLSN
 	for _, s := range cur.standbys {
 		lowest = min(lowest, s.write, s.flush, s.replay)
 	}
 	p.history = pruneLSNHistory(p.history, lowest)
-	p.prev = cur
+	p.prev, p.prevTel = cur, t
 	return t
 }
 
@@ -189,7 +234,7 @@ func (p *pgTelemetrySampler) read(ctx context.Context) (*pgRaw, error) {
 		return nil, fmt.Errorf("pg_stat_database: %w", err)
 	}
 	r.at = time.Now()
-	if err := p.conn.QueryRow(ctx, p.checkpointsSQL).Scan(&r.checkpointsTimed, &r.ckptReq, &r.checkpointsDone); err != nil {
+	if err := p.conn.QueryRow(ctx, p.checkpointsSQL).Scan(&r.checkpointsTimed, &r.ckptReq, &r.checkpointsDone, &r.checkpointing); err != nil {
 		return nil, fmt.Errorf("checkpoints: %w", err)
 	}
 	rows, err := p.conn.Query(ctx, pgTelemetryReplicationSQL)
