@@ -7,7 +7,9 @@
 #
 # Env: TPCC_URL (required; a database loaded with `tpcc load --warehouses $WAREHOUSES`), TPCC_BIN
 # (default: go build ./cmd/tpcc into a temp dir), WAREHOUSES (4), SECONDS_PER_RUN (60), RUNS (3),
-# GO_TPC (optional go-tpc binary; this script never builds it). go-tpc loads its own schema into
+# GO_TPC (optional go-tpc binary; this script never builds it), TPCC_BASELINE_BIN (optional: another
+# tpcc binary, e.g. built from an earlier commit, run alternately with TPCC_BIN, run for run, so
+# both medians come from the same conditions). go-tpc loads its own schema into
 # the database named GO_TPC_DB (default tpcc_gotpc) with `go-tpc tpcc prepare` when it is empty.
 # CPU is user + system time of the client process (bash `time`), divided by the transactions it
 # completed (all five types): tpcc from its --summary-json, go-tpc from its "[Summary]" lines.
@@ -35,8 +37,8 @@ cpu_seconds() {
 }
 
 tpcc_run() {
-  local cpu txns
-  cpu=$(cpu_seconds "$TPCC_BIN" run --engine postgres --url "$TPCC_URL" --warehouses "$WAREHOUSES" --wait none \
+  local cpu txns bin="${1:-$TPCC_BIN}"
+  cpu=$(cpu_seconds "$bin" run --engine postgres --url "$TPCC_URL" --warehouses "$WAREHOUSES" --wait none \
     --ramp-up 0s --duration "${SECONDS_PER_RUN}s" --summary-json "$work/summary.json")
   txns=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["summary"]["totalCompleted"])' "$work/summary.json")
   awk -v c="$cpu" -v n="$txns" 'BEGIN {printf "%.4f %d %.2f\n", 1000*c/n, n, c}'
@@ -51,7 +53,15 @@ gotpc_run() {
 }
 
 echo "no-wait, $WAREHOUSES warehouses, $TERMINALS terminals/threads, ${SECONDS_PER_RUN}s x $RUNS runs"
-for i in $(seq "$RUNS"); do tpcc_run; done >"$work/tpcc.txt"
+if [[ -n "${TPCC_BASELINE_BIN:-}" ]]; then
+  for i in $(seq "$RUNS"); do
+    tpcc_run "$TPCC_BASELINE_BIN" >>"$work/baseline.txt"
+    tpcc_run >>"$work/tpcc.txt"
+  done
+  echo "baseline: median $(cut -d' ' -f1 "$work/baseline.txt" | median) ms CPU per transaction (runs: ms/txn txns cpu-s: $(tr '\n' ';' <"$work/baseline.txt"))"
+else
+  for i in $(seq "$RUNS"); do tpcc_run; done >"$work/tpcc.txt"
+fi
 echo "tpcc:   median $(cut -d' ' -f1 "$work/tpcc.txt" | median) ms CPU per transaction (runs: ms/txn txns cpu-s: $(tr '\n' ';' <"$work/tpcc.txt"))"
 
 if [[ -n "${GO_TPC:-}" ]]; then
