@@ -152,8 +152,13 @@ func TestIdleTerminalMemory(t *testing.T) {
 	runtime.GC()
 	base := residentBytes(t)
 	ex := &stubExecutor{latency: 5 * time.Millisecond}
+	rec := NewRecorder()
+	// As a session runs them: with the time series on (10 s intervals).
+	if err := rec.StartIntervals(time.Now(), snapshot.DefaultInterval, 0); err != nil {
+		t.Fatal(err)
+	}
 	terms, err := NewTerminals(TerminalsConfig{Executor: ex, Constants: terminalTestConstants, ActiveWarehouses: warehouses,
-		From: 1, To: warehouses, Wait: snapshot.WaitSpec, Duration: time.Hour, Seed: 1, Recorder: NewRecorder()})
+		From: 1, To: warehouses, Wait: snapshot.WaitSpec, Duration: time.Hour, Seed: 1, Recorder: rec})
 	if err != nil {
 		t.Fatal(err)
 	}
