@@ -61,6 +61,12 @@ func TestRunBadInput(t *testing.T) {
 		{"percentile 0", append(base, "--warehouses", "4", "--sla", "Payment:0:5s"), "in (0, 100)"},
 		{"unknown wait", append(base, "--warehouses", "4", "--wait", "fast"), "--wait \"fast\""},
 		{"paused without listen", append(base, "--warehouses", "4", "--paused"), "--paused needs --listen"},
+		{"zero interval", append(base, "--warehouses", "4", "--interval", "0s"), "--interval must be > 0"},
+		{"tiny interval", append(base, "--warehouses", "4", "--interval", "10ms"), "--interval 10ms is below 100ms"},
+		{"negative retention", append(base, "--warehouses", "4", "--interval-retention", "-1"), "--interval-retention must be >= 0"},
+		{"lag bound without telemetry", append(base, "--warehouses", "4", "--max-replication-lag", "1s"), "--max-replication-lag needs --telemetry"},
+		{"negative lag bound", append(base, "--warehouses", "4", "--telemetry", "--max-replication-lag", "-1s"), "--max-replication-lag must be > 0"},
+		{"lag bound on cockroach", []string{"run", "--engine", "cockroach", "--url", closed, "--warehouses", "1", "--telemetry", "--max-replication-lag", "1s"}, "PostgreSQL only"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
