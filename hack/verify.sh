@@ -34,6 +34,14 @@ fi
 
 go vet ./...
 go vet -tags e2e ./e2e/
+# The nested module of the CockroachDB grammar test (its own go.mod keeps the parser out of the root's).
+(cd internal/tpcc/crdbgrammar && go mod tidy -diff && go vet ./...)
+linked=$(go list -deps ./cmd/manager ./cmd/tpcc | grep -E '^github.com/cockroachdb/' || true)
+if [ -n "$linked" ]; then
+  echo "verify: CockroachDB's parser is a test dependency only, but the binaries import:" >&2
+  echo "$linked" >&2
+  exit 1
+fi
 
 forbidden=$(go list -deps ./cmd/manager | grep -E '^(github.com/jackc/pgx|github.com/ydb-platform/ydb-go-sdk|go.k6.io/k6)' || true)
 if [ -n "$forbidden" ]; then

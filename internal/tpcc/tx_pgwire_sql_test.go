@@ -133,3 +133,24 @@ func TestIsBrand(t *testing.T) {
 		}
 	}
 }
+
+func TestPgwireStatementTexts(t *testing.T) {
+	for _, d := range []Dialect{Postgres, Cockroach} {
+		texts, err := PgwireStatementTexts(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// begin + 8 New-Order + 4 Payment + 2 Order-Status + Delivery + Stock-Level
+		if len(texts) != 17 {
+			t.Errorf("%s: %d statement texts, want 17", d, len(texts))
+		}
+		for i, s := range texts {
+			if s == "" {
+				t.Errorf("%s: text %d is empty", d, i)
+			}
+		}
+	}
+	if _, err := PgwireStatementTexts(YDB); err == nil {
+		t.Error("YDB has no pgwire statements, want an error")
+	}
+}
