@@ -66,3 +66,7 @@ demo: ## Run config/samples/demo.yaml end to end (current cluster, or the local 
 .PHONY: e2e
 e2e: ## The e2e suite on a real cluster (current one, or a local one brought up and removed).
 	hack/e2e.sh
+
+.PHONY: e2e-external
+e2e-external: ## CockroachDB/YDB you already have: TPCC_E2E_COCKROACH_URL, TPCC_E2E_YDB_ENDPOINT (unset: skipped, said so).
+	hack/e2e-external.sh
