@@ -47,6 +47,8 @@ func (y *ydbCheck) checkItems(ctx context.Context) (bool, string, error) {
 	return itemsVerdict(int64(n), int64(deref(lo)), int64(deref(hi)))
 }
 
+const ydbWarehouseStatesYQL = "SELECT w_id, state FROM `" + WarehouseLoadTable + "`"
+
 const ydbItemCountYQL = "SELECT COUNT(*) AS n, MIN(i_id) AS lo, MAX(i_id) AS hi FROM `" + "item" + "`"
 
 func deref(p *int32) int32 {
@@ -169,7 +171,7 @@ func DecimalCents(units *big.Int, scale int) (int64, error) {
 
 // ydbWarehouseStates reads the load state of every warehouse.
 func ydbWarehouseStates(ctx context.Context, db *ydb.Driver) (map[int]string, error) {
-	rs, err := db.Query().QueryResultSet(ctx, "SELECT w_id, state FROM `"+WarehouseLoadTable+"`")
+	rs, err := db.Query().QueryResultSet(ctx, ydbWarehouseStatesYQL)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", WarehouseLoadTable, err)
 	}

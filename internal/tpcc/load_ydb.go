@@ -59,7 +59,7 @@ func (l *ydbLoader) run(ctx context.Context) error {
 		if err := l.upsertTable(ctx, gen, ItemTable, 0); err != nil {
 			return err
 		}
-		if err := l.db.Query().Exec(ctx, "UPSERT INTO `"+MetaTable+"` (id, items_loaded) VALUES (1, true)"); err != nil {
+		if err := l.db.Query().Exec(ctx, ydbItemsLoadedYQL); err != nil {
 			return fmt.Errorf("mark items loaded: %w", err)
 		}
 	}
@@ -98,7 +98,7 @@ func (l *ydbLoader) ensureMeta(ctx context.Context) (Meta, error) {
 	err := l.db.Query().DoTx(ctx, func(ctx context.Context, tx query.TxActor) error {
 		m = Meta{}
 		found := true
-		row, err := tx.QueryRow(ctx, "SELECT seed, warehouses, c_load, c_run, c_id, c_ol_i_id, items_loaded, finished FROM `"+MetaTable+"` WHERE id = 1")
+		row, err := tx.QueryRow(ctx, ydbReadMetaYQL)
 		if errors.Is(err, query.ErrNoRows) {
 			found = false
 		} else if err != nil {
@@ -106,10 +106,8 @@ func (l *ydbLoader) ensureMeta(ctx context.Context) (Meta, error) {
 		}
 		if !found {
 			m = Meta{Seed: l.o.Seed, Warehouses: l.o.Warehouses, Constants: c}
-			return tx.Exec(ctx, ydbInsertMetaSQL, query.WithParameters(ydb.ParamsBuilder().
-				Param("$seed").Int64(int64(l.o.Seed)).Param("$warehouses").Int32(int32(l.o.Warehouses)).
-				Param("$c_load").Int32(int32(c.CLoad)).Param("$c_run").Int32(int32(c.CRun)).
-				Param("$c_id").Int32(int32(c.CID)).Param("$c_ol_i_id").Int32(int32(c.OLIID)).Build()))
+			q := ydbInsertMeta(l.o.Seed, l.o.Warehouses, c)
+			return tx.Exec(ctx, q.text(), q.options())
 		}
 		var seed *int64
 		var w, cl, cr, ci, co *int32
@@ -134,16 +132,39 @@ func (l *ydbLoader) ensureMeta(ctx context.Context) (Meta, error) {
 	return m, m.Constants.Validate()
 }
 
-const ydbInsertMetaSQL = "UPSERT INTO `" + MetaTable + "` (id, seed, warehouses, c_load, c_run, c_id, c_ol_i_id, items_loaded, finished, created_at)\n" +
-	"VALUES (1, $seed, $warehouses, $c_load, $c_run, $c_id, $c_ol_i_id, false, false, CurrentUtcTimestamp())"
+// YQL of the loader's meta rows. The parameterized ones are ydbQuery values, so their DECLAREs come
+// from the bound values (yql_consistency_test.go checks every query against the YQL schema).
+const (
+	ydbReadMetaYQL    = "SELECT seed, warehouses, c_load, c_run, c_id, c_ol_i_id, items_loaded, finished FROM `" + MetaTable + "` WHERE id = 1"
+	ydbItemsLoadedYQL = "UPSERT INTO `" + MetaTable + "` (id, items_loaded) VALUES (1, true)"
+	ydbFinishedYQL    = "UPSERT INTO `" + MetaTable + "` (id, finished) VALUES (1, true)"
+)
+
+func ydbInsertMeta(seed uint64, warehouses int, c Constants) ydbQuery {
+	return ydbQuery{
+		params: []ydbParam{
+			param("$seed", types.Int64Value(int64(seed))), param("$warehouses", i32(warehouses)),
+			param("$c_load", i32(c.CLoad)), param("$c_run", i32(c.CRun)), param("$c_id", i32(c.CID)), param("$c_ol_i_id", i32(c.OLIID)),
+		},
+		body: "UPSERT INTO `" + MetaTable + "` (id, seed, warehouses, c_load, c_run, c_id, c_ol_i_id, items_loaded, finished, created_at)\n" +
+			"VALUES (1, $seed, $warehouses, $c_load, $c_run, $c_id, $c_ol_i_id, false, false, CurrentUtcTimestamp());\n",
+	}
+}
+
+func ydbMarkWarehouse(w int, state string) ydbQuery {
+	return ydbQuery{
+		params: []ydbParam{param("$w", i32(w)), param("$s", types.TextValue(state))},
+		body:   "UPSERT INTO `" + WarehouseLoadTable + "` (w_id, state, updated_at) VALUES ($w, $s, CurrentUtcTimestamp());\n",
+	}
+}
 
 func (l *ydbLoader) states(ctx context.Context) (map[int]string, error) {
 	return ydbWarehouseStates(ctx, l.db)
 }
 
 func (l *ydbLoader) mark(ctx context.Context, w int, state string) error {
-	return l.db.Query().Exec(ctx, "UPSERT INTO `"+WarehouseLoadTable+"` (w_id, state, updated_at) VALUES ($w, $s, CurrentUtcTimestamp())",
-		query.WithParameters(ydb.ParamsBuilder().Param("$w").Int32(int32(w)).Param("$s").Text(state).Build()))
+	q := ydbMarkWarehouse(w, state)
+	return l.db.Query().Exec(ctx, q.text(), q.options())
 }
 
 func (l *ydbLoader) loadWarehouses(ctx context.Context, gen *Generator, todo []int) error {
@@ -280,7 +301,7 @@ func (l *ydbLoader) finish(ctx context.Context) error {
 			return fmt.Errorf("finish: %w\n%s", err, SecondaryIndexDDL(YDB)[i])
 		}
 	}
-	return l.db.Query().Exec(ctx, "UPSERT INTO `"+MetaTable+"` (id, finished) VALUES (1, true)")
+	return l.db.Query().Exec(ctx, ydbFinishedYQL)
 }
 
 func (l *ydbLoader) describe(ctx context.Context, name string) (desc tableDescription, err error) {
