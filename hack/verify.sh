@@ -35,7 +35,11 @@ fi
 go vet ./...
 go vet -tags e2e ./e2e/
 # The nested module of the CockroachDB grammar test (its own go.mod keeps the parser out of the root's).
-(cd internal/tpcc/crdbgrammar && go mod tidy -diff && go vet ./...)
+if ! (cd internal/tpcc/crdbgrammar && go mod tidy -diff); then
+  echo "verify: internal/tpcc/crdbgrammar/go.mod is stale against the root module: run (cd internal/tpcc/crdbgrammar && go mod tidy)" >&2
+  exit 1
+fi
+(cd internal/tpcc/crdbgrammar && go vet ./...)
 linked=$(go list -deps ./cmd/manager ./cmd/tpcc | grep -E '^github.com/cockroachdb/' || true)
 if [ -n "$linked" ]; then
   echo "verify: CockroachDB's parser is a test dependency only, but the binaries import:" >&2
