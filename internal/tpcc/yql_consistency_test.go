@@ -439,19 +439,22 @@ func checkCaught(t *testing.T, name string, probs []string, want string) {
 // schema's columns and types, and as many rows per warehouse as the PostgreSQL loader's COPY.
 func TestYQLSchemaMatchesPostgres(t *testing.T) {
 	ydbSchema := parseYQLSchema(t, CreateTableDDL(YDB))
-	pgTypes := map[string]string{"integer": "Int32", "numeric": YDBDecimal, "varchar": "Utf8", "char": "Utf8", "timestamp": "Timestamp"}
+	pgTypes := map[string]string{"integer": "Int32", "numeric": YDBDecimal, "varchar": "Utf8", "char": "Utf8", "timestamp": "Timestamp",
+		"bigint": "Int64", "boolean": "Bool", "timestamptz": "Timestamp", "text": "Utf8"}
 	pgKeys := map[string][]string{}
 	for _, pk := range PrimaryKeyDDL(Postgres) {
 		m := regexp.MustCompile(`PRIMARY KEY \(([\w, ]+)\)`).FindStringSubmatch(pk.SQL)
 		pgKeys[pk.Table] = strings.Split(m[1], ", ")
 	}
-	pgColumnRE := regexp.MustCompile(`^\s*(\w+) (integer|numeric|varchar|char|timestamp)\b`)
+	var compared []string
+	pgColumnRE := regexp.MustCompile(`^\s*(\w+) (integer|numeric|varchar|char|timestamptz|timestamp|bigint|boolean|text)\b(.*PRIMARY KEY)?`)
 	for _, stmt := range CreateTableDDL(Postgres) {
-		if !strings.HasPrefix(stmt, "CREATE TABLE IF NOT EXISTS ") || strings.Contains(stmt, "tpcc_") {
+		if !strings.HasPrefix(stmt, "CREATE TABLE IF NOT EXISTS ") {
 			continue
 		}
 		lines := strings.Split(stmt, "\n")
 		name := strings.Fields(lines[0])[5]
+		compared = append(compared, name)
 		yt, ok := ydbSchema[name]
 		if !ok {
 			t.Errorf("table %s: not in the YQL schema", name)
@@ -464,6 +467,9 @@ func TestYQLSchemaMatchesPostgres(t *testing.T) {
 				continue
 			}
 			pgCols = append(pgCols, m[1])
+			if m[3] != "" { // the meta tables' inline key
+				pgKeys[strings.Fields(lines[0])[5]] = []string{m[1]}
+			}
 			if c, ok := yt.columns[m[1]]; !ok {
 				t.Errorf("%s.%s: not in the YQL schema", name, m[1])
 			} else if c.typ != pgTypes[m[2]] {
@@ -490,6 +496,7 @@ func TestYQLSchemaMatchesPostgres(t *testing.T) {
 			t.Errorf("%s: YQL key %v, PostgreSQL key %v", name, yt.key, wantKey)
 		}
 	}
+	t.Logf("PostgreSQL and YQL schemas compared, columns, types and keys: %v", compared)
 	if len(ydbSchema) != len(Tables)+2 {
 		t.Errorf("YQL schema has %d tables, want %d (the nine and two meta tables)", len(ydbSchema), len(Tables)+2)
 	}
