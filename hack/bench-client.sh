@@ -54,10 +54,18 @@ gotpc_run() {
 
 echo "no-wait, $WAREHOUSES warehouses, $TERMINALS terminals/threads, ${SECONDS_PER_RUN}s x $RUNS runs"
 if [[ -n "${TPCC_BASELINE_BIN:-}" ]]; then
+  # Alternate which of the two goes first, so neither always meets the database the other left.
   for i in $(seq "$RUNS"); do
-    tpcc_run "$TPCC_BASELINE_BIN" >>"$work/baseline.txt"
-    tpcc_run >>"$work/tpcc.txt"
+    if (( i % 2 )); then
+      tpcc_run "$TPCC_BASELINE_BIN" >>"$work/baseline.txt"
+      tpcc_run >>"$work/tpcc.txt"
+    else
+      tpcc_run >>"$work/tpcc.txt"
+      tpcc_run "$TPCC_BASELINE_BIN" >>"$work/baseline.txt"
+    fi
   done
+  paste -d' ' "$work/baseline.txt" "$work/tpcc.txt" | awk '{print $4/$1}' >"$work/ratio.txt"
+  echo "per-run ratio tpcc/baseline: median $(median <"$work/ratio.txt") ($(tr '\n' ' ' <"$work/ratio.txt"))"
   echo "baseline: median $(cut -d' ' -f1 "$work/baseline.txt" | median) ms CPU per transaction (runs: ms/txn txns cpu-s: $(tr '\n' ';' <"$work/baseline.txt"))"
 else
   for i in $(seq "$RUNS"); do tpcc_run; done >"$work/tpcc.txt"

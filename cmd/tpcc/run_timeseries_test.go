@@ -66,6 +66,9 @@ func TestRunTimeSeriesAgainstPGSync(t *testing.T) {
 	base := "http://" + addr
 	out := t.TempDir() + "/summary.json"
 	t.Cleanup(func() { execSQL(t, s1, "SELECT pg_wal_replay_resume()") })
+	// A timed checkpoint spread over most of checkpoint_timeout may be running on a long-lived
+	// cluster: finish it now (and restart the timer), so the one forced mid-run stands alone.
+	execSQL(t, u, "CHECKPOINT")
 
 	type result struct {
 		code           int
