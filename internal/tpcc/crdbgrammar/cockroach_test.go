@@ -15,7 +15,8 @@ import (
 )
 
 // TestCockroachGrammar runs the CockroachDB dialect's code paths — schema, load (fresh and
-// resuming a partial warehouse), finish, check, and the five transactions in every branch —
+// resuming a partial warehouse), finish, check, the five transactions in every branch, and the
+// run's telemetry sampler —
 // against the local PostgreSQL through a recording proxy, and parses every statement they sent
 // with CockroachDB 25.2's own grammar. The statements come off the wire, not from a list: a new
 // statement in any of these paths is parsed without touching this test. The statement tables are
@@ -117,6 +118,33 @@ func TestCockroachGrammar(t *testing.T) {
 	if _, err := e.StockLevel(ctx, &tpcc.StockLevelInput{WarehouseID: 1, DistrictID: 2, Threshold: 15}); err != nil {
 		t.Fatalf("StockLevel: %v", err)
 	}
+	// The run's telemetry sampler reads crdb_internal; PostgreSQL gets stand-in tables of the
+	// columns it reads (test setup, not recorded), so every one of its queries runs and is seen.
+	for _, ddl := range []string{
+		"CREATE SCHEMA crdb_internal",
+		"CREATE TABLE crdb_internal.gossip_nodes (node_id INT8, is_live BOOL)",
+		"CREATE TABLE crdb_internal.kv_store_status (node_id INT8, store_id INT8, used INT8, metrics JSONB)",
+		"CREATE TABLE crdb_internal.kv_node_status (node_id INT8, metrics JSONB)",
+		"INSERT INTO crdb_internal.gossip_nodes VALUES (1, true)",
+		`INSERT INTO crdb_internal.kv_store_status VALUES (1, 1, 1000, '{"replicas": 3, "replicas.leaders": 1,
+		  "replicas.leaseholders": 1, "ranges.underreplicated": 0, "ranges.unavailable": 0, "livebytes": 10}')`,
+		`INSERT INTO crdb_internal.kv_node_status VALUES (1, '{"sql.txn.commit.count": 5}')`,
+	} {
+		if _, err := direct.Exec(ctx, ddl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec.SetComponent("telemetry")
+	sampler, err := tpcc.NewTelemetrySampler(ctx, tpcc.Cockroach, recURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if s := sampler.Sample(ctx); s.Error != "" {
+			t.Errorf("telemetry sample on the stand-in crdb_internal: %s", s.Error)
+		}
+	}
+	sampler.Close()
 	rec.SetComponent("check (after the transactions)")
 	runCheck(t, ctx, tpcc.CheckOptions{Dialect: tpcc.Cockroach, URL: recURL, Warehouses: warehouses, Threads: 1})
 	e.Close()
