@@ -1,38 +1,12 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
-
-// checkIntervalFlags validates the time-series flags, naming the flag, and fills the retention
-// default: bounded with --listen (a reader collects), everything without (the summary prints it).
-func (f *runFlags) checkIntervalFlags(fs *flag.FlagSet, d tpcc.Dialect) error {
-	switch {
-	case f.interval <= 0:
-		return fmt.Errorf("--interval must be > 0, got %v", f.interval)
-	case f.interval < 100*time.Millisecond:
-		return fmt.Errorf("--interval %v is below 100ms", f.interval)
-	case f.intervalRetention < 0:
-		return fmt.Errorf("--interval-retention must be >= 0 (0 = keep all), got %d", f.intervalRetention)
-	case f.maxReplicationLag < 0:
-		return fmt.Errorf("--max-replication-lag must be > 0 (0 = no bound), got %v", f.maxReplicationLag)
-	case f.maxReplicationLag > 0 && d != tpcc.Postgres:
-		return fmt.Errorf("--max-replication-lag: engine %s has no standbys to bound (PostgreSQL only)", d)
-	case f.maxReplicationLag > 0 && !f.telemetry:
-		return fmt.Errorf("--max-replication-lag needs --telemetry (the lag is read from pg_stat_replication)")
-	}
-	if !isSet(fs, "interval-retention") && f.listen != "" {
-		f.intervalRetention = tpcc.DefaultIntervalRetention
-	}
-	return nil
-}
 
 // writeIntervals prints the time series as a compact table: one row per interval, the measured
 // New-Order and Payment counts and p90, errors, late starts and pool waits, and with telemetry
