@@ -237,9 +237,22 @@ func failJob(t *testing.T, job *batchv1.Job, message string) {
 
 // runStepPods plays the Job controller and kubelet for a step Job: one ready pod per index, each a
 // fake client serving snapshots. It returns the pods.
-func runStepPods(t *testing.T, pods *clientPods, job *batchv1.Job, latency latencyOf, duration time.Duration) []*corev1.Pod {
+func runStepPods(t *testing.T, pods *clientPods, job *batchv1.Job, latency latencyOf) []*corev1.Pod {
 	t.Helper()
 	args := job.Spec.Template.Spec.Containers[0].Args
+	duration := time.Duration(0)
+	for i, a := range args {
+		if a == "--duration" {
+			d, err := time.ParseDuration(args[i+1])
+			if err != nil {
+				t.Fatalf("--duration %q: %v", args[i+1], err)
+			}
+			duration = d
+		}
+	}
+	if duration <= 0 {
+		t.Fatalf("--duration missing from %v", args)
+	}
 	flag := func(name string) int {
 		for i, a := range args {
 			if a == name {

@@ -131,7 +131,7 @@ func driveSteps(t *testing.T, run *benchv1.BenchmarkRun, pods *clientPods, laten
 			time.Sleep(50 * time.Millisecond)
 		}
 		uids.note(job)
-		stepPods := runStepPods(t, pods, job, latency, time.Minute)
+		stepPods := runStepPods(t, pods, job, latency)
 		if hook != nil {
 			hook(step, stepPods)
 		}
@@ -177,6 +177,33 @@ func assertSearchResult(t *testing.T, got *benchv1.BenchmarkRun, boundaryWarehou
 			t.Errorf("step %d has no NewOrder figures: %+v", i, s.Transactions)
 		}
 	}
+	// The answer rests on full-length steps; probes (guided search) are a fifth of the duration.
+	duration := got.Spec.Workload.Duration.Duration
+	probes := 0
+	for i, s := range got.Status.Steps {
+		switch {
+		case s.Kind == benchv1.StepProbe && s.Duration != nil && s.Duration.Duration == duration/5:
+			probes++
+		case s.Kind == benchv1.StepFull && s.Duration != nil && s.Duration.Duration == duration:
+		default:
+			t.Errorf("step %d: kind %q duration %v (workload duration %s)", i, s.Kind, s.Duration, duration)
+		}
+	}
+	if got.Spec.Search.Strategy == benchv1.SearchGuided && probes == 0 {
+		t.Errorf("a guided search ran no probe: %v", stepSummary(got))
+	}
+	if len(result.RestsOn) == 0 || result.RestsOn[0] != *result.Step || result.SearchTime == nil {
+		t.Errorf("result rests on %v, step %v, search time %v", result.RestsOn, result.Step, result.SearchTime)
+	}
+	for i, idx := range result.RestsOn {
+		s := got.Status.Steps[idx]
+		if s.Kind != benchv1.StepFull || s.Compliant != (i == 0) {
+			t.Errorf("result rests on step %d %+v", idx, s)
+		}
+		if i == 1 && s.ActiveWarehouses-result.MaxCompliantWarehouses > result.Precision {
+			t.Errorf("non-compliant full step at %d is more than precision %d above %d", s.ActiveWarehouses, result.Precision, result.MaxCompliantWarehouses)
+		}
+	}
 	for name, ids := range uids.seen {
 		if len(ids) != 1 {
 			t.Errorf("Job %s was created %d times", name, len(ids))
@@ -203,7 +230,7 @@ func assertSearchResult(t *testing.T, got *benchv1.BenchmarkRun, boundaryWarehou
 			t.Errorf("step %d lacks its merged histograms", s.Step.Index)
 		}
 	}
-	if err := containsAll(cm.Data["report.md"], "| step | active warehouses | tpmC", "## Response times at"); err != nil {
+	if err := containsAll(cm.Data["report.md"], "| step | kind | measured | active warehouses | tpmC", "rests on the full-length steps", "## Response times at"); err != nil {
 		t.Error(err)
 	}
 }
@@ -338,6 +365,7 @@ func TestFailedClientPodFailsOnlyItsStep(t *testing.T) {
 	pods := newClientPods()
 	startManager(t, ns, testConfig(pods))
 	run := newRun(ns, "pg", 12, 6)
+	run.Spec.Search.Strategy = benchv1.SearchLineSearch // every step full-length: the crash brackets the answer
 	run.Spec.Workload.Clients.Pods = 2
 	if err := k8s.Create(context.Background(), run); err != nil {
 		t.Fatal(err)
@@ -396,7 +424,7 @@ func TestDatabaseNeverReadyFailsTheRun(t *testing.T) {
 func stepSummary(run *benchv1.BenchmarkRun) []string {
 	var out []string
 	for _, s := range run.Status.Steps {
-		out = append(out, fmt.Sprintf("%d:%v", s.ActiveWarehouses, s.Compliant))
+		out = append(out, fmt.Sprintf("%d:%v:%s", s.ActiveWarehouses, s.Compliant, s.Kind))
 	}
 	return out
 }

@@ -18,6 +18,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
 	"github.com/tpcc-operator/tpcc-operator/internal/search"
 	"github.com/tpcc-operator/tpcc-operator/internal/sla"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
@@ -92,7 +93,11 @@ func (r *BenchmarkRunReconciler) applyConfigMap(ctx context.Context, run *benchv
 
 // reconcileResult ends a run whose search is over: the result, the report, the conditions.
 func (r *BenchmarkRunReconciler) reconcileResult(ctx context.Context, run *benchv1.BenchmarkRun) (bool, ctrl.Result, error) {
-	decision, err := search.Next(searchParams(run), outcomes(run.Status.Steps))
+	params, err := searchParams(run)
+	if err != nil {
+		return false, ctrl.Result{}, r.fail(ctx, run, "InvalidSLA", err.Error())
+	}
+	decision, err := search.Next(params, outcomes(run.Status.Steps))
 	if err != nil {
 		return false, ctrl.Result{}, r.fail(ctx, run, "SearchInconsistent", err.Error())
 	}
@@ -132,37 +137,53 @@ func (r *BenchmarkRunReconciler) reconcileResult(ctx context.Context, run *bench
 	return true, ctrl.Result{}, r.teardown(ctx, run)
 }
 
-// resultOf is the run's result from the search's decision and the recorded steps.
+// resultOf is the run's result from the search's decision and the recorded steps. It always rests
+// on full-length steps: the decision's, or, when search.maxSteps stopped the search, the highest
+// compliant full-length step so far.
 func resultOf(run *benchv1.BenchmarkRun, d search.Decision) benchv1.Result {
 	warehouses := run.Spec.Workload.Warehouses
 	result := benchv1.Result{Precision: benchv1.SearchPrecision(warehouses), MaxCompliantWarehouses: int32(d.MaxCompliant)}
+	steps := run.Status.Steps
+	full := func(i int) bool { return steps[i].Kind != benchv1.StepProbe }
 	best := -1
-	for i, s := range run.Status.Steps {
-		if s.Compliant && s.ActiveWarehouses == int32(d.MaxCompliant) && (best < 0 || s.TpmC > run.Status.Steps[best].TpmC) {
-			best = i
-		}
+	if d.CompliantStep >= 0 && d.CompliantStep < len(steps) {
+		best = d.CompliantStep
 	}
-	if !d.Done { // stopped by search.maxSteps: report the best compliant step so far
-		for i, s := range run.Status.Steps {
-			if s.Compliant && (best < 0 || s.ActiveWarehouses > run.Status.Steps[best].ActiveWarehouses) {
+	if !d.Done { // stopped by search.maxSteps: report the best compliant full step so far
+		best = -1
+		for i, s := range steps {
+			if s.Compliant && full(i) && (best < 0 || s.ActiveWarehouses > steps[best].ActiveWarehouses) {
 				best = i
 			}
 		}
 	}
+	var searchTime time.Duration
+	_, rampUp := jobs.Durations(run)
+	for _, s := range steps {
+		searchTime += rampUp
+		if s.Duration != nil {
+			searchTime += s.Duration.Duration
+		}
+	}
+	result.SearchTime = &metav1.Duration{Duration: searchTime}
 	switch {
 	case best >= 0:
-		s := run.Status.Steps[best]
+		s := steps[best]
 		result.MaxCompliantWarehouses, result.TpmC, result.Efficiency = s.ActiveWarehouses, s.TpmC, s.Efficiency
 		result.Step = ptr(s.Index)
+		result.RestsOn = append(result.RestsOn, s.Index)
 		result.Message = fmt.Sprintf("%d active warehouses compliant: %.1f tpmC, %.2f%% efficiency", s.ActiveWarehouses, s.TpmC, s.Efficiency)
 	default:
 		result.MaxCompliantWarehouses = 0
 		result.Message = "no step was compliant"
 	}
+	if d.Done && d.NonCompliantStep >= 0 && d.NonCompliantStep < len(steps) {
+		result.RestsOn = append(result.RestsOn, steps[d.NonCompliantStep].Index)
+	}
 	if d.Done {
 		result.Message += " (" + d.Reason + ")"
 	} else {
-		result.Message += fmt.Sprintf(" (stopped after search.maxSteps=%d steps, bracket %d..%d)", len(run.Status.Steps), d.HighestCompliant, d.LowestNonCompliant)
+		result.Message += fmt.Sprintf(" (stopped after search.maxSteps=%d steps, full-length bracket %d..%d)", len(steps), d.HighestCompliant, d.LowestNonCompliant)
 	}
 	return result
 }
@@ -192,10 +213,25 @@ func (r *BenchmarkRunReconciler) readStepData(ctx context.Context, run *benchv1.
 func markdownReport(run *benchv1.BenchmarkRun, result benchv1.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# BenchmarkRun %s/%s — %s\n\n%s\n\n", run.Namespace, run.Name, run.Spec.Database.Engine, result.Message)
-	fmt.Fprintf(&b, "| step | active warehouses | tpmC | efficiency %% | compliant | NewOrder p90 | Payment p90 | OrderStatus p90 | Delivery p90 | StockLevel p90 | reasons |\n")
-	fmt.Fprintf(&b, "|---:|---:|---:|---:|:-:|---:|---:|---:|---:|---:|---|\n")
+	if len(result.RestsOn) > 0 {
+		fmt.Fprintf(&b, "The result rests on the full-length steps %s", joinInt32(result.RestsOn))
+		if result.SearchTime != nil {
+			fmt.Fprintf(&b, "; the search took %s of steps (ramp-ups included)", result.SearchTime.Duration)
+		}
+		fmt.Fprintf(&b, ".\n\n")
+	}
+	fmt.Fprintf(&b, "| step | kind | measured | active warehouses | tpmC | efficiency %% | compliant | NewOrder p90 | Payment p90 | OrderStatus p90 | Delivery p90 | StockLevel p90 | reasons |\n")
+	fmt.Fprintf(&b, "|---:|---|---:|---:|---:|---:|:-:|---:|---:|---:|---:|---:|---|\n")
 	for _, s := range run.Status.Steps {
-		fmt.Fprintf(&b, "| %d | %d | %.1f | %.2f | %s |", s.Index, s.ActiveWarehouses, s.TpmC, s.Efficiency, yesNo(s.Compliant))
+		measured := ""
+		if s.Duration != nil {
+			measured = s.Duration.Duration.String()
+		}
+		kind := s.Kind
+		if kind == "" {
+			kind = benchv1.StepFull
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %d | %.1f | %.2f | %s |", s.Index, kind, measured, s.ActiveWarehouses, s.TpmC, s.Efficiency, yesNo(s.Compliant))
 		for _, t := range benchv1.Transactions {
 			fmt.Fprintf(&b, " %s |", formatLatency(s.Transactions[t].P90.Duration))
 		}
@@ -229,4 +265,12 @@ func yesNo(v bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+func joinInt32(v []int32) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, " and ")
 }

@@ -36,7 +36,11 @@ const (
 // recorded steps, its Job is created once, and the step is recorded (appended, never rewritten) when
 // its verdict is final. Then the Job goes, and the next pass decides the next step.
 func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv1.BenchmarkRun) (bool, ctrl.Result, error) {
-	decision, err := search.Next(searchParams(run), outcomes(run.Status.Steps))
+	params, err := searchParams(run)
+	if err != nil {
+		return false, ctrl.Result{}, r.fail(ctx, run, "InvalidSLA", err.Error())
+	}
+	decision, err := search.Next(params, outcomes(run.Status.Steps))
 	if err != nil {
 		return false, ctrl.Result{}, r.fail(ctx, run, "SearchInconsistent", err.Error())
 	}
@@ -49,8 +53,9 @@ func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv
 	}
 
 	active := int32(decision.Run)
+	kind, measured := stepLength(run, decision.Kind)
 	conn := r.backend(run).Connection(run)
-	job := jobs.StepJob(run, index, active, conn, r.Config.Jobs)
+	job := jobs.StepJob(run, index, active, measured, conn, r.Config.Jobs)
 	if err := r.createOnce(ctx, run, job); err != nil {
 		return false, ctrl.Result{}, err
 	}
@@ -61,19 +66,20 @@ func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv
 	if run.Status.Current == nil || run.Status.Current.Index != index {
 		if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
 			s.Phase = benchv1.PhaseRunning
-			s.Current = &benchv1.StepProgress{Index: index, ActiveWarehouses: active, Pods: pods}
+			s.Current = &benchv1.StepProgress{Index: index, ActiveWarehouses: active, Pods: pods, Kind: kind, Duration: &metav1.Duration{Duration: measured}}
 		}); err != nil {
 			return false, ctrl.Result{}, err
 		}
 	}
 
-	outcome, err := r.observeStep(ctx, run, job, active)
+	outcome, err := r.observeStep(ctx, run, job, active, kind, measured)
 	if err != nil {
 		return false, ctrl.Result{}, err
 	}
 	if outcome.record == nil {
 		if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
 			if s.Current != nil && s.Current.Index == index && outcome.progress != nil {
+				outcome.progress.Kind, outcome.progress.Duration = kind, &metav1.Duration{Duration: measured}
 				s.Current = outcome.progress
 			}
 		}); err != nil {
@@ -88,6 +94,7 @@ func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv
 			return false, ctrl.Result{}, err
 		}
 	}
+	outcome.record.Kind, outcome.record.Duration = kind, &metav1.Duration{Duration: measured}
 	if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
 		if int32(len(s.Steps)) == index {
 			s.Steps = append(s.Steps, *outcome.record)
@@ -96,8 +103,8 @@ func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv
 	}); err != nil {
 		return false, ctrl.Result{}, err
 	}
-	r.Recorder.Eventf(run, nil, corev1.EventTypeNormal, "StepRecorded", "RecordStep", "step %d: %d active warehouses, tpmC %.1f, efficiency %.1f%%, compliant %v%s",
-		index, active, outcome.record.TpmC, outcome.record.Efficiency, outcome.record.Compliant, reasonsSuffix(outcome.record.Reasons))
+	r.Recorder.Eventf(run, nil, corev1.EventTypeNormal, "StepRecorded", "RecordStep", "step %d (%s, %s): %d active warehouses, tpmC %.1f, efficiency %.1f%%, compliant %v%s",
+		index, kind, measured, active, outcome.record.TpmC, outcome.record.Efficiency, outcome.record.Compliant, reasonsSuffix(outcome.record.Reasons))
 	r.releasePods(ctx, outcome.podURLs)
 	r.deleteJob(ctx, job)
 	return false, ctrl.Result{Requeue: true}, nil
@@ -114,10 +121,10 @@ type stepOutcome struct {
 
 // observeStep reads the step's pods and snapshots, releases paused pods together once all are ready,
 // and decides whether the step is over.
-func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.BenchmarkRun, job *batchv1.Job, active int32) (stepOutcome, error) {
+func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.BenchmarkRun, job *batchv1.Job, active int32, kind benchv1.StepKind, duration time.Duration) (stepOutcome, error) {
 	index := run.Status.Current.Index
 	want := *job.Spec.Completions
-	duration, rampUp := jobs.Durations(run)
+	_, rampUp := jobs.Durations(run)
 	age := time.Since(job.CreationTimestamp.Time)
 	failed := func(reason string) stepOutcome {
 		return stepOutcome{record: failedStep(index, active, want, job.CreationTimestamp, reason)}
@@ -204,6 +211,7 @@ func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.B
 		return stepOutcome{progress: liveProgress(index, active, want, merged, summary)}, nil
 	}
 	record := stepRecord(index, active, want, merged, summary, early.Verdict)
+	record.LatencyRatio = round3(sla.LatencyRatio(merged, criteria))
 	if merged.Phase != snapshot.PhaseDone {
 		record.Reasons = append(record.Reasons, fmt.Sprintf("ended early after %s: the verdict could no longer change", merged.Measured.Round(time.Second)))
 	}
@@ -285,15 +293,36 @@ func (r *BenchmarkRunReconciler) deleteRecordedStepJobs(ctx context.Context, run
 	return nil
 }
 
-func searchParams(run *benchv1.BenchmarkRun) search.Params {
-	p := search.Params{Mode: search.MaxCompliant, Warehouses: int(run.Spec.Workload.Warehouses)}
+// searchParams maps spec.search (and the SLA thresholds the guided search estimates with) onto the
+// search's parameters.
+func searchParams(run *benchv1.BenchmarkRun) (search.Params, error) {
+	p := search.Params{Mode: search.MaxCompliant, Strategy: search.Guided, Warehouses: int(run.Spec.Workload.Warehouses)}
 	if run.Spec.Search.Mode == benchv1.SearchFixed {
 		p.Mode = search.Fixed
+	}
+	if run.Spec.Search.Strategy == benchv1.SearchLineSearch {
+		p.Strategy = search.LineSearch
 	}
 	if s := run.Spec.Search.StartWarehouses; s != nil {
 		p.Start = int(*s)
 	}
-	return p
+	duration, _ := jobs.Durations(run)
+	p.Probes = jobs.ProbeDuration(run) < duration
+	criteria, err := slaCriteria(run)
+	if err != nil {
+		return p, err
+	}
+	p.MinEfficiencyPercent, p.MaxErrorPercent = criteria.MinEfficiencyPercent, criteria.MaxErrorPercent
+	return p, nil
+}
+
+// stepLength is the kind and measured length of a step the search chose.
+func stepLength(run *benchv1.BenchmarkRun, kind search.Kind) (benchv1.StepKind, time.Duration) {
+	if kind == search.Probe {
+		return benchv1.StepProbe, jobs.ProbeDuration(run)
+	}
+	duration, _ := jobs.Durations(run)
+	return benchv1.StepFull, duration
 }
 
 func maxSteps(run *benchv1.BenchmarkRun) int32 {
@@ -306,7 +335,19 @@ func maxSteps(run *benchv1.BenchmarkRun) int32 {
 func outcomes(steps []benchv1.StepResult) []search.StepOutcome {
 	out := make([]search.StepOutcome, len(steps))
 	for i, s := range steps {
-		out[i] = search.StepOutcome{ActiveWarehouses: int(s.ActiveWarehouses), Compliant: s.Compliant}
+		out[i] = search.StepOutcome{ActiveWarehouses: int(s.ActiveWarehouses), Compliant: s.Compliant, Kind: search.Full}
+		if s.Kind == benchv1.StepProbe {
+			out[i].Kind = search.Probe
+		}
+		var completed int64
+		for _, t := range s.Transactions {
+			completed += t.Count
+		}
+		if completed > 0 { // a step that failed to measure has no figures
+			out[i].Measured = true
+			out[i].EfficiencyPercent, out[i].LatencyRatio = s.Efficiency, s.LatencyRatio
+			out[i].ErrorPercent = 100 * float64(s.Errors) / float64(completed+s.Errors)
+		}
 	}
 	return out
 }
@@ -398,3 +439,4 @@ func reasonsSuffix(reasons []string) string {
 
 func round1(v float64) float64 { return float64(int64(v*10+0.5)) / 10 }
 func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
+func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }

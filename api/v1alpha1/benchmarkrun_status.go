@@ -101,12 +101,29 @@ type LoadStatus struct {
 	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
 }
 
+// StepKind is a step's length class.
+// +kubebuilder:validation:Enum=Full;Probe
+type StepKind string
+
+const (
+	// StepFull measures the workload's whole duration; results rest on these.
+	StepFull StepKind = "Full"
+	// StepProbe measures search.probeDuration: the guided search narrows its bracket with these.
+	StepProbe StepKind = "Probe"
+)
+
 // StepProgress is the live state of the step under way, refreshed while it runs.
 type StepProgress struct {
 	// Index of the step (0-based; the step's position in status.steps once recorded).
 	Index int32 `json:"index"`
 	// ActiveWarehouses driven by this step.
 	ActiveWarehouses int32 `json:"activeWarehouses"`
+	// Kind of step: Full or Probe.
+	// +optional
+	Kind StepKind `json:"kind,omitempty"`
+	// Duration is the step's planned measured interval.
+	// +optional
+	Duration *metav1.Duration `json:"duration,omitempty"`
 	// Pods running the step's terminals.
 	Pods int32 `json:"pods"`
 	// StartTime of the measured interval; empty while pods start or ramp up.
@@ -129,6 +146,13 @@ type StepResult struct {
 	Index int32 `json:"index"`
 	// ActiveWarehouses driven by this step (10 terminals each).
 	ActiveWarehouses int32 `json:"activeWarehouses"`
+	// Kind of step: Full (the workload's duration; results rest on these) or Probe (a shorter step
+	// the guided search narrows its bracket with).
+	// +optional
+	Kind StepKind `json:"kind,omitempty"`
+	// Duration is the step's planned measured interval (a step ended early measured less).
+	// +optional
+	Duration *metav1.Duration `json:"duration,omitempty"`
 	// Pods that ran the terminals.
 	// +optional
 	Pods int32 `json:"pods,omitempty"`
@@ -156,6 +180,10 @@ type StepResult struct {
 	// Errors is the number of transactions that failed with an error.
 	// +optional
 	Errors int64 `json:"errors,omitempty"`
+	// LatencyRatio is the largest ratio of an sla.latency bound's measured percentile to its max
+	// (above 1: that bound failed). The guided search estimates the boundary from it.
+	// +optional
+	LatencyRatio float64 `json:"latencyRatio,omitempty"`
 }
 
 // TransactionStats are one transaction type's counts and response-time percentiles.
@@ -188,6 +216,16 @@ type Result struct {
 	// Precision of the search, in warehouses: max(1, warehouses/200).
 	// +optional
 	Precision int32 `json:"precision,omitempty"`
+	// RestsOn are the indexes in status.steps of the full-length steps the result rests on: the
+	// compliant step at maxCompliantWarehouses and, below the loaded count, the non-compliant step
+	// at most one precision above it.
+	// +listType=atomic
+	// +optional
+	RestsOn []int32 `json:"restsOn,omitempty"`
+	// SearchTime is the time the search's steps took to the answer: ramp-ups and measured
+	// intervals, as planned.
+	// +optional
+	SearchTime *metav1.Duration `json:"searchTime,omitempty"`
 	// Message summarises the result.
 	// +optional
 	Message string `json:"message,omitempty"`

@@ -39,6 +39,7 @@ type BenchmarkRunList struct {
 // run exists: the recorded steps are only comparable when measured under one specification.
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.search.startWarehouses) || self.search.startWarehouses <= self.workload.warehouses",fieldPath=".search.startWarehouses",message="search.startWarehouses must not exceed workload.warehouses"
+// +kubebuilder:validation:XValidation:rule="!has(self.search.probeDuration) || !has(self.workload.duration) || duration(self.search.probeDuration) <= duration(self.workload.duration)",fieldPath=".search.probeDuration",message="search.probeDuration must not exceed workload.duration"
 type BenchmarkRunSpec struct {
 	// Database names the engine and how to deploy it, or an existing database to use.
 	Database DatabaseSpec `json:"database"`
@@ -417,14 +418,44 @@ const (
 	SearchFixed SearchMode = "Fixed"
 )
 
+// SearchStrategy selects how MaxCompliant chooses the active warehouse counts.
+// +kubebuilder:validation:Enum=Guided;LineSearch
+type SearchStrategy string
+
+const (
+	// SearchGuided estimates where compliance ends from what each step measured (efficiency, the
+	// worst latency bound's ratio to its limit, errors), narrows the bracket there with short probe
+	// steps, and confirms the answer with full-length steps.
+	SearchGuided SearchStrategy = "Guided"
+	// SearchLineSearch is CockroachDB tpccbench's adaptive line search over full-length steps.
+	SearchLineSearch SearchStrategy = "LineSearch"
+)
+
 // SearchSpec configures the capacity search.
 //
 // +kubebuilder:validation:XValidation:rule="self == oldSelf",message="search is immutable once the run is created"
+// +kubebuilder:validation:XValidation:rule="!has(self.probeDuration) || (self.mode == 'MaxCompliant' && self.strategy == 'Guided')",fieldPath=".probeDuration",message="search.probeDuration applies only to mode MaxCompliant with strategy Guided"
 type SearchSpec struct {
 	// Mode: MaxCompliant searches; Fixed runs one step at workload.warehouses.
 	// +kubebuilder:default=MaxCompliant
 	// +optional
 	Mode SearchMode `json:"mode,omitempty"`
+
+	// Strategy of MaxCompliant: Guided (default) or LineSearch. Either way the result rests on
+	// full-length steps: a compliant one at the answer and, below the loaded count, a non-compliant
+	// one at most one precision above it.
+	// +kubebuilder:default=Guided
+	// +optional
+	Strategy SearchStrategy `json:"strategy,omitempty"`
+
+	// ProbeDuration is the measured interval of the guided search's probe steps, which narrow the
+	// bracket before full-length steps confirm the answer; default a fifth of workload.duration.
+	// Equal to workload.duration, every step is full-length. Probes ramp up like every step.
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s')",message="probeDuration must be at least 1s"
+	// +optional
+	ProbeDuration *metav1.Duration `json:"probeDuration,omitempty"`
 
 	// StartWarehouses is the first active warehouse count tried; default half of workload.warehouses.
 	// +kubebuilder:validation:Minimum=1

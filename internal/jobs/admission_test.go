@@ -36,7 +36,7 @@ func TestJobsAndTheirPodsPassRestrictedAdmission(t *testing.T) {
 	crdb := cockroach.Backend{}.Connection(run)
 	cfg := Config{ClientImage: "tpcc:dev"}
 	for _, job := range []*batchv1.Job{
-		LoaderJob(run, secretConn, cfg), CheckJob(run, secretConn, cfg), StepJob(run, 0, 40, secretConn, cfg), StepJob(run, 1, 20, crdb, cfg),
+		LoaderJob(run, secretConn, cfg), CheckJob(run, secretConn, cfg), StepJob(run, 0, 40, 0, secretConn, cfg), StepJob(run, 1, 20, 0, crdb, cfg),
 	} {
 		t.Run(job.Name, func(t *testing.T) {
 			if err := k8s.Create(ctx, job, client.FieldValidation(metav1.FieldValidationStrict)); err != nil {

@@ -113,15 +113,19 @@ func CheckJob(run *benchv1.BenchmarkRun, conn engines.Connection, cfg Config) *b
 	return job
 }
 
-// StepJob runs one measured step: pods start paused (the operator releases them together once all
-// are ready), ramp up, measure, and keep serving their final snapshot until collected.
-func StepJob(run *benchv1.BenchmarkRun, index, active int32, conn engines.Connection, cfg Config) *batchv1.Job {
+// StepJob runs one measured step of the given measured length (0: workload.duration): pods start
+// paused (the operator releases them together once all are ready), ramp up, measure, and keep
+// serving their final snapshot until collected.
+func StepJob(run *benchv1.BenchmarkRun, index, active int32, measured time.Duration, conn engines.Connection, cfg Config) *batchv1.Job {
 	pods := ClientPods(run, active)
 	wait := "spec"
 	if run.Spec.Workload.Wait == benchv1.WaitNone {
 		wait = "none"
 	}
 	duration, rampUp := Durations(run)
+	if measured > 0 {
+		duration = measured
+	}
 	args := []string{"run", "--engine", conn.Engine,
 		"--warehouses", itoa(run.Spec.Workload.Warehouses),
 		"--active-warehouses", itoa(active),
@@ -173,6 +177,16 @@ func Durations(run *benchv1.BenchmarkRun) (duration, rampUp time.Duration) {
 		rampUp = r.Duration
 	}
 	return duration, rampUp
+}
+
+// ProbeDuration is the measured interval of the guided search's probe steps: search.probeDuration,
+// default a fifth of workload.duration (at least one second, at most the whole duration).
+func ProbeDuration(run *benchv1.BenchmarkRun) time.Duration {
+	duration, _ := Durations(run)
+	if p := run.Spec.Search.ProbeDuration; p != nil {
+		return min(p.Duration, duration)
+	}
+	return min(max(duration/5, time.Second), duration)
 }
 
 func newJob(run *benchv1.BenchmarkRun, name, component string, conn engines.Connection, cfg Config, args []string) *batchv1.Job {

@@ -94,7 +94,7 @@ func TestCheckJobFinishesTheLoadFirst(t *testing.T) {
 func TestStepJob(t *testing.T) {
 	run := testRun(2000)
 	run.Spec.Workload.Wait = benchv1.WaitNone
-	job := StepJob(run, 4, 1200, secretConn, Config{ClientImage: "tpcc:dev", ImagePullPolicy: corev1.PullIfNotPresent})
+	job := StepJob(run, 4, 1200, 0, secretConn, Config{ClientImage: "tpcc:dev", ImagePullPolicy: corev1.PullIfNotPresent})
 	if job.Name != "r-step-4" || job.Labels[StepLabel] != "4" || job.Spec.Template.Labels[StepLabel] != "4" {
 		t.Errorf("name %s labels %v", job.Name, job.Labels)
 	}
@@ -125,7 +125,7 @@ func TestStepJob(t *testing.T) {
 func TestStepJobUsesTheRunsClientResources(t *testing.T) {
 	run := testRun(10)
 	run.Spec.Workload.Clients.Resources = corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: *resourceCPU("3")}}
-	c := StepJob(run, 0, 10, secretConn, Config{}).Spec.Template.Spec.Containers[0]
+	c := StepJob(run, 0, 10, 0, secretConn, Config{}).Spec.Template.Spec.Containers[0]
 	if c.Resources.Requests.Cpu().String() != "3" || !c.Resources.Requests.Memory().IsZero() {
 		t.Errorf("resources = %+v", c.Resources)
 	}
@@ -135,7 +135,7 @@ func TestPlainURLAndCertificates(t *testing.T) {
 	conn := engines.Connection{Engine: "cockroach", URL: "postgres://root@h:26257/defaultdb?sslmode=verify-full",
 		Volumes:      []corev1.Volume{{Name: "certs"}},
 		VolumeMounts: []corev1.VolumeMount{{Name: "certs", MountPath: "/certs", ReadOnly: true}}}
-	spec := StepJob(testRun(1), 0, 1, conn, Config{}).Spec.Template.Spec
+	spec := StepJob(testRun(1), 0, 1, 0, conn, Config{}).Spec.Template.Spec
 	c := spec.Containers[0]
 	if c.Env[0].Value != conn.URL || c.Env[0].ValueFrom != nil || len(spec.Volumes) != 1 || len(c.VolumeMounts) != 1 {
 		t.Errorf("env %+v volumes %+v mounts %+v", c.Env, spec.Volumes, c.VolumeMounts)
