@@ -5,11 +5,28 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/search"
+	"github.com/tpcc-operator/tpcc-operator/internal/sla"
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 )
 
-var searchCommand = command{name: "search", summary: "find the largest compliant active-warehouse count, one measured run per step", run: runSearch}
+// restsOn names the steps (1-based, as printed) a finished search's answer rests on.
+func restsOn(d search.Decision) string {
+	var parts []string
+	for _, i := range []int{d.CompliantStep, d.NonCompliantStep} {
+		if i >= 0 {
+			parts = append(parts, fmt.Sprint(i+1))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, " and ")
+}
+
+var searchCommand = command{name: "search", summary: "find the largest compliant active-warehouse count (guided search with short probes, or line search), one measured run per step", run: runSearch}
 
 // maxSearchSteps bounds a search; the line search over 1..N needs about 2·log2(N) steps.
 const maxSearchSteps = 64
@@ -20,6 +37,8 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	f.register(fs)
 	start := fs.Int("start", 0, "first active-warehouse count to try (default the middle of 1..--warehouses)")
 	precision := fs.Int("precision", 0, "stop when the bracket is this narrow (default max(1, warehouses/200))")
+	strategy := fs.String("strategy", "guided", "guided: estimate the boundary from each step's figures, narrow it with short probe steps, confirm with full-length steps | line: tpccbench's line search, every step full-length")
+	probe := fs.Duration("probe-duration", 0, "measured interval of the guided search's probe steps (default a fifth of --duration)")
 	ownArgs, k6Args := splitAtDoubleDash(args)
 	if code, ok := parse(fs, ownArgs); !ok {
 		return code
@@ -37,13 +56,37 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err == nil && *precision < 0 {
 		err = fmt.Errorf("--precision must be >= 0, got %d", *precision)
 	}
+	var strat search.Strategy
+	switch *strategy {
+	case "guided":
+		strat = search.Guided
+	case "line":
+		strat = search.LineSearch
+	default:
+		if err == nil {
+			err = fmt.Errorf("--strategy must be guided or line, got %q", *strategy)
+		}
+	}
+	probeDuration := *probe
+	if probeDuration == 0 {
+		probeDuration = max(cfg.Duration/5, time.Second)
+	}
+	switch {
+	case err != nil:
+	case isSet(fs, "probe-duration") && strat != search.Guided:
+		err = fmt.Errorf("--probe-duration applies only to --strategy guided")
+	case probeDuration < time.Second || probeDuration > cfg.Duration:
+		err = fmt.Errorf("--probe-duration must be between 1s and --duration (%v), got %v", cfg.Duration, probeDuration)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "tpcc search: %v\n", err)
 		return exitBadInput
 	}
-	params := search.Params{Mode: search.MaxCompliant, Warehouses: cfg.Warehouses, Start: *start, Precision: *precision}
+	params := search.Params{Mode: search.MaxCompliant, Strategy: strat, Warehouses: cfg.Warehouses, Start: *start, Precision: *precision,
+		Probes: probeDuration < cfg.Duration, MinEfficiencyPercent: criteria.MinEfficiencyPercent, MaxErrorPercent: criteria.MaxErrorPercent}
 	var steps []search.StepOutcome
-	fmt.Fprintf(stdout, "%-5s %7s %10s %11s %-9s %s\n", "step", "active", "tpmC", "efficiency", "compliant", "reasons")
+	var searched time.Duration
+	fmt.Fprintf(stdout, "%-5s %-5s %9s %7s %10s %11s %9s %-9s %s\n", "step", "kind", "measured", "active", "tpmC", "efficiency", "p/bound", "compliant", "reasons")
 	for i := 1; ; i++ {
 		d, err := search.Next(params, steps)
 		if err != nil {
@@ -52,6 +95,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		if d.Done {
 			fmt.Fprintf(stdout, "\nresult: max compliant active warehouses %d (%s)\n", d.MaxCompliant, d.Reason)
+			fmt.Fprintf(stdout, "rests on full-length steps %s; the search took %v of steps (ramp-ups included)\n", restsOn(d), searched)
 			if d.MaxCompliant == 0 {
 				return exitSLAFailed
 			}
@@ -63,6 +107,10 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 		step := cfg
 		step.ActiveWarehouses, step.From, step.To, step.Connections = d.Run, 1, d.Run, f.connections
+		if d.Kind == search.Probe {
+			step.Duration = probeDuration
+		}
+		searched += step.RampUp + step.Duration
 		res := runStep(ctx, stepOptions{cfg: step, criteria: criteria, listen: f.listen, k6Args: k6Args}, stderr)
 		res.linger()
 		// A failed step counts as non-compliant and the search goes on (DESIGN.md §2 step 5).
@@ -71,7 +119,15 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if res.err != nil {
 			reasons = "run failed: " + res.err.Error()
 		}
-		fmt.Fprintf(stdout, "%-5d %7d %10.1f %10.2f%% %-9v %s\n", i, d.Run, res.summary.TpmC, res.summary.EfficiencyPercent, compliant, reasons)
-		steps = append(steps, search.StepOutcome{ActiveWarehouses: d.Run, Compliant: compliant})
+		outcome := search.StepOutcome{ActiveWarehouses: d.Run, Compliant: compliant, Kind: d.Kind}
+		if res.err == nil && res.final != nil && res.summary.TotalCompleted > 0 {
+			if merged, err := snapshot.Merge([]*snapshot.Snapshot{res.final}); err == nil {
+				outcome.Measured = true
+				outcome.EfficiencyPercent, outcome.ErrorPercent = res.summary.EfficiencyPercent, res.summary.ErrorPercent
+				outcome.LatencyRatio = sla.LatencyRatio(merged, criteria)
+			}
+		}
+		fmt.Fprintf(stdout, "%-5d %-5s %9v %7d %10.1f %10.2f%% %9.3f %-9v %s\n", i, d.Kind, step.Duration, d.Run, res.summary.TpmC, res.summary.EfficiencyPercent, outcome.LatencyRatio, compliant, reasons)
+		steps = append(steps, outcome)
 	}
 }
