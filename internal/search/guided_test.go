@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// driveGuided runs the guided search against an oracle of full and probe
-// outcomes; figures are left out (Measured false) unless measure gives them.
+// driveGuided runs a search against an oracle of full and probe outcomes;
+// figures are left out (Measured false) unless the oracle gives them.
 func driveGuided(t *testing.T, p Params, oracle func(active int, kind Kind) StepOutcome) (Decision, []StepOutcome) {
 	t.Helper()
 	var steps []StepOutcome

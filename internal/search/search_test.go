@@ -11,22 +11,7 @@ import (
 // run the step, record it, ask again.
 func drive(t *testing.T, p Params, compliant func(active int) bool) (Decision, []StepOutcome) {
 	t.Helper()
-	var steps []StepOutcome
-	for range 10*p.Warehouses + 10 { // far above any bound the search keeps
-		d, err := Next(p, steps)
-		if err != nil {
-			t.Fatalf("after %v: %v", steps, err)
-		}
-		if d.Done {
-			return d, steps
-		}
-		if d.Run < 1 || d.Run > p.Warehouses {
-			t.Fatalf("search chose %d, outside 1..%d", d.Run, p.Warehouses)
-		}
-		steps = append(steps, StepOutcome{ActiveWarehouses: d.Run, Compliant: compliant(d.Run)})
-	}
-	t.Fatalf("search did not finish: %v", steps)
-	return Decision{}, nil
+	return driveGuided(t, p, func(n int, _ Kind) StepOutcome { return StepOutcome{Compliant: compliant(n)} })
 }
 
 func monotone(boundary int) func(int) bool { return func(n int) bool { return n <= boundary } }
