@@ -2,15 +2,13 @@ package crdbgrammar
 
 import (
 	"context"
-	"fmt"
-	"net/url"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/pgtest"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
 
@@ -259,43 +257,4 @@ func TestCockroachGrammarNegativeControl(t *testing.T) {
 
 // testDatabase creates an empty database on TPCC_PG_URL (hack/pg-sync.sh url) for this test and
 // drops it afterwards. Unset, the test is skipped, except under CI where it is a failure.
-func testDatabase(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv("TPCC_PG_URL")
-	if base == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("TPCC_PG_URL is not set (CI is set): make test starts a local PostgreSQL for it")
-		}
-		t.Skip("TPCC_PG_URL is not set: run hack/pg-sync.sh up and export TPCC_PG_URL=$(hack/pg-sync.sh url)")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	admin, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatalf("connect to TPCC_PG_URL: %v", err)
-	}
-	defer admin.Close(ctx)
-	name := fmt.Sprintf("tpcc_crdbgrammar_%d", time.Now().UnixNano()%1_000_000_000)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatalf("create test database: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		c, err := pgx.Connect(ctx, base)
-		if err != nil {
-			t.Errorf("drop %s: %v", name, err)
-			return
-		}
-		defer c.Close(ctx)
-		if _, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("drop %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("TPCC_PG_URL is not a URL: %v", err)
-	}
-	u.Path = "/" + name
-	return u.String()
-}
+func testDatabase(t *testing.T) string { return pgtest.Database(t, pgtest.URL(t), "tpcc_crdbgrammar") }
