@@ -1,6 +1,7 @@
 package tpcc
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
@@ -56,4 +57,48 @@ func TestDeckMarginsAboveMixMinimums(t *testing.T) {
 	if total != DeckSize {
 		t.Fatalf("deck has %d cards, want %d", total, DeckSize)
 	}
+}
+
+// Many terminals that each draw a few cards — a spec-wait step — still deal whole passes of one
+// deck between them: every type's count is within one pass of the composition. Decks per
+// terminal fail this (1000 terminals drawing 14 cards each sample nearly independently).
+func TestSharedDeckBoundsTheMixOfManyTerminals(t *testing.T) {
+	const terminals, draws = 1000, 14
+	deck := NewSharedDeck(5, deckStreamBase+1)
+	counts := make([][txTypes]int, terminals)
+	var wg sync.WaitGroup
+	for i := range terminals {
+		wg.Go(func() {
+			for range draws {
+				counts[i][deck.Draw()]++
+			}
+		})
+	}
+	wg.Wait()
+	var total [txTypes]int
+	for _, c := range counts {
+		for tx, n := range c {
+			total[tx] += n
+		}
+	}
+	n := terminals * draws
+	full := n / DeckSize
+	for _, c := range DeckCards {
+		got := total[txTypeOf(c.Transaction)]
+		low, high := full*c.Cards, full*c.Cards+c.Cards
+		if got < low || got > high {
+			t.Errorf("%s: %d of %d draws, want %d..%d (whole passes plus one partial)", c.Transaction, got, n, low, high)
+		}
+	}
+	// Against the same draws from a deck per terminal, the shares spread like independent draws.
+	var apart [txTypes]int
+	for i := range terminals {
+		var d Deck
+		rng := NewRand(5, uint64(i+1))
+		for range draws {
+			apart[d.Draw(rng)]++
+		}
+	}
+	t.Logf("payments of %d draws: shared deck %d (%.2f%%), decks per terminal %d (%.2f%%), composition 43.30%%",
+		n, total[txPayment], 100*float64(total[txPayment])/float64(n), apart[txPayment], 100*float64(apart[txPayment])/float64(n))
 }

@@ -49,13 +49,14 @@ func (c *TerminalsConfig) Validate() error {
 func (c *TerminalsConfig) TerminalCount() int { return DistrictsPerWarehouse * (c.To - c.From + 1) }
 
 // Terminals runs the emulated terminals of one process as goroutines: each has a fixed home
-// warehouse and, for Stock-Level, a fixed district; it draws its transactions from its own
-// shuffled deck, and with spec waits keys, transacts and thinks in a loop (Clause 5.2.5).
+// warehouse and, for Stock-Level, a fixed district; it draws its transactions from the process's
+// shared shuffled deck, and with spec waits keys, transacts and thinks in a loop (Clause 5.2.5).
 type Terminals struct {
 	cfg   TerminalsConfig
 	phase atomic.Value // snapshot.Phase
 	stop  chan struct{}
 	once  sync.Once
+	deck  *SharedDeck
 
 	errorCount atomic.Int64
 	lastError  atomic.Value // string
@@ -66,7 +67,9 @@ func NewTerminals(cfg TerminalsConfig) (*Terminals, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	t := &Terminals{cfg: cfg, stop: make(chan struct{})}
+	// The deck's stream lies past every terminal's ((warehouse-1)*10+district ≤ 10·W) and is
+	// distinct per pod, whose warehouse ranges do not overlap.
+	t := &Terminals{cfg: cfg, stop: make(chan struct{}), deck: NewSharedDeck(cfg.Seed, deckStreamBase+uint64(cfg.From))}
 	t.phase.Store(snapshot.PhasePaused)
 	return t, nil
 }
@@ -132,12 +135,15 @@ func (t *Terminals) Run(ctx context.Context) {
 	t.phase.Store(snapshot.PhaseDone)
 }
 
+// deckStreamBase offsets the shared deck's random stream from the terminals' streams.
+const deckStreamBase = 1 << 48
+
 // errorPause keeps a no-wait terminal from spinning on a database that fails every request at
 // once (e.g. while it is down): the errors are counted either way.
 const errorPause = 10 * time.Millisecond
 
 // terminal is one emulated terminal. Everything it needs beyond these few words (its random
-// stream, input generator, deck and timer) is allocated when it starts, not before.
+// stream, input generator and timer) is allocated when it starts, not before.
 type terminal struct {
 	index     int // within the process: the recorder stripe
 	owner     *Terminals
@@ -161,13 +167,12 @@ func (term *terminal) run(ctx context.Context, delay time.Duration) {
 		term.owner.noteError(err)
 		return
 	}
-	var deck Deck
 	spec := cfg.Wait == snapshot.WaitSpec
 	// schedule is when the next keying should begin: the end of the previous think time as drawn.
 	// A transaction starting later than schedule + keying started late (a starved client).
 	schedule := time.Now()
 	for ctx.Err() == nil {
-		card := deck.Draw(rng)
+		card := term.owner.deck.Draw()
 		if spec && !sleepOn(ctx, timer, KeyingTime[card]) {
 			return
 		}
