@@ -3,7 +3,8 @@
 # from the Go module proxy and Debian packages only, as docker archives packed by hack/mkimg:
 #
 #   cluster   pause (hack/cluster/pause), busybox (Debian busybox-static), CoreDNS v1.12.1,
-#             local-path-provisioner v0.0.30 (+ its deploy manifest, patched for offline use)
+#             local-path-provisioner v0.0.30 (+ its deploy manifest, patched for offline use),
+#             metrics-server v0.9.0 (the metrics.k8s.io API behind kubectl top)
 #   cnpg      CloudNativePG's operator v1.29.1 (+ its release manifest, patched for local images)
 #             and a PostgreSQL 15 operand image assembled from Debian bookworm's packages
 #   project   the tpcc-operator manager and the tpcc client, from this checkout
@@ -18,6 +19,7 @@ CACHE=${TPCC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tpcc-operator}
 IMAGES="$CACHE/images"
 COREDNS_VERSION=v1.12.1
 LOCAL_PATH_VERSION=v0.0.30
+METRICS_SERVER_VERSION=v0.9.0
 CNPG_VERSION=1.29.1
 PG_MAJOR=15
 DEBIAN_SUITE=bookworm
@@ -95,6 +97,17 @@ build_cluster_images() {
       -file "$lpp=/usr/bin/local-path-provisioner:0755" -entrypoint /usr/bin/local-path-provisioner \
       -o "$IMAGES/local-path-provisioner-$LOCAL_PATH_VERSION.tar" >&2
   fi
+
+  if ! packed "metrics-server-$METRICS_SERVER_VERSION.tar"; then
+    # The version is stamped where upstream's Makefile stamps it (client-go's version package).
+    local ms; ms=$(go_install "sigs.k8s.io/metrics-server/cmd/metrics-server@$METRICS_SERVER_VERSION" \
+      "$CACHE/metrics-server-$METRICS_SERVER_VERSION" "-X k8s.io/client-go/pkg/version.gitVersion=$METRICS_SERVER_VERSION")
+    mkdir -p "$work/ms" && minimal_root "$work/ms"
+    "$MKIMG" -tag "localhost/metrics-server:$METRICS_SERVER_VERSION" -root "$work/ms" \
+      -file "$ms=/metrics-server:0755" -entrypoint /metrics-server -user 65532:65532 \
+      -o "$IMAGES/metrics-server-$METRICS_SERVER_VERSION.tar" >&2
+  fi
+
   cp "$(module_dir "github.com/rancher/local-path-provisioner@$LOCAL_PATH_VERSION")/deploy/local-path-storage.yaml" \
     "$IMAGES/local-path-storage.upstream.yaml"
   chmod u+w "$IMAGES/local-path-storage.upstream.yaml"
@@ -187,13 +200,14 @@ write_env() {
     echo "BUSYBOX_IMAGE=localhost/busybox:debian"
     echo "COREDNS_IMAGE=localhost/coredns:${COREDNS_VERSION#v}"
     echo "LOCAL_PATH_IMAGE=localhost/local-path-provisioner:$LOCAL_PATH_VERSION"
+    echo "METRICS_SERVER_IMAGE=localhost/metrics-server:$METRICS_SERVER_VERSION"
     echo "CNPG_OPERATOR_IMAGE=localhost/cnpg/cloudnative-pg:$CNPG_VERSION"
     if [ -f "$IMAGES/postgresql.tag" ]; then
       echo "POSTGRES_IMAGE=$(cat "$IMAGES/postgresql.tag")"
       echo "POSTGRES_ARCHIVE=$IMAGES/postgresql-$(cat "$IMAGES/postgresql.tag" | sed 's/.*://').tar"
     fi
     echo "CNPG_OPERATOR_ARCHIVE=$IMAGES/cnpg-operator-$CNPG_VERSION.tar"
-    echo "CLUSTER_ARCHIVES=\"$IMAGES/pause-3.10.1.tar $IMAGES/busybox.tar $IMAGES/coredns-$COREDNS_VERSION.tar $IMAGES/local-path-provisioner-$LOCAL_PATH_VERSION.tar\""
+    echo "CLUSTER_ARCHIVES=\"$IMAGES/pause-3.10.1.tar $IMAGES/busybox.tar $IMAGES/coredns-$COREDNS_VERSION.tar $IMAGES/local-path-provisioner-$LOCAL_PATH_VERSION.tar $IMAGES/metrics-server-$METRICS_SERVER_VERSION.tar\""
     if [ -f "$IMAGES/project.tag" ]; then
       echo "MANAGER_IMAGE=localhost/tpcc-operator/manager:$(cat "$IMAGES/project.tag")"
       echo "CLIENT_IMAGE=localhost/tpcc-operator/tpcc:$(cat "$IMAGES/project.tag")"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Brings up the project's local single-node Kubernetes: etcd, kube-apiserver, controller-manager,
 # scheduler, kubelet with containerd + runc + CNI bridge (Debian packages), kube-proxy (iptables),
-# CoreDNS, and local-path-provisioner as the default StorageClass. Kubernetes v1.34 is built from
-# source through the Go module proxy (hack/k8s-bins.sh) and the images by hack/images.sh; nothing
-# is downloaded from a registry. Undo everything with hack/cluster/down.sh.
+# CoreDNS, local-path-provisioner as the default StorageClass, and metrics-server (the
+# metrics.k8s.io API behind kubectl top). Kubernetes v1.34 is built from source through the Go
+# module proxy (hack/k8s-bins.sh) and the images by hack/images.sh; nothing is downloaded from a
+# registry. Undo everything with hack/cluster/down.sh.
 #
 # usage: hack/cluster/up.sh          then: export KUBECONFIG=$(hack/cluster/status.sh kubeconfig)
 set -euo pipefail
@@ -157,6 +158,10 @@ fi
 step "certificates ready"
 
 # --- control plane
+# --enable-aggregator-routing: aggregated APIs (metrics-server) are dialled at their endpoints' pod
+# IPs, over the bridge. A Service IP dialled before kube-proxy has programmed it leaves through the
+# machine's default route, and the API server keeps reusing that connection (seen here: the
+# APIService's discovery check, which skips TLS verification, got 404s from beyond the gateway).
 launch etcd "$BIN/etcd" --name="$NODE" --data-dir="$STATE/etcd" \
   --listen-client-urls="http://127.0.0.1:$ETCD_PORT" --advertise-client-urls="http://127.0.0.1:$ETCD_PORT" \
   --listen-peer-urls="http://127.0.0.1:$((ETCD_PORT + 1))" --initial-advertise-peer-urls="http://127.0.0.1:$((ETCD_PORT + 1))" \
@@ -174,7 +179,8 @@ launch kube-apiserver "$BIN/kube-apiserver" \
   --requestheader-client-ca-file="$P/front-proxy-ca.crt" --proxy-client-cert-file="$P/front-proxy-client.crt" \
   --proxy-client-key-file="$P/front-proxy-client.key" --requestheader-allowed-names=front-proxy-client \
   --requestheader-extra-headers-prefix=X-Remote-Extra- --requestheader-group-headers=X-Remote-Group \
-  --requestheader-username-headers=X-Remote-User
+  --requestheader-username-headers=X-Remote-User \
+  --enable-aggregator-routing=true
 wait_for 90 kube-apiserver api_ready
 step "API server ready at https://$NODE_IP:6443"
 
@@ -250,5 +256,14 @@ sed "s#@COREDNS_IMAGE@#$COREDNS_IMAGE#; s#@DNS_SERVICE_IP@#$DNS_SERVICE_IP#" "$R
 wait_for 60 "the default ServiceAccount" "$KUBECTL" get serviceaccount default
 "$KUBECTL" -n kube-system rollout status deploy/coredns --timeout=180s >/dev/null
 "$KUBECTL" -n local-path-storage rollout status deploy/local-path-provisioner --timeout=180s >/dev/null
-step "CoreDNS and local-path-provisioner ready; cluster up. export KUBECONFIG=$KUBECONFIG_FILE"
+step "CoreDNS and local-path-provisioner ready"
+
+# --- metrics-server behind the aggregated metrics.k8s.io API (the API server's front-proxy flags
+# above let it authenticate the requests kube-apiserver proxies to it); ready once it reports pods.
+"$ROOT/hack/cluster/metrics-server.sh" "$IMAGES" "$P" | "$KUBECTL" apply -f - >/dev/null
+"$KUBECTL" -n kube-system rollout status deploy/metrics-server --timeout=180s >/dev/null ||
+  die "metrics-server not ready; see kubectl -n kube-system describe deploy/metrics-server and its logs"
+pod_metrics() { "$KUBECTL" get --raw /apis/metrics.k8s.io/v1beta1/pods | grep -q '"containers":\[{'; }
+wait_for 120 "metrics.k8s.io pod metrics (see kubectl get apiservice v1beta1.metrics.k8s.io; kubectl -n kube-system logs deploy/metrics-server)" pod_metrics
+step "metrics-server ready (kubectl top); cluster up. export KUBECONFIG=$KUBECONFIG_FILE"
 echo "$KUBECONFIG_FILE"
