@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -56,6 +57,10 @@ type BenchmarkRunReconciler struct {
 	Scheme    *runtime.Scheme
 	Recorder  events.EventRecorder
 	Config    Config
+
+	// series holds the time series of the steps under way (*stepSeries by run UID and step), a
+	// copy of what their series ConfigMaps store.
+	series sync.Map
 }
 
 // +kubebuilder:rbac:groups=bench.oltp.io,resources=benchmarkruns,verbs=get;list;watch;update;patch

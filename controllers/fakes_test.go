@@ -34,6 +34,9 @@ func ctrlConfigSkipNameValidation() config.Controller {
 
 // clientPods maps fake pod IPs to their servers.
 type clientPods struct {
+	// replayLag is standby s1's replay lag at the end of interval i in the steps' sampling pods.
+	replayLag func(i int) time.Duration
+
 	mu      sync.Mutex
 	servers map[string]*fakeClient
 	nextIP  int
@@ -71,6 +74,12 @@ type fakeClient struct {
 	speed    float64
 	median   time.Duration
 	seed     uint64
+	// interval is the --interval of the Job; sampler says this pod samples the database
+	// (--telemetry-shard names its index): it serves standbys s1 and s2, whose replay lag at the
+	// end of interval i is replayLag(i), and a checkpoint in interval 2.
+	interval  time.Duration
+	sampler   bool
+	replayLag func(i int) time.Duration
 
 	mu      sync.Mutex
 	started time.Time
@@ -157,7 +166,52 @@ func (f *fakeClient) snapshot() (*snapshot.Snapshot, error) {
 	s.Audit.PaymentsByLastName = counts[snapshot.Payment] * 60 / 100
 	s.Audit.OrderStatusByLastName = counts[snapshot.OrderStatus] * 60 / 100
 	s.Audit.DeliveredDistricts = counts[snapshot.Delivery] * 10
+	if f.sampler {
+		s.Server = &snapshot.ServerInfo{Settings: map[string]string{"synchronous_standby_names": "ANY 2 (s1, s2)", "shared_buffers": "16384 8kB"}}
+		s.Versions.EngineServer = "PostgreSQL 16.4 (fake)"
+	}
+	s.Intervals = f.intervals(started, measured, s.Phase == snapshot.PhaseDone)
 	return s, nil
+}
+
+// intervals is the fake's time series in measured time: interval i covers [i·interval,
+// (i+1)·interval) after the start; the last, partial one is sealed when the run is done. Each
+// holds a few New-Order and Payment samples at the pod's median, and in the sampling pod the
+// database's signals.
+func (f *fakeClient) intervals(started time.Time, measured time.Duration, done bool) *snapshot.Intervals {
+	if f.interval <= 0 {
+		return nil
+	}
+	sealed := int(measured / f.interval)
+	if done && measured%f.interval != 0 {
+		sealed++
+	}
+	s := &snapshot.Intervals{Origin: started, LengthSeconds: f.interval.Seconds(), Sealed: sealed, Retention: 1080}
+	for i := range sealed {
+		rng := rand.New(rand.NewPCG(f.seed, uint64(i)))
+		iv := snapshot.Interval{Index: i, Start: started.Add(time.Duration(float64(i) * float64(f.interval) / f.speed)), Seconds: f.interval.Seconds(),
+			Transactions: map[snapshot.Transaction]snapshot.TransactionCounts{}, Client: &snapshot.ClientSignals{PoolAcquires: 20}}
+		for _, t := range []snapshot.Transaction{snapshot.NewOrder, snapshot.Payment} {
+			h := snapshot.NewHistogram()
+			for range 10 {
+				snapshot.RecordLatency(h, time.Duration(float64(f.median)*math.Exp(0.4*rng.NormFloat64())))
+			}
+			encoded, _ := snapshot.EncodeHistogram(h)
+			iv.Transactions[t] = snapshot.TransactionCounts{Histogram: encoded, Commits: 10}
+		}
+		if f.sampler {
+			wal, commits := 4e6, 300.0
+			lag := f.replayLag(i).Seconds()
+			iv.Telemetry = &snapshot.Telemetry{SampledAt: iv.Start, Engine: "postgres", WALBytesPerSecond: &wal, CommitsPerSecond: &commits,
+				Standbys:    []snapshot.Standby{{Name: "s1", ReplayLagSeconds: lag}, {Name: "s2", ReplayLagSeconds: 0.004}},
+				Checkpoints: &snapshot.Checkpoints{}, Sessions: &snapshot.Sessions{SyncRep: 3}}
+			if i == 2 {
+				iv.Telemetry.Checkpoints.Started = 1
+			}
+		}
+		s.Items = append(s.Items, iv)
+	}
+	return s
 }
 
 // --- the vendor operator and the Job controller, played by the test
@@ -267,10 +321,24 @@ func runStepPods(t *testing.T, pods *clientPods, job *batchv1.Job, latency laten
 		return 0
 	}
 	warehouses, active, count := flag("--warehouses"), flag("--active-warehouses"), int(*job.Spec.Completions)
+	sampler := flag("--telemetry-shard")
+	var interval time.Duration
+	for i, a := range args {
+		if a == "--interval" {
+			interval, _ = time.ParseDuration(args[i+1])
+		}
+	}
+	if interval <= 0 {
+		t.Fatalf("--interval missing from %v", args)
+	}
 	var out []*corev1.Pod
 	for i := range count {
 		name := fmt.Sprintf("%s-%d", job.Name, i)
 		fake := newFakeClient(t, name, warehouses, active, i, count, duration, latency(active))
+		fake.interval, fake.sampler, fake.replayLag = interval, i == sampler, pods.replayLag
+		if fake.replayLag == nil {
+			fake.replayLag = func(int) time.Duration { return 3 * time.Millisecond }
+		}
 		ip := pods.add(fake)
 		pod := &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Namespace: job.Namespace, Name: name, Labels: job.Spec.Template.Labels,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -35,15 +36,27 @@ type stepData struct {
 	Histograms map[snapshot.Transaction]string `json:"histograms"`
 }
 
+// reportVersion is report.json's schema version: 2 added environment, steps[].step.telemetry and
+// the series.json.gz key beside it.
+const reportVersion = 2
+
+// maxReportBytes keeps the report ConfigMap under the API server's 1 MiB with room for its metadata.
+const maxReportBytes = 1000 << 10
+
 // report is the report ConfigMap's report.json.
 type report struct {
-	Run       string                   `json:"run"`
-	Namespace string                   `json:"namespace"`
-	Engine    benchv1.Engine           `json:"engine"`
-	Spec      benchv1.BenchmarkRunSpec `json:"spec"`
-	Result    benchv1.Result           `json:"result"`
-	Steps     []stepData               `json:"steps"`
-	Generated time.Time                `json:"generated"`
+	SchemaVersion int                      `json:"schemaVersion"`
+	Run           string                   `json:"run"`
+	Namespace     string                   `json:"namespace"`
+	Engine        benchv1.Engine           `json:"engine"`
+	Spec          benchv1.BenchmarkRunSpec `json:"spec"`
+	Result        benchv1.Result           `json:"result"`
+	Environment   *benchv1.RunEnvironment  `json:"environment,omitempty"`
+	// Series says where the steps' time series are: "series.json.gz" beside this file, or, when
+	// they would not fit the ConfigMap, the steps' own series ConfigMaps.
+	Series    string     `json:"series"`
+	Steps     []stepData `json:"steps"`
+	Generated time.Time  `json:"generated"`
 }
 
 // StepConfigMapName and ReportConfigMapName name a run's ConfigMaps.
@@ -67,14 +80,15 @@ func (r *BenchmarkRunReconciler) writeStepConfigMap(ctx context.Context, run *be
 	if err != nil {
 		return err
 	}
-	return r.applyConfigMap(ctx, run, StepConfigMapName(run, step.Index), map[string]string{"step.json": string(body)})
+	return r.applyConfigMap(ctx, run, StepConfigMapName(run, step.Index), map[string]string{"step.json": string(body)}, nil)
 }
 
-func (r *BenchmarkRunReconciler) applyConfigMap(ctx context.Context, run *benchv1.BenchmarkRun, name string, data map[string]string) error {
+func (r *BenchmarkRunReconciler) applyConfigMap(ctx context.Context, run *benchv1.BenchmarkRun, name string, data map[string]string, binaryData map[string][]byte) error {
 	cm := &corev1.ConfigMap{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: run.Namespace, Labels: engines.Labels(run)},
 		Data:       data,
+		BinaryData: binaryData,
 	}
 	if err := controllerutil.SetControllerReference(run, cm, r.Scheme); err != nil {
 		return err
@@ -106,15 +120,29 @@ func (r *BenchmarkRunReconciler) reconcileResult(ctx context.Context, run *bench
 	if err != nil {
 		return false, ctrl.Result{}, err
 	}
-	rep := report{Run: run.Name, Namespace: run.Namespace, Engine: run.Spec.Database.Engine, Spec: run.Spec,
-		Result: result, Steps: steps, Generated: time.Now().UTC()}
+	rep := report{SchemaVersion: reportVersion, Run: run.Name, Namespace: run.Namespace, Engine: run.Spec.Database.Engine, Spec: run.Spec,
+		Result: result, Environment: run.Status.Environment, Steps: steps, Generated: time.Now().UTC()}
+	series, err := r.readSeries(ctx, run)
+	if err != nil {
+		return false, ctrl.Result{}, err
+	}
+	md := markdownReport(run, result)
+	binary := map[string][]byte{seriesKey: series}
+	rep.Series = seriesKey
 	body, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return false, ctrl.Result{}, err
 	}
+	if len(body)+len(md)+len(series) > maxReportBytes {
+		binary = nil
+		rep.Series = fmt.Sprintf("too large for the report ConfigMap (%d bytes gzipped): in the steps' ConfigMaps %s-step-N-series", len(series), run.Name)
+		if body, err = json.MarshalIndent(rep, "", "  "); err != nil {
+			return false, ctrl.Result{}, err
+		}
+	}
 	if err := r.applyConfigMap(ctx, run, ReportConfigMapName(run), map[string]string{
-		"report.json": string(body), "report.md": markdownReport(run, result),
-	}); err != nil {
+		"report.json": string(body), "report.md": md,
+	}, binary); err != nil {
 		return false, ctrl.Result{}, err
 	}
 	compliant := result.Step != nil
@@ -220,8 +248,8 @@ func markdownReport(run *benchv1.BenchmarkRun, result benchv1.Result) string {
 		}
 		fmt.Fprintf(&b, ".\n\n")
 	}
-	fmt.Fprintf(&b, "| step | kind | measured | active warehouses | tpmC | efficiency %% | compliant | NewOrder p90 | Payment p90 | OrderStatus p90 | Delivery p90 | StockLevel p90 | reasons |\n")
-	fmt.Fprintf(&b, "|---:|---|---:|---:|---:|---:|:-:|---:|---:|---:|---:|---:|---|\n")
+	fmt.Fprintf(&b, "| step | kind | measured | active warehouses | tpmC | efficiency %% | compliant | NewOrder p90 | Payment p90 | OrderStatus p90 | Delivery p90 | StockLevel p90 | max replay lag | checkpoints | peak CPU | reasons |\n")
+	fmt.Fprintf(&b, "|---:|---|---:|---:|---:|---:|:-:|---:|---:|---:|---:|---:|---|---:|---|---|\n")
 	for _, s := range run.Status.Steps {
 		measured := ""
 		if s.Duration != nil {
@@ -235,7 +263,8 @@ func markdownReport(run *benchv1.BenchmarkRun, result benchv1.Result) string {
 		for _, t := range benchv1.Transactions {
 			fmt.Fprintf(&b, " %s |", formatLatency(s.Transactions[t].P90.Duration))
 		}
-		fmt.Fprintf(&b, " %s |\n", strings.ReplaceAll(strings.Join(s.Reasons, "; "), "|", "/"))
+		lag, checkpoints, cpu, reasons := telemetryCells(s)
+		fmt.Fprintf(&b, " %s | %s | %s | %s |\n", lag, checkpoints, cpu, strings.ReplaceAll(strings.Join(reasons, "; "), "|", "/"))
 	}
 	if result.Step != nil {
 		s := run.Status.Steps[*result.Step]
@@ -246,6 +275,70 @@ func markdownReport(run *benchv1.BenchmarkRun, result benchv1.Result) string {
 			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s |\n", t, ts.Count, formatLatency(ts.P50.Duration),
 				formatLatency(ts.P90.Duration), formatLatency(ts.P95.Duration), formatLatency(ts.P99.Duration), formatLatency(ts.Max.Duration))
 		}
+	}
+	b.WriteString(environmentSection(run.Status.Environment))
+	return b.String()
+}
+
+// telemetryCells are a step's telemetry columns of the Markdown report: each standby's largest
+// replay lag, checkpoints started, each pod's peak CPU, and the reasons with the client-bound signs.
+func telemetryCells(s benchv1.StepResult) (lag, checkpoints, cpu string, reasons []string) {
+	lag, checkpoints, cpu, reasons = "-", "-", "-", s.Reasons
+	t := s.Telemetry
+	if t == nil {
+		return lag, checkpoints, cpu, reasons
+	}
+	var parts []string
+	for _, sb := range t.Standbys {
+		parts = append(parts, fmt.Sprintf("%s %s", sb.Name, formatLatency(sb.MaxReplayLag.Duration)))
+	}
+	if len(parts) > 0 {
+		lag = strings.Join(parts, ", ")
+	}
+	if t.Checkpoints != nil {
+		checkpoints = fmt.Sprint(*t.Checkpoints)
+	}
+	parts = nil
+	for _, p := range t.Pods {
+		parts = append(parts, fmt.Sprintf("%s %s", p.Name, p.PeakCPU.String()))
+	}
+	if len(parts) > 0 {
+		cpu = strings.Join(parts, ", ")
+	}
+	return lag, checkpoints, cpu, append(append([]string(nil), reasons...), t.ClientBound...)
+}
+
+// environmentSection is the Markdown report's account of what the figures were measured on.
+func environmentSection(env *benchv1.RunEnvironment) string {
+	if env == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n## Environment\n\n- server: %s\n- client %s, operator %s\n", env.ServerVersion, env.ClientVersion, env.OperatorVersion)
+	for _, n := range env.Nodes {
+		cpu, memory := "", ""
+		if n.CPU != nil {
+			cpu = n.CPU.String() + " CPU"
+		}
+		if n.Memory != nil {
+			memory = n.Memory.String()
+		}
+		fmt.Fprintf(&b, "- node %s: kernel %s, %s, %s, %s %s\n", n.Name, n.KernelVersion, n.OSImage, n.ContainerRuntimeVersion, cpu, memory)
+	}
+	if env.StorageClass != "" {
+		fmt.Fprintf(&b, "- storage class %s (%s)\n", env.StorageClass, env.StorageProvisioner)
+	}
+	if len(env.Settings) > 0 {
+		names := make([]string, 0, len(env.Settings))
+		for k := range env.Settings {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		parts := make([]string, len(names))
+		for i, k := range names {
+			parts[i] = k + "=" + env.Settings[k]
+		}
+		fmt.Fprintf(&b, "- settings that differ from the server's defaults: %s\n", strings.Join(parts, ", "))
 	}
 	return b.String()
 }

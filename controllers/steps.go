@@ -107,6 +107,7 @@ func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv
 		index, kind, measured, active, outcome.record.TpmC, outcome.record.Efficiency, outcome.record.Compliant, reasonsSuffix(outcome.record.Reasons))
 	r.releasePods(ctx, outcome.podURLs)
 	r.deleteJob(ctx, job)
+	r.forgetSeries(run, index)
 	return false, ctrl.Result{Requeue: true}, nil
 }
 
@@ -150,11 +151,16 @@ func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.B
 		return stepOutcome{}, nil
 	}
 
+	series, err := r.loadSeries(ctx, run, index)
+	if err != nil {
+		return stepOutcome{}, err
+	}
 	urls := make([]string, len(ready))
 	snapshots := make([]*snapshot.Snapshot, len(ready))
 	for i, p := range ready {
 		urls[i] = r.snapshotURL(p.Status.PodIP)
-		s, err := snapshot.Fetch(ctx, r.Config.HTTPClient, urls[i])
+		// The incremental read: the pod hands over the intervals the series ConfigMap holds.
+		s, err := snapshot.FetchIntervalsAfter(ctx, r.Config.HTTPClient, urls[i], series.Collected-1)
 		if err != nil {
 			if age > startupGrace+rampUp+duration+collectGrace {
 				return failed(fmt.Sprintf("client pod %s did not deliver its snapshot: %v", p.Name, err)), nil
@@ -177,6 +183,13 @@ func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.B
 	}
 	if started {
 		return stepOutcome{progress: &benchv1.StepProgress{Index: index, ActiveWarehouses: active, Pods: want}}, nil
+	}
+
+	if err := r.recordEnvironment(ctx, run, snapshots); err != nil {
+		return stepOutcome{}, err
+	}
+	if err := r.collectSeries(ctx, run, index, series, snapshots, ready); err != nil {
+		return stepOutcome{}, err
 	}
 
 	merged, err := snapshot.Merge(snapshots)
@@ -210,12 +223,36 @@ func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.B
 		}
 		return stepOutcome{progress: liveProgress(index, active, want, merged, summary)}, nil
 	}
-	record := stepRecord(index, active, want, merged, summary, early.Verdict)
+	verdict := early.Verdict
+	if bound := run.Spec.SLA.MaxReplicationLag; bound != nil {
+		verdict = sla.AddCheck(verdict, sla.ReplicationCheck(series.maxReplayLags(), series.TelemetrySamples, bound.Duration))
+	}
+	record := stepRecord(index, active, want, merged, summary, verdict)
 	record.LatencyRatio = round3(sla.LatencyRatio(merged, criteria))
+	record.Telemetry = series.summary()
 	if merged.Phase != snapshot.PhaseDone {
 		record.Reasons = append(record.Reasons, fmt.Sprintf("ended early after %s: the verdict could no longer change", merged.Measured.Round(time.Second)))
 	}
-	return stepOutcome{record: record, merged: merged, verdict: &early.Verdict, podURLs: urls}, nil
+	return stepOutcome{record: record, merged: merged, verdict: &verdict, podURLs: urls}, nil
+}
+
+// collectSeries merges the intervals every pod has sealed into the step's series, samples the
+// pods' resource use, and stores the series when it grew.
+func (r *BenchmarkRunReconciler) collectSeries(ctx context.Context, run *benchv1.BenchmarkRun, index int32, st *stepSeries, snapshots []*snapshot.Snapshot, pods []corev1.Pod) error {
+	intervals := make([]*snapshot.Intervals, len(snapshots))
+	for i, s := range snapshots {
+		intervals[i] = s.Intervals
+	}
+	changed, err := st.collect(intervals)
+	if err != nil {
+		ctrl.LoggerFrom(ctx).Info("time series not merged", "step", index, "error", err.Error())
+		return nil // the step's verdict does not depend on it; the series shows the gap
+	}
+	r.sampleResources(ctx, run, st, pods)
+	if !changed {
+		return nil
+	}
+	return r.saveSeries(ctx, run, index, st)
 }
 
 func (r *BenchmarkRunReconciler) snapshotURL(podIP string) string {

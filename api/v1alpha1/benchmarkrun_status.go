@@ -1,6 +1,7 @@
 package v1alpha1
 
 import (
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -58,6 +59,11 @@ type BenchmarkRunStatus struct {
 	// +listType=atomic
 	// +optional
 	Steps []StepResult `json:"steps,omitempty"`
+
+	// Environment is what the figures were measured on (server, settings, nodes, storage, images),
+	// read once when the first step starts.
+	// +optional
+	Environment *RunEnvironment `json:"environment,omitempty"`
 
 	// Result is the outcome of the search, once it has ended.
 	// +optional
@@ -184,6 +190,121 @@ type StepResult struct {
 	// (above 1: that bound failed). The guided search estimates the boundary from it.
 	// +optional
 	LatencyRatio float64 `json:"latencyRatio,omitempty"`
+	// Telemetry summarises what explains the step's figures: the database's own signals, resource
+	// use and whether the clients held the step back. The full per-interval series is in the report.
+	// +optional
+	Telemetry *StepTelemetry `json:"telemetry,omitempty"`
+}
+
+// StepTelemetry is a step's time series boiled down to the figures a reader looks at first. A field
+// that was not measured is absent (e.g. standbys on CockroachDB, pods without a metrics API).
+type StepTelemetry struct {
+	// Intervals of the step's time series that were collected.
+	Intervals int32 `json:"intervals"`
+	// IntervalsMissing were sealed by a client but never collected: dropped past the client's
+	// retention, or their pod went before handing them over.
+	// +optional
+	IntervalsMissing int32 `json:"intervalsMissing,omitempty"`
+	// Standbys are the largest replay lag each standby showed during the step (PostgreSQL).
+	// +listType=atomic
+	// +optional
+	Standbys []StandbyLag `json:"standbys,omitempty"`
+	// Checkpoints started during the step (PostgreSQL).
+	// +optional
+	Checkpoints *int64 `json:"checkpoints,omitempty"`
+	// MaxSyncRepWaiters is the most sessions found waiting for the synchronous standbys
+	// (wait event SyncRep) at one sample (PostgreSQL).
+	// +optional
+	MaxSyncRepWaiters *int64 `json:"maxSyncRepWaiters,omitempty"`
+	// WALBytesPerSecond is the mean WAL volume written per second over the step (PostgreSQL).
+	// +optional
+	WALBytesPerSecond *int64 `json:"walBytesPerSecond,omitempty"`
+	// ResourceMetrics says where Pods comes from: "metrics.k8s.io", or why it is absent.
+	// +optional
+	ResourceMetrics string `json:"resourceMetrics,omitempty"`
+	// Pods are the peak CPU and memory of the database and client pods during the step.
+	// +listType=atomic
+	// +optional
+	Pods []PodUsage `json:"pods,omitempty"`
+	// ClientBound names each sign that the clients, not the database, limited the step: a client
+	// pod's CPU near its limit, transactions starting late against their keying and think
+	// schedule, or long waits for a pooled connection. Empty: the clients kept up.
+	// +listType=atomic
+	// +optional
+	ClientBound []string `json:"clientBound,omitempty"`
+}
+
+// StandbyLag is the largest replay lag one standby showed during a step.
+type StandbyLag struct {
+	// Name is the standby's application_name.
+	Name string `json:"name"`
+	// MaxReplayLag is its largest replay lag at any sample of the step.
+	MaxReplayLag metav1.Duration `json:"maxReplayLag"`
+}
+
+// PodUsage is one pod's peak resource use during a step, from the cluster's resource metrics.
+type PodUsage struct {
+	// Name of the pod.
+	Name string `json:"name"`
+	// Role is Database or Client.
+	Role string `json:"role"`
+	// PeakCPU is the largest CPU use of any sample (cores).
+	PeakCPU resource.Quantity `json:"peakCPU"`
+	// PeakMemory is the largest working-set memory of any sample.
+	PeakMemory resource.Quantity `json:"peakMemory"`
+	// CPULimit of the pod, when it has one.
+	// +optional
+	CPULimit *resource.Quantity `json:"cpuLimit,omitempty"`
+}
+
+// RunEnvironment is what the run's figures were measured on, read once per run.
+type RunEnvironment struct {
+	// ReadAt is when it was read.
+	ReadAt metav1.Time `json:"readAt"`
+	// ServerVersion is the database server's version string.
+	// +optional
+	ServerVersion string `json:"serverVersion,omitempty"`
+	// Settings are the server settings that differ from the server's defaults (name: value).
+	// +optional
+	Settings map[string]string `json:"settings,omitempty"`
+	// Nodes that ran the database's pods.
+	// +listType=atomic
+	// +optional
+	Nodes []NodeEnvironment `json:"nodes,omitempty"`
+	// StorageClass of the database's volumes and its provisioner.
+	// +optional
+	StorageClass string `json:"storageClass,omitempty"`
+	// +optional
+	StorageProvisioner string `json:"storageProvisioner,omitempty"`
+	// Images are the image references of every pod of the run, by pod (client and loader pods by
+	// their Job's component).
+	// +optional
+	Images map[string]string `json:"images,omitempty"`
+	// OperatorVersion and ClientVersion are the tpcc-operator manager's and client's versions.
+	// +optional
+	OperatorVersion string `json:"operatorVersion,omitempty"`
+	// +optional
+	ClientVersion string `json:"clientVersion,omitempty"`
+}
+
+// NodeEnvironment is one node as its status describes it.
+type NodeEnvironment struct {
+	Name string `json:"name"`
+	// +optional
+	KernelVersion string `json:"kernelVersion,omitempty"`
+	// +optional
+	OSImage string `json:"osImage,omitempty"`
+	// +optional
+	ContainerRuntimeVersion string `json:"containerRuntimeVersion,omitempty"`
+	// +optional
+	KubeletVersion string `json:"kubeletVersion,omitempty"`
+	// +optional
+	Architecture string `json:"architecture,omitempty"`
+	// CPU and Memory are the node's capacity.
+	// +optional
+	CPU *resource.Quantity `json:"cpu,omitempty"`
+	// +optional
+	Memory *resource.Quantity `json:"memory,omitempty"`
 }
 
 // TransactionStats are one transaction type's counts and response-time percentiles.

@@ -40,6 +40,7 @@ type BenchmarkRunList struct {
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.search.startWarehouses) || self.search.startWarehouses <= self.workload.warehouses",fieldPath=".search.startWarehouses",message="search.startWarehouses must not exceed workload.warehouses"
 // +kubebuilder:validation:XValidation:rule="!has(self.search.probeDuration) || !has(self.workload.duration) || duration(self.search.probeDuration) <= duration(self.workload.duration)",fieldPath=".search.probeDuration",message="search.probeDuration must not exceed workload.duration"
+// +kubebuilder:validation:XValidation:rule="!has(self.sla.maxReplicationLag) || self.database.engine == 'PostgreSQL'",fieldPath=".sla.maxReplicationLag",message="sla.maxReplicationLag applies only to engine PostgreSQL: CockroachDB and YDB replicate by consensus and expose no standby lag"
 type BenchmarkRunSpec struct {
 	// Database names the engine and how to deploy it, or an existing database to use.
 	Database DatabaseSpec `json:"database"`
@@ -306,6 +307,15 @@ type WorkloadSpec struct {
 	// +optional
 	RampUp *metav1.Duration `json:"rampUp,omitempty"`
 
+	// Interval is the length of one interval of each step's time series — per-interval latency and
+	// counters, the database's own signals, resource use — counted from the start of ramp-up.
+	// +kubebuilder:default="10s"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s') && duration(self) <= duration('1h')",message="interval must be between 1s and 1h"
+	// +optional
+	Interval *metav1.Duration `json:"interval,omitempty"`
+
 	// Wait selects keying and think times: Spec (TPC-C) or None (not spec-compliant).
 	// +kubebuilder:default=Spec
 	// +optional
@@ -388,6 +398,16 @@ type SLASpec struct {
 	// +listMapKey=percentile
 	// +optional
 	Latency []LatencyBound `json:"latency,omitempty"`
+
+	// MaxReplicationLag bounds the replay lag of every standby during a step (PostgreSQL only): a
+	// step in which any standby's largest replay lag exceeds it is non-compliant, the reason naming
+	// the standby and its lag. The lag is recorded in every PostgreSQL step whether or not this is
+	// set (status.steps[].telemetry.standbys).
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s')",message="maxReplicationLag must be positive"
+	// +optional
+	MaxReplicationLag *metav1.Duration `json:"maxReplicationLag,omitempty"`
 }
 
 // LatencyBound bounds one response-time percentile of one transaction type.

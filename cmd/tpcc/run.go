@@ -57,6 +57,7 @@ type runFlags struct {
 	interval              time.Duration
 	intervalRetention     int
 	telemetry             bool
+	telemetryShard        int
 	maxReplicationLag     time.Duration
 }
 
@@ -83,6 +84,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.interval, "interval", snapshot.DefaultInterval, "length of one interval of the time series (per-interval histograms, counters, telemetry), from the start of ramp-up")
 	fs.IntVar(&f.intervalRetention, "interval-retention", 0, fmt.Sprintf("uncollected intervals kept for a reader of ?intervalsAfter=N; the oldest beyond it are dropped (default %d with --listen, all without)", tpcc.DefaultIntervalRetention))
 	fs.BoolVar(&f.telemetry, "telemetry", false, "sample the database's own signals every interval (replication lag, WAL, checkpoints, wait events…); one process per step")
+	fs.IntVar(&f.telemetryShard, "telemetry-shard", -1, "sample the database's signals (as --telemetry) in the process whose --shard is this index: one command line for every pod of a step")
 	fs.DurationVar(&f.maxReplicationLag, "max-replication-lag", 0, "SLA: largest replay lag any standby may show during the run (PostgreSQL, needs --telemetry); 0 = no bound, the lag is recorded anyway")
 }
 

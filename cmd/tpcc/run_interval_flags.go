@@ -12,6 +12,20 @@ import (
 // checkIntervalFlags validates the time-series flags, naming the flag, and fills the retention
 // default: bounded with --listen (a reader collects), everything without (the summary prints it).
 func (f *runFlags) checkIntervalFlags(fs *flag.FlagSet, d tpcc.Dialect) error {
+	if isSet(fs, "telemetry-shard") {
+		switch {
+		case f.telemetry:
+			return errors.New("--telemetry and --telemetry-shard both set: give one")
+		case !isSet(fs, "shard"):
+			return errors.New("--telemetry-shard needs --shard/--shards (it names the shard that samples)")
+		case f.telemetryShard < 0 || f.telemetryShard >= f.shards:
+			return fmt.Errorf("--telemetry-shard %d outside 0..%d (--shards %d)", f.telemetryShard, f.shards-1, f.shards)
+		}
+		f.telemetry = f.shardIndex == f.telemetryShard
+		if f.maxReplicationLag > 0 {
+			return errors.New("--max-replication-lag with --telemetry-shard: only the sampling shard sees the lag; judge it on the merged step (the operator does) or run one process with --telemetry")
+		}
+	}
 	switch {
 	case f.interval <= 0:
 		return fmt.Errorf("--interval must be > 0, got %v", f.interval)

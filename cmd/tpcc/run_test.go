@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math"
 	"net"
@@ -66,6 +67,10 @@ func TestRunBadInput(t *testing.T) {
 		{"negative retention", append(base, "--warehouses", "4", "--interval-retention", "-1"), "--interval-retention must be >= 0"},
 		{"lag bound without telemetry", append(base, "--warehouses", "4", "--max-replication-lag", "1s"), "--max-replication-lag needs --telemetry"},
 		{"negative lag bound", append(base, "--warehouses", "4", "--telemetry", "--max-replication-lag", "-1s"), "--max-replication-lag must be > 0"},
+		{"telemetry shard without shards", append(base, "--warehouses", "4", "--telemetry-shard", "0"), "--telemetry-shard needs --shard/--shards"},
+		{"telemetry shard out of range", append(base, "--warehouses", "4", "--shard", "0", "--shards", "2", "--telemetry-shard", "2"), "--telemetry-shard 2 outside 0..1"},
+		{"telemetry and telemetry shard", append(base, "--warehouses", "4", "--shard", "0", "--shards", "2", "--telemetry", "--telemetry-shard", "0"), "both set"},
+		{"lag bound with telemetry shard", append(base, "--warehouses", "4", "--shard", "0", "--shards", "2", "--telemetry-shard", "0", "--max-replication-lag", "1s"), "only the sampling shard sees the lag"},
 		{"lag bound on cockroach", []string{"run", "--engine", "cockroach", "--url", closed, "--warehouses", "1", "--telemetry", "--max-replication-lag", "1s"}, "PostgreSQL only"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -457,5 +462,25 @@ func TestRunSpecWait(t *testing.T) {
 	upper := 100 * (1 + 3/math.Sqrt(float64(newOrders)))
 	if e := doc.Summary.EfficiencyPercent; e < 80 || e > upper {
 		t.Fatalf("efficiency %.2f%%, want 80..100 (up to %.1f%% with three standard errors of %d New-Orders)", e, upper, newOrders)
+	}
+}
+
+// --telemetry-shard turns sampling on in the named shard only: one command line serves every pod.
+func TestTelemetryShardSamplesInOneShard(t *testing.T) {
+	for shardIndex, want := range []bool{false, true, false} {
+		var f runFlags
+		fs := flag.NewFlagSet("run", flag.ContinueOnError)
+		f.register(fs)
+		if err := fs.Parse([]string{"--engine", "postgres", "--url", "postgres://u@127.0.0.1:1/tpcc", "--warehouses", "6",
+			"--shard", strconv.Itoa(shardIndex), "--shards", "3", "--telemetry-shard", "1"}); err != nil {
+			t.Fatal(err)
+		}
+		cfg, _, err := f.config(fs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Telemetry != want {
+			t.Errorf("shard %d: telemetry %v, want %v", shardIndex, cfg.Telemetry, want)
+		}
 	}
 }

@@ -139,6 +139,13 @@ func TestRunTimeSeriesAgainstPGSync(t *testing.T) {
 	if final.Phase != snapshot.PhaseDone {
 		t.Fatalf("phase %s: %s\n%s", final.Phase, final.Message, r.stderr)
 	}
+	// The sampling process read the server's non-default settings once: hack/pg-sync.sh sets the
+	// synchronous standbys on the command line; nothing that may hold a password is there.
+	if final.Server == nil || final.Server.SettingsError != "" || final.Server.Settings["synchronous_standby_names"] == "" {
+		t.Errorf("server settings %+v, want synchronous_standby_names among them", final.Server)
+	} else if _, ok := final.Server.Settings["primary_conninfo"]; ok {
+		t.Errorf("server settings carry primary_conninfo")
+	}
 
 	// Each interval once, none missing.
 	if len(got) != final.Intervals.Sealed {

@@ -26,6 +26,10 @@ type Backend interface {
 
 	// Connection tells client and loader pods how to reach the database.
 	Connection(run *benchv1.BenchmarkRun) Connection
+
+	// DatabasePods selects the database's pods in the run's namespace (their resource use and
+	// nodes are recorded with every step); nil when the operator deployed none.
+	DatabasePods(run *benchv1.BenchmarkRun) map[string]string
 }
 
 // Ref names one object of a run's database.

@@ -18,6 +18,7 @@ import (
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
 	"github.com/tpcc-operator/tpcc-operator/internal/shard"
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 )
 
 // Labels on every pod and Job, beside engines.Labels.
@@ -132,6 +133,7 @@ func StepJob(run *benchv1.BenchmarkRun, index, active int32, measured time.Durat
 		"--shard", "$(JOB_COMPLETION_INDEX)", "--shards", itoa(pods),
 		"--duration", duration.String(), "--ramp-up", rampUp.String(),
 		"--wait", wait,
+		"--interval", Interval(run).String(), "--telemetry-shard", "0",
 		"--listen", fmt.Sprintf(":%d", SnapshotPort), "--paused", "--linger", Linger.String()}
 	job := newJob(run, StepJobName(run, index), ComponentClient, conn, cfg, args)
 	job.Labels[StepLabel] = itoa(index)
@@ -177,6 +179,15 @@ func Durations(run *benchv1.BenchmarkRun) (duration, rampUp time.Duration) {
 		rampUp = r.Duration
 	}
 	return duration, rampUp
+}
+
+// Interval is the length of one interval of a step's time series: workload.interval, default 10 s.
+// Pod 0 of every step samples the database's signals at each interval's end (--telemetry-shard 0).
+func Interval(run *benchv1.BenchmarkRun) time.Duration {
+	if i := run.Spec.Workload.Interval; i != nil && i.Duration > 0 {
+		return i.Duration
+	}
+	return snapshot.DefaultInterval
 }
 
 // ProbeDuration is the measured interval of the guided search's probe steps: search.probeDuration,

@@ -105,6 +105,7 @@ func TestStepJob(t *testing.T) {
 	for flag, want := range map[string]string{
 		"--active-warehouses": "1200", "--warehouses": "2000", "--shards": "3", "--wait": "none",
 		"--duration": "5m0s", "--ramp-up": "1m0s", "--listen": ":8080",
+		"--interval": "10s", "--telemetry-shard": "0", // the default interval; pod 0 samples the database
 	} {
 		if got := arg(t, c.Args, flag); got != want {
 			t.Errorf("%s = %q, want %q", flag, got, want)

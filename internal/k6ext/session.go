@@ -106,6 +106,7 @@ type Session struct {
 	constants     tpcc.Constants
 	serverVersion string
 	telemetry     tpcc.TelemetrySampler // nil unless cfg.Telemetry
+	server        *snapshot.ServerInfo  // read by the telemetry process once
 	intervalsDone bool                  // the time series is sealed to its end
 	telemetryLog  []*snapshot.Telemetry // every sample, for the replication verdict (one small struct per interval)
 	// pendingAnnotate is a boundary's sample the loop took but could not seal before the run
@@ -180,8 +181,15 @@ func (s *Session) connect(ctx context.Context) error {
 		}
 		return err
 	}
+	var server *snapshot.ServerInfo
+	if sampler != nil {
+		server = &snapshot.ServerInfo{}
+		if server.Settings, err = sampler.Settings(ctx); err != nil {
+			server.SettingsError = snapshot.RedactCredentials(err.Error())
+		}
+	}
 	s.mu.Lock()
-	s.executor, s.terms, s.constants, s.serverVersion, s.telemetry = ex, terms, ld.meta.Constants, ld.serverVersion, sampler
+	s.executor, s.terms, s.constants, s.serverVersion, s.telemetry, s.server = ex, terms, ld.meta.Constants, ld.serverVersion, sampler, server
 	s.mu.Unlock()
 	return nil
 }
@@ -360,7 +368,7 @@ func (s *Session) snapshot(after int, release bool) (*snapshot.Snapshot, error) 
 		return nil, err
 	}
 	s.mu.Lock()
-	c, server, msg := s.constants, s.serverVersion, s.failed
+	c, server, msg, info := s.constants, s.serverVersion, s.failed, s.server
 	s.mu.Unlock()
 	return &snapshot.Snapshot{
 		Version: snapshot.Version,
@@ -376,6 +384,7 @@ func (s *Session) snapshot(after int, release bool) (*snapshot.Snapshot, error) 
 		Constants:    snapshot.Constants{CLastLoad: c.CLoad, CLastRun: c.CRun, CCustomerID: c.CID, CItemID: c.OLIID},
 		Versions:     snapshot.Versions{Client: ClientVersion, K6: K6Version, EngineServer: server},
 		Intervals:    s.recorder.Intervals(after, release),
+		Server:       info,
 	}, nil
 }
 

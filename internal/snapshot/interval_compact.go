@@ -6,10 +6,11 @@ import (
 )
 
 // CompactSeries is a step's merged interval series in a columnar summary small enough for a
-// report that holds many long steps: per interval and type the completed count, errors and five
-// percentiles, plus the client-bound and database signals a reader looks for first. Column i of
+// report that holds many long steps: per interval and type the completed count, errors, p50, p90,
+// p99 and max (no p95: it costs a seventh of the report and the step's own p95 is in status), plus the client-bound and database signals a reader looks for first. Column i of
 // every slice belongs to Index[i]; the full-resolution histograms stay in the pods' snapshots.
-// Percentiles are in microseconds, as read from the merged HDR histogram (0: no sample).
+// Percentiles are in microseconds, as read from the merged HDR histogram and rounded to three
+// significant digits (0: no sample).
 type CompactSeries struct {
 	Start         time.Time                       `json:"start"`
 	LengthSeconds float64                         `json:"lengthSeconds"`
@@ -19,6 +20,10 @@ type CompactSeries struct {
 	// first with measured completions.
 	LateStarts []int64 `json:"lateStarts"`
 	PoolWaits  []int64 `json:"poolWaits"`
+	// PoolAcquires and PoolWaitMillis complete the pool's picture: acquisitions, and the summed
+	// time spent acquiring (absent where the driver does not report its pool).
+	PoolAcquires   []int64 `json:"poolAcquires,omitempty"`
+	PoolWaitMillis []int64 `json:"poolWaitMillis,omitempty"`
 	// Database signals, absent when no pod sampled them. ReplayLagMillis[name] is that standby's
 	// replay lag at each interval's end (-1: not reported in that interval).
 	ReplayLagMillis   map[string][]int64 `json:"replayLagMillis,omitempty"`
@@ -34,7 +39,6 @@ type CompactColumns struct {
 	Errors    []int64 `json:"errors"`
 	P50       []int64 `json:"p50"`
 	P90       []int64 `json:"p90"`
-	P95       []int64 `json:"p95"`
 	P99       []int64 `json:"p99"`
 	Max       []int64 `json:"max"`
 }
@@ -44,13 +48,13 @@ type CompactColumns struct {
 func Compact(intervals []MergedInterval, length time.Duration) CompactSeries {
 	n := len(intervals)
 	c := CompactSeries{LengthSeconds: length.Seconds(), Index: make([]int, n), Types: map[Transaction]*CompactColumns{},
-		LateStarts: make([]int64, n), PoolWaits: make([]int64, n)}
+		LateStarts: make([]int64, n), PoolWaits: make([]int64, n), PoolAcquires: make([]int64, n), PoolWaitMillis: make([]int64, n)}
 	if n > 0 {
 		c.Start = intervals[0].Start
 	}
 	for _, t := range Transactions {
 		c.Types[t] = &CompactColumns{Completed: make([]int64, n), Errors: make([]int64, n), P50: make([]int64, n),
-			P90: make([]int64, n), P95: make([]int64, n), P99: make([]int64, n), Max: make([]int64, n)}
+			P90: make([]int64, n), P99: make([]int64, n), Max: make([]int64, n)}
 	}
 	var db bool
 	for _, iv := range intervals {
@@ -70,11 +74,12 @@ func Compact(intervals []MergedInterval, length time.Duration) CompactSeries {
 			}
 			col.Completed[i], col.Errors[i] = mt.Completed(), mt.Errors
 			if h := mt.Histogram; h != nil && h.TotalCount() > 0 {
-				col.P50[i], col.P90[i], col.P95[i], col.P99[i] = h.ValueAtQuantile(50), h.ValueAtQuantile(90), h.ValueAtQuantile(95), h.ValueAtQuantile(99)
-				col.Max[i] = h.Max()
+				col.P50[i], col.P90[i], col.P99[i] = sig3(h.ValueAtQuantile(50)), sig3(h.ValueAtQuantile(90)), sig3(h.ValueAtQuantile(99))
+				col.Max[i] = sig3(h.Max())
 			}
 		}
 		c.LateStarts[i], c.PoolWaits[i] = iv.Client.LateStarts, iv.Client.PoolWaits
+		c.PoolAcquires[i], c.PoolWaitMillis[i] = iv.Client.PoolAcquires, int64(iv.Client.PoolWaitSeconds*1000)
 		if tel := iv.Telemetry; db && tel != nil {
 			for _, s := range tel.Standbys {
 				col, ok := c.ReplayLagMillis[s.Name]
@@ -99,4 +104,102 @@ func Compact(intervals []MergedInterval, length time.Duration) CompactSeries {
 		}
 	}
 	return c
+}
+
+// sig3 rounds v to three significant digits. The histograms resolve two (HistogramSignificantDigits:
+// buckets about 1 % wide), so this loses nothing they hold, and the trailing zeros make the long
+// series compress: 20 two-hour steps fit a ConfigMap (controllers' BenchmarkReportSeriesSize).
+func sig3(v int64) int64 { return RoundSignificant(v, 3) }
+
+// RoundSignificant rounds v ≥ 0 to the given number of significant digits.
+func RoundSignificant(v int64, digits int) int64 {
+	limit := int64(1)
+	for range digits {
+		limit *= 10
+	}
+	scale := int64(1)
+	for v/scale >= limit {
+		scale *= 10
+	}
+	return (v + scale/2) / scale * scale
+}
+
+// Append adds o's intervals, which follow c's, to c: a step's series collected piece by piece
+// equals the series compacted at once. A column one side lacks is padded (counts 0, replay lag -1:
+// not reported).
+func (c *CompactSeries) Append(o CompactSeries) {
+	n, m := len(c.Index), len(o.Index)
+	if m == 0 {
+		return
+	}
+	if n == 0 {
+		c.Start = o.Start
+	}
+	if c.LengthSeconds == 0 {
+		c.LengthSeconds = o.LengthSeconds
+	}
+	c.Index = append(c.Index, o.Index...)
+	if c.Types == nil {
+		c.Types = map[Transaction]*CompactColumns{}
+	}
+	for _, t := range Transactions {
+		a, b := c.Types[t], o.Types[t]
+		if a == nil && b == nil {
+			continue
+		}
+		if a == nil {
+			a = &CompactColumns{}
+			a.pad(n)
+			c.Types[t] = a
+		}
+		if b == nil {
+			a.pad(n + m)
+			continue
+		}
+		a.Completed, a.Errors = append(a.Completed, b.Completed...), append(a.Errors, b.Errors...)
+		a.P50, a.P90 = append(a.P50, b.P50...), append(a.P90, b.P90...)
+		a.P99, a.Max = append(a.P99, b.P99...), append(a.Max, b.Max...)
+	}
+	c.LateStarts = appendPadded(c.LateStarts, n, o.LateStarts, m, 0)
+	c.PoolWaits = appendPadded(c.PoolWaits, n, o.PoolWaits, m, 0)
+	c.PoolAcquires = appendPadded(c.PoolAcquires, n, o.PoolAcquires, m, 0)
+	c.PoolWaitMillis = appendPadded(c.PoolWaitMillis, n, o.PoolWaitMillis, m, 0)
+	c.WALBytesPerSecond = appendPadded(c.WALBytesPerSecond, n, o.WALBytesPerSecond, m, 0)
+	c.Checkpoints = appendPadded(c.Checkpoints, n, o.Checkpoints, m, 0)
+	c.SyncRepWaiters = appendPadded(c.SyncRepWaiters, n, o.SyncRepWaiters, m, 0)
+	c.CommitsPerSecond = appendPadded(c.CommitsPerSecond, n, o.CommitsPerSecond, m, 0)
+	if c.ReplayLagMillis != nil || o.ReplayLagMillis != nil {
+		if c.ReplayLagMillis == nil {
+			c.ReplayLagMillis = map[string][]int64{}
+		}
+		for name, col := range c.ReplayLagMillis {
+			c.ReplayLagMillis[name] = appendPadded(col, n, o.ReplayLagMillis[name], m, -1)
+		}
+		for name, col := range o.ReplayLagMillis {
+			if _, ok := c.ReplayLagMillis[name]; !ok {
+				c.ReplayLagMillis[name] = appendPadded(nil, n, col, m, -1)
+			}
+		}
+	}
+}
+
+func (c *CompactColumns) pad(n int) {
+	for _, col := range []*[]int64{&c.Completed, &c.Errors, &c.P50, &c.P90, &c.P99, &c.Max} {
+		*col = appendPadded(*col, len(*col), nil, n-len(*col), 0)
+	}
+}
+
+// appendPadded appends b (m values) to a (n values), padding a missing side with fill; both
+// absent stays nil (the column is not part of the series).
+func appendPadded(a []int64, n int, b []int64, m int, fill int64) []int64 {
+	if a == nil && b == nil {
+		return nil
+	}
+	for len(a) < n {
+		a = append(a, fill)
+	}
+	if b == nil {
+		return append(a, slices.Repeat([]int64{fill}, m)...)
+	}
+	return append(a, b...)
 }

@@ -292,7 +292,7 @@ func TestCompact(t *testing.T) {
 	}
 	c := Compact(merged, 10*time.Second)
 	no := c.Types[NewOrder]
-	if c.Index[0] != 3 || no.Completed[0] != 100 || no.P50[0] != h.ValueAtQuantile(50) || no.P99[0] != h.ValueAtQuantile(99) || no.Max[0] != h.Max() {
+	if c.Index[0] != 3 || no.Completed[0] != 100 || no.P50[0] != sig3(h.ValueAtQuantile(50)) || no.P99[0] != sig3(h.ValueAtQuantile(99)) || no.Max[0] != sig3(h.Max()) {
 		t.Fatalf("columns %+v", no)
 	}
 	if c.ReplayLagMillis["s1"][0] != 2500 || c.ReplayLagMillis["s1"][1] != -1 || c.WALBytesPerSecond[0] != 5e6 ||

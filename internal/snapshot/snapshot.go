@@ -93,6 +93,18 @@ type Snapshot struct {
 	// A plain GET carries its bookkeeping and no items; GET ?intervalsAfter=N carries the items
 	// with index > N (see interval.go and docs/snapshot-api.md).
 	Intervals *Intervals `json:"intervals,omitempty"`
+	// Server is what the process that samples the database's signals (--telemetry) read of the
+	// server once, when it connected; absent from every other process.
+	Server *ServerInfo `json:"server,omitempty"`
+}
+
+// ServerInfo describes the database server a run measured.
+type ServerInfo struct {
+	// Settings are the server settings that differ from the server's defaults, name: value with
+	// its unit (secrets never: connection strings are left out).
+	Settings map[string]string `json:"settings,omitempty"`
+	// SettingsError says why Settings could not be read (credentials redacted).
+	SettingsError string `json:"settingsError,omitempty"`
 }
 
 // Identity says who produced a snapshot and what it drives.

@@ -15,6 +15,8 @@ type TelemetrySampler interface {
 	// Sample reads the signals now. It never returns nil: a failed read is a Telemetry with Error
 	// set (credentials redacted), so the interval says why it has no figures.
 	Sample(ctx context.Context) *snapshot.Telemetry
+	// Settings reads the server settings that differ from the server's defaults, once per run.
+	Settings(ctx context.Context) (map[string]string, error)
 	Close()
 }
 

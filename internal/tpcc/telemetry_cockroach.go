@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -130,6 +131,12 @@ func newCRDBTelemetry(ctx context.Context, url string) (*crdbTelemetrySampler, e
 }
 
 func (c *crdbTelemetrySampler) Close() { c.conn.Close(context.Background()) }
+
+// Settings is not read on CockroachDB: which cluster settings differ from their defaults is only
+// exposed (the origin column of SHOW CLUSTER SETTINGS) by versions this project cannot run.
+func (c *crdbTelemetrySampler) Settings(context.Context) (map[string]string, error) {
+	return nil, errors.New("not read on CockroachDB (docs/telemetry.md)")
+}
 
 func (c *crdbTelemetrySampler) Sample(ctx context.Context) *snapshot.Telemetry {
 	cur, err := c.read(ctx)

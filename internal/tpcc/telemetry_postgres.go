@@ -212,6 +212,34 @@ func newPGTelemetry(ctx context.Context, url string) (*pgTelemetrySampler, error
 
 func (p *pgTelemetrySampler) Close() { p.conn.Close(context.Background()) }
 
+// pgSettingsSQL lists the settings not at their built-in default: from the configuration file,
+// the command line, ALTER SYSTEM/DATABASE/ROLE. Values a session set for itself (the driver's
+// client_encoding, application_name) and those initdb fixes ("override") are left out, and so
+// are connection strings, which may hold a password.
+const pgSettingsSQL = `SELECT name, setting || COALESCE(unit, '') FROM pg_settings
+WHERE source NOT IN ('default', 'override', 'client', 'session') AND name NOT IN ('primary_conninfo', 'restore_command', 'archive_command', 'archive_cleanup_command', 'recovery_end_command')
+ORDER BY name`
+
+func (p *pgTelemetrySampler) Settings(ctx context.Context) (map[string]string, error) {
+	rows, err := p.conn.Query(ctx, pgSettingsSQL)
+	if err != nil {
+		return nil, fmt.Errorf("pg_settings: %w", err)
+	}
+	type kv struct{ name, value string }
+	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (kv, error) {
+		var s kv
+		return s, row.Scan(&s.name, &s.value)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pg_settings: %w", err)
+	}
+	out := make(map[string]string, len(list))
+	for _, s := range list {
+		out[s.name] = snapshot.RedactCredentials(s.value)
+	}
+	return out, nil
+}
+
 func (p *pgTelemetrySampler) Sample(ctx context.Context) *snapshot.Telemetry {
 	cur, err := p.read(ctx)
 	if err != nil {

@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -79,6 +80,12 @@ func newYDBTelemetry(ctx context.Context, url string) (*ydbTelemetrySampler, err
 }
 
 func (y *ydbTelemetrySampler) Close() { _ = y.db.Close(context.Background()) }
+
+// Settings is not read on YDB: its configuration lives in the cluster's config files, not in a
+// system view.
+func (y *ydbTelemetrySampler) Settings(context.Context) (map[string]string, error) {
+	return nil, errors.New("not read on YDB: its settings are not in a system view (docs/telemetry.md)")
+}
 
 func (y *ydbTelemetrySampler) Sample(ctx context.Context) *snapshot.Telemetry {
 	cur, err := y.read(ctx)

@@ -57,6 +57,9 @@ func (Backend) Readiness(run *benchv1.BenchmarkRun, observed map[engines.Ref]*un
 }
 
 // Connection implements engines.Backend.
+// DatabasePods implements engines.Backend: an external database has no pods of the run.
+func (Backend) DatabasePods(*benchv1.BenchmarkRun) map[string]string { return nil }
+
 func (Backend) Connection(run *benchv1.BenchmarkRun) engines.Connection {
 	ref := secretRef(run)
 	return engines.Connection{

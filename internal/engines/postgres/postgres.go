@@ -145,6 +145,11 @@ func (Backend) Readiness(run *benchv1.BenchmarkRun, observed map[engines.Ref]*un
 
 // Connection implements engines.Backend: the `uri` of CloudNativePG's application Secret, which
 // points at the read-write Service.
+// DatabasePods implements engines.Backend: CloudNativePG labels its instances with their Cluster.
+func (Backend) DatabasePods(run *benchv1.BenchmarkRun) map[string]string {
+	return map[string]string{"cnpg.io/cluster": engines.DatabaseName(run)}
+}
+
 func (Backend) Connection(run *benchv1.BenchmarkRun) engines.Connection {
 	name := engines.DatabaseName(run)
 	return engines.Connection{

@@ -126,6 +126,12 @@ func (b Backend) Readiness(run *benchv1.BenchmarkRun, observed map[engines.Ref]*
 }
 
 // Connection implements engines.Backend: the Database's gRPC Service and its path under the domain.
+// DatabasePods implements engines.Backend: ydb-operator labels the storage and database nodes with
+// their object's name as app.kubernetes.io/instance (not verified against a running operator here).
+func (Backend) DatabasePods(run *benchv1.BenchmarkRun) map[string]string {
+	return map[string]string{"app.kubernetes.io/instance": engines.DatabaseName(run)}
+}
+
 func (Backend) Connection(run *benchv1.BenchmarkRun) engines.Connection {
 	name := engines.DatabaseName(run)
 	endpoint := fmt.Sprintf("grpc://%s-grpc.%s:%d/%s/%s", name, run.Namespace, GRPCPort, Domain, name)

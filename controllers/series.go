@@ -1,0 +1,343 @@
+package controllers
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/sla"
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+)
+
+// A step's time series is collected while the step runs: each poll reads every client pod with
+// ?intervalsAfter=N, where N is the last interval already kept, so a pod hands over (and drops)
+// only what the operator has stored. The intervals every pod has sealed are merged exactly
+// (snapshot.MergeIntervals), compacted and appended to the step's series ConfigMap; resource
+// samples of the database and client pods join them. A restarted operator reads the ConfigMap
+// back and goes on from N: nothing is collected twice or lost.
+
+// seriesVersion is the version of the series documents (series ConfigMap and series.json.gz).
+const seriesVersion = 1
+
+// stepSeries is what the operator keeps of one step's time series.
+type stepSeries struct {
+	Version int `json:"version"`
+	// Origin and LengthSeconds place interval i at [Origin + i·Length, Origin + (i+1)·Length).
+	Origin        time.Time `json:"origin,omitzero"`
+	LengthSeconds float64   `json:"lengthSeconds,omitempty"`
+	// Collected is the number of leading interval indices dealt with: merged into Series, or
+	// counted in Missing when no pod delivered them.
+	Collected int `json:"collected"`
+	// Missing counts intervals below Collected that some pod sealed but did not deliver
+	// (dropped past its retention, or the pod went).
+	Missing int                    `json:"missing"`
+	Series  snapshot.CompactSeries `json:"series"`
+	// TelemetrySamples counts the intervals with a database sample that was read (not failed).
+	TelemetrySamples int `json:"telemetrySamples"`
+	// TelemetryError is the last failed sample's error, if any.
+	TelemetryError string `json:"telemetryError,omitempty"`
+	// Resources are per-interval peaks of each database and client pod, by pod name.
+	Resources map[string]*podResources `json:"resources,omitempty"`
+	// ResourceMetrics says where Resources come from, or why there are none.
+	ResourceMetrics string `json:"resourceMetrics,omitempty"`
+}
+
+// podResources is one pod's resource use by interval (the largest sample in each).
+type podResources struct {
+	Role           string  `json:"role"`
+	CPULimitMillis int64   `json:"cpuLimitMillis,omitempty"`
+	Index          []int   `json:"index"`
+	CPUMillis      []int64 `json:"cpuMillis"`
+	MemoryMiB      []int64 `json:"memoryMiB"`
+}
+
+// add records a sample in interval index, keeping each interval's largest values.
+// CPU keeps two significant digits and memory three (in MiB): finer figures are sampling noise of
+// the metrics pipeline, and they would not compress (BenchmarkReportSeriesSize).
+func (p *podResources) add(index int, cpuMillis, memoryBytes int64) {
+	memoryMiB := snapshot.RoundSignificant((memoryBytes+1<<19)>>20, 3)
+	cpuMillis = snapshot.RoundSignificant(cpuMillis, 2)
+	i := sort.SearchInts(p.Index, index)
+	if i < len(p.Index) && p.Index[i] == index {
+		p.CPUMillis[i], p.MemoryMiB[i] = max(p.CPUMillis[i], cpuMillis), max(p.MemoryMiB[i], memoryMiB)
+		return
+	}
+	p.Index = append(p.Index[:i], append([]int{index}, p.Index[i:]...)...)
+	p.CPUMillis = append(p.CPUMillis[:i], append([]int64{cpuMillis}, p.CPUMillis[i:]...)...)
+	p.MemoryMiB = append(p.MemoryMiB[:i], append([]int64{memoryMiB}, p.MemoryMiB[i:]...)...)
+}
+
+// collect merges into st the intervals that every pod has sealed beyond st.Collected. pods holds
+// what each pod delivered after st.Collected-1 (nil: a pod without a time series). It reports
+// whether st changed; it is pure.
+func (st *stepSeries) collect(pods []*snapshot.Intervals) (bool, error) {
+	upTo, length := math.MaxInt, 0.0
+	for _, s := range pods {
+		if s == nil {
+			continue
+		}
+		upTo, length = min(upTo, s.Sealed), s.LengthSeconds
+		if !s.Origin.IsZero() && (st.Origin.IsZero() || s.Origin.Before(st.Origin)) {
+			st.Origin, st.LengthSeconds = s.Origin, s.LengthSeconds
+		}
+	}
+	if upTo == math.MaxInt || upTo <= st.Collected {
+		return false, nil
+	}
+	window := make([]*snapshot.Intervals, 0, len(pods))
+	for _, s := range pods {
+		if s == nil {
+			continue
+		}
+		w := *s
+		w.Items = nil
+		for _, iv := range s.Items {
+			if iv.Index >= st.Collected && iv.Index < upTo {
+				w.Items = append(w.Items, iv)
+			}
+		}
+		window = append(window, &w)
+	}
+	merged, err := snapshot.MergeIntervals(window)
+	if err != nil {
+		return false, err
+	}
+	for _, m := range merged {
+		if m.Pods < len(window) {
+			st.Missing++ // merged from the pods that still had it: counted as incomplete
+		}
+		if tel := m.Telemetry; tel != nil {
+			if tel.Error == "" {
+				st.TelemetrySamples++
+			} else {
+				st.TelemetryError = tel.Error
+			}
+		}
+	}
+	st.Missing += upTo - st.Collected - len(merged)
+	st.Series.Append(snapshot.Compact(merged, time.Duration(length*float64(time.Second))))
+	st.Collected = upTo
+	return true, nil
+}
+
+// addResources records one metrics sample of a pod at time at, in the interval it falls in.
+func (st *stepSeries) addResources(pod, role string, cpuLimitMillis int64, at time.Time, cpuMillis, memoryBytes int64) {
+	origin, length := st.Origin, st.LengthSeconds
+	if origin.IsZero() || length <= 0 || at.Before(origin) {
+		return
+	}
+	if st.Resources == nil {
+		st.Resources = map[string]*podResources{}
+	}
+	p := st.Resources[pod]
+	if p == nil {
+		p = &podResources{Role: role}
+		st.Resources[pod] = p
+	}
+	p.CPULimitMillis = cpuLimitMillis
+	p.add(int(at.Sub(origin).Seconds()/length), cpuMillis, memoryBytes)
+}
+
+// maxReplayLags is each standby's largest replay lag over the series, by name.
+func (st *stepSeries) maxReplayLags() []sla.StandbyLag {
+	var out []sla.StandbyLag
+	for name, col := range st.Series.ReplayLagMillis {
+		worst := int64(-1)
+		for _, v := range col {
+			worst = max(worst, v)
+		}
+		if worst >= 0 {
+			out = append(out, sla.StandbyLag{Standby: name, ReplayLag: time.Duration(worst) * time.Millisecond})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Standby < out[j].Standby })
+	return out
+}
+
+// summary boils the series down to the step's status figures; it is pure.
+func (st *stepSeries) summary() *benchv1.StepTelemetry {
+	s := &st.Series
+	out := &benchv1.StepTelemetry{Intervals: int32(len(s.Index)), IntervalsMissing: int32(st.Missing), ResourceMetrics: st.ResourceMetrics}
+	for _, l := range st.maxReplayLags() {
+		out.Standbys = append(out.Standbys, benchv1.StandbyLag{Name: l.Standby, MaxReplayLag: metav1.Duration{Duration: l.ReplayLag}})
+	}
+	if s.Checkpoints != nil {
+		out.Checkpoints = ptr(sum(s.Checkpoints))
+	}
+	if s.SyncRepWaiters != nil {
+		out.MaxSyncRepWaiters = ptr(maxOf(s.SyncRepWaiters))
+	}
+	if n := len(s.WALBytesPerSecond); n > 0 {
+		out.WALBytesPerSecond = ptr(sum(s.WALBytesPerSecond) / int64(n))
+	}
+	load := sla.ClientLoad{LateStarts: sum(s.LateStarts), PoolAcquires: sum(s.PoolAcquires), PoolWaits: sum(s.PoolWaits),
+		PoolWaitSeconds: float64(sum(s.PoolWaitMillis)) / 1000}
+	for _, cols := range s.Types {
+		load.Completed += sum(cols.Completed)
+	}
+	names := make([]string, 0, len(st.Resources))
+	for name := range st.Resources {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		p := st.Resources[name]
+		peakCPU, peakMem := maxOf(p.CPUMillis), maxOf(p.MemoryMiB)
+		u := benchv1.PodUsage{Name: name, Role: p.Role, PeakCPU: *resource.NewMilliQuantity(peakCPU, resource.DecimalSI),
+			PeakMemory: *resource.NewQuantity(peakMem<<20, resource.BinarySI)}
+		if p.CPULimitMillis > 0 {
+			u.CPULimit = resource.NewMilliQuantity(p.CPULimitMillis, resource.DecimalSI)
+		}
+		out.Pods = append(out.Pods, u)
+		if p.Role == roleClient {
+			load.Pods = append(load.Pods, sla.PodCPU{Name: name, PeakCores: float64(peakCPU) / 1000, Limit: float64(p.CPULimitMillis) / 1000})
+		}
+	}
+	out.ClientBound = sla.ClientBound(load)
+	return out
+}
+
+// Pod roles in the series and status.
+const (
+	roleDatabase = "Database"
+	roleClient   = "Client"
+)
+
+func sum(v []int64) int64 {
+	var s int64
+	for _, x := range v {
+		s += x
+	}
+	return s
+}
+
+func maxOf(v []int64) int64 {
+	var m int64
+	for _, x := range v {
+		m = max(m, x)
+	}
+	return m
+}
+
+// SeriesConfigMapName names the ConfigMap that keeps a step's time series while it is collected.
+func SeriesConfigMapName(run *benchv1.BenchmarkRun, index int32) string {
+	return fmt.Sprintf("%s-step-%d-series", run.Name, index)
+}
+
+const seriesKey = "series.json.gz"
+
+// loadSeries returns the step's series as kept in memory or, after a restart, in its ConfigMap.
+func (r *BenchmarkRunReconciler) loadSeries(ctx context.Context, run *benchv1.BenchmarkRun, index int32) (*stepSeries, error) {
+	key := seriesCacheKey(run, index)
+	if v, ok := r.series.Load(key); ok {
+		return v.(*stepSeries), nil
+	}
+	st := &stepSeries{Version: seriesVersion}
+	cm := &corev1.ConfigMap{}
+	err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: SeriesConfigMapName(run, index)}, cm)
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return nil, err
+	default:
+		if err := gunzipJSON(cm.BinaryData[seriesKey], st); err != nil {
+			return nil, fmt.Errorf("ConfigMap %s: %w", cm.Name, err)
+		}
+	}
+	r.series.Store(key, st)
+	return st, nil
+}
+
+// saveSeries writes the step's series to its ConfigMap. Until it succeeds the pods keep the
+// intervals (the next read asks from the last index stored); on failure the memory copy is
+// dropped so the next pass starts again from what is stored.
+func (r *BenchmarkRunReconciler) saveSeries(ctx context.Context, run *benchv1.BenchmarkRun, index int32, st *stepSeries) error {
+	body, err := gzipJSON(st)
+	if err == nil {
+		err = r.applyConfigMap(ctx, run, SeriesConfigMapName(run, index), nil, map[string][]byte{seriesKey: body})
+	}
+	if err != nil {
+		r.series.Delete(seriesCacheKey(run, index))
+	}
+	return err
+}
+
+// forgetSeries drops the memory copy of a recorded step's series (its ConfigMap stays for the report).
+func (r *BenchmarkRunReconciler) forgetSeries(run *benchv1.BenchmarkRun, index int32) {
+	r.series.Delete(seriesCacheKey(run, index))
+}
+
+func seriesCacheKey(run *benchv1.BenchmarkRun, index int32) string {
+	return string(run.UID) + "/" + strconv.Itoa(int(index))
+}
+
+func gzipJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if err := json.NewEncoder(zw).Encode(v); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func gunzipJSON(data []byte, v any) error {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	body, err := io.ReadAll(io.LimitReader(zr, 64<<20))
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(body, v)
+}
+
+// seriesReport is the report's series.json.gz: every step's time series, gzipped JSON beside
+// report.json (20 steps of 2 hours at 10 s fit a ConfigMap: hack/report-size prints the figure).
+type seriesReport struct {
+	SchemaVersion int            `json:"schemaVersion"`
+	Steps         []stepSeriesOf `json:"steps"`
+}
+
+type stepSeriesOf struct {
+	Index int32 `json:"index"`
+	stepSeries
+}
+
+// readSeries gathers the recorded steps' series from their ConfigMaps into series.json.gz.
+func (r *BenchmarkRunReconciler) readSeries(ctx context.Context, run *benchv1.BenchmarkRun) ([]byte, error) {
+	rep := seriesReport{SchemaVersion: seriesVersion, Steps: []stepSeriesOf{}}
+	for _, step := range run.Status.Steps {
+		cm := &corev1.ConfigMap{}
+		err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: SeriesConfigMapName(run, step.Index)}, cm)
+		if apierrors.IsNotFound(err) {
+			continue // a step that failed before its first interval was collected
+		}
+		if err != nil {
+			return nil, err
+		}
+		var st stepSeries
+		if err := gunzipJSON(cm.BinaryData[seriesKey], &st); err != nil {
+			return nil, fmt.Errorf("ConfigMap %s: %w", cm.Name, err)
+		}
+		rep.Steps = append(rep.Steps, stepSeriesOf{Index: step.Index, stepSeries: st})
+	}
+	return gzipJSON(rep)
+}
