@@ -3,7 +3,10 @@
 package e2e
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -92,6 +95,7 @@ func TestPostgresSyncRun(t *testing.T) {
 			t.Errorf("report ConfigMap %s has no %s", report.Name, key)
 		}
 	}
+	assertTelemetry(t, done, report)
 
 	// Teardown Delete: the Cluster, its pods and its volumes go away once the run has ended.
 	deadline := time.Now().Add(5 * time.Minute)
@@ -165,5 +169,89 @@ func TestManagerKilledDuringStep(t *testing.T) {
 	}
 	if _, ok := jobs.snapshot()[run.Name+"-step-0"]; !ok {
 		t.Errorf("the watcher never saw Job %s-step-0: %v", run.Name, jobs.snapshot())
+	}
+}
+
+// assertTelemetry: the step explains itself — per-interval latency, both standbys' replay lag and
+// the three database pods' CPU in the report's series, their summaries in status — and the run
+// records what it ran on (kernel, PostgreSQL version, non-default settings).
+func assertTelemetry(t *testing.T, done *benchv1.BenchmarkRun, report *corev1.ConfigMap) {
+	t.Helper()
+	tel := done.Status.Steps[0].Telemetry
+	if tel == nil {
+		t.Fatal("step 0 has no telemetry summary")
+	}
+	t.Logf("step 0 telemetry: %d intervals (%d missing), standbys %+v, checkpoints %v, resources %q, pods %+v, client-bound %q",
+		tel.Intervals, tel.IntervalsMissing, tel.Standbys, tel.Checkpoints, tel.ResourceMetrics, tel.Pods, tel.ClientBound)
+	if len(tel.Standbys) != 2 {
+		t.Errorf("step 0 summarises %d standbys, want 2", len(tel.Standbys))
+	}
+	if tel.ResourceMetrics != "metrics.k8s.io" {
+		t.Errorf("resource metrics %q, want metrics.k8s.io (the local cluster runs metrics-server)", tel.ResourceMetrics)
+	}
+	databasePods := 0
+	for _, p := range tel.Pods {
+		if p.Role == "Database" && p.PeakCPU.MilliValue() > 0 && p.PeakMemory.Value() > 0 {
+			databasePods++
+		}
+	}
+	if databasePods != 3 {
+		t.Errorf("%d database pods with CPU and memory figures, want 3: %+v", databasePods, tel.Pods)
+	}
+	env := done.Status.Environment
+	if env == nil {
+		t.Fatal("no status.environment")
+	}
+	t.Logf("environment: server %q, %d settings, nodes %+v, storage %s (%s), images %v, operator %q, client %q",
+		env.ServerVersion, len(env.Settings), env.Nodes, env.StorageClass, env.StorageProvisioner, env.Images, env.OperatorVersion, env.ClientVersion)
+	if !strings.HasPrefix(env.ServerVersion, "PostgreSQL ") || len(env.Nodes) == 0 || env.Nodes[0].KernelVersion == "" ||
+		env.Settings["shared_buffers"] == "" || env.StorageClass == "" {
+		t.Errorf("environment %+v: want the PostgreSQL version, the node's kernel, shared_buffers and the storage class", env)
+	}
+	var series struct {
+		Steps []struct {
+			Series struct {
+				Index           []int                         `json:"index"`
+				Types           map[string]map[string][]int64 `json:"types"`
+				ReplayLagMillis map[string][]int64            `json:"replayLagMillis"`
+			} `json:"series"`
+			Resources map[string]struct {
+				Role      string  `json:"role"`
+				CPUMillis []int64 `json:"cpuMillis"`
+			} `json:"resources"`
+		} `json:"steps"`
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(report.BinaryData["series.json.gz"]))
+	if err != nil {
+		t.Fatalf("report series.json.gz: %v", err)
+	}
+	if err := json.NewDecoder(zr).Decode(&series); err != nil {
+		t.Fatalf("report series.json.gz: %v", err)
+	}
+	if len(series.Steps) != 1 {
+		t.Fatalf("series of %d steps, want 1", len(series.Steps))
+	}
+	s := series.Steps[0]
+	withLatency := 0
+	for _, p90 := range s.Series.Types["NewOrder"]["p90"] {
+		if p90 > 0 {
+			withLatency++
+		}
+	}
+	// 10 s of ramp-up and 60 s measured at 10 s intervals.
+	if len(s.Series.Index) < 6 || withLatency < 5 || len(s.Series.ReplayLagMillis) != 2 {
+		t.Errorf("series: %d intervals, %d with a New-Order p90, replay lag of %d standbys; want >= 6, >= 5, 2",
+			len(s.Series.Index), withLatency, len(s.Series.ReplayLagMillis))
+	}
+	t.Logf("series: New-Order p90 by interval %v µs; replay lag %v ms", s.Series.Types["NewOrder"]["p90"], s.Series.ReplayLagMillis)
+	withCPU := 0
+	for name, r := range s.Resources {
+		t.Logf("  %s (%s) CPU millicores by interval %v", name, r.Role, r.CPUMillis)
+		if r.Role == "Database" && len(r.CPUMillis) > 0 {
+			withCPU++
+		}
+	}
+	if withCPU != 3 {
+		t.Errorf("series has CPU of %d database pods, want 3", withCPU)
 	}
 }
