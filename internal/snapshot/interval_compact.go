@@ -26,13 +26,13 @@ type CompactSeries struct {
 	PoolWaitMillis []int64 `json:"poolWaitMillis,omitempty"`
 	// Database signals, absent when no pod sampled them. ReplayLagMillis[name] is that standby's
 	// replay lag at each interval's end (-1: not reported in that interval).
-	ReplayLagMillis   map[string][]int64 `json:"replayLagMillis,omitempty"`
+	ReplayLagMillis map[string][]int64 `json:"replayLagMillis,omitempty"`
 	// HiddenStandbys are standbys whose positions the sampling role could not read (no lag known).
-	HiddenStandbys []string `json:"hiddenStandbys,omitempty"`
-	WALBytesPerSecond []int64            `json:"walBytesPerSecond,omitempty"`
-	Checkpoints       []int64            `json:"checkpoints,omitempty"` // started in the interval
-	SyncRepWaiters    []int64            `json:"syncRepWaiters,omitempty"`
-	CommitsPerSecond  []int64            `json:"commitsPerSecond,omitempty"`
+	HiddenStandbys    []string `json:"hiddenStandbys,omitempty"`
+	WALBytesPerSecond []int64  `json:"walBytesPerSecond,omitempty"`
+	Checkpoints       []int64  `json:"checkpoints,omitempty"` // started in the interval
+	SyncRepWaiters    []int64  `json:"syncRepWaiters,omitempty"`
+	CommitsPerSecond  []int64  `json:"commitsPerSecond,omitempty"`
 }
 
 // CompactColumns is one transaction type's columns.
