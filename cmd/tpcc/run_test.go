@@ -242,7 +242,9 @@ func TestRunAgainstPostgres(t *testing.T) {
 			var got []string
 			for _, s := range steps {
 				got = append(got, s[1]+" "+s[3])
-				if s[4] != "false" || !strings.Contains(s[5], "NewOrder p90") {
+				// A 1 s probe on a busy machine may end before its first New-Order completes: then
+				// it fails on efficiency, named as such (CI saw it once).
+				if s[4] != "false" || !(strings.Contains(s[5], "NewOrder p90") || s[1] == "Probe" && strings.Contains(s[5], "no New-Order completed")) {
 					t.Errorf("step at %s warehouses: compliant %s, reasons %q", s[3], s[4], s[5])
 				}
 				if want := map[string]string{"Probe": "1s", "Full": "3s"}[s[1]]; s[2] != want {
