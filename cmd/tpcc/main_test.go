@@ -3,10 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/pgtest"
 )
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -71,14 +72,7 @@ func TestHelpExitsZero(t *testing.T) {
 
 // Against the local sync cluster: load, check (pass), check an unloaded range (refused).
 func TestLoadAndCheckCommands(t *testing.T) {
-	base := os.Getenv("TPCC_PG_URL")
-	if base == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("TPCC_PG_URL is not set (CI is set): run hack/pg-sync.sh up")
-		}
-		t.Skip("TPCC_PG_URL is not set: run hack/pg-sync.sh up and export TPCC_PG_URL=$(hack/pg-sync.sh url)")
-	}
-	url := freshDatabase(t, base)
+	url := freshDatabase(t, pgtest.URL(t))
 	code, stdout, stderr := runCLI(t, "load", "--engine", "postgres", "--url", url, "--warehouses", "2", "--from", "1", "--to", "1", "--threads", "2", "--seed", "3")
 	if code != 0 || !strings.Contains(stdout, "loaded warehouses 1-1 of 2: 1 loaded") {
 		t.Fatalf("load 1-1: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)

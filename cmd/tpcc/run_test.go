@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/pgtest"
 	"github.com/tpcc-operator/tpcc-operator/internal/sla"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
@@ -120,14 +121,7 @@ func TestParseLatencyBounds(t *testing.T) {
 // loadedDatabase creates a fresh database on TPCC_PG_URL and loads warehouses into it.
 func loadedDatabase(t *testing.T, warehouses int) string {
 	t.Helper()
-	base := os.Getenv("TPCC_PG_URL")
-	if base == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("TPCC_PG_URL is not set (CI is set): start hack/pg-sync.sh up and export TPCC_PG_URL=$(hack/pg-sync.sh url)")
-		}
-		t.Skip("TPCC_PG_URL is not set: run hack/pg-sync.sh up and export TPCC_PG_URL=$(hack/pg-sync.sh url)")
-	}
-	u := freshDatabase(t, base)
+	u := freshDatabase(t, pgtest.URL(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	if err := tpcc.Load(ctx, tpcc.LoadOptions{Dialect: tpcc.Postgres, URL: u, Warehouses: warehouses, Threads: 2, Finish: true}); err != nil {
