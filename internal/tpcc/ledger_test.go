@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -205,4 +206,19 @@ func TestTerminalsKeepTheLedger(t *testing.T) {
 		!strings.Contains(err.Error(), "ledger covers warehouses 1-3, not 2-3") {
 		t.Fatalf("mismatched ledger: %v", err)
 	}
+}
+
+// BenchmarkLedgerRecord is the ledger's cost on a New-Order's hot path, with every core's
+// terminals recording at once (each into its own row).
+func BenchmarkLedgerRecord(b *testing.B) {
+	l := NewLedger(1, 100)
+	var next atomic.Int64
+	b.RunParallel(func(pb *testing.PB) {
+		term := int(next.Add(1)-1) % 1000
+		d := 1
+		for pb.Next() {
+			l.Record(term, d, NewOrderAcknowledged)
+			d = d%10 + 1
+		}
+	})
 }
