@@ -173,6 +173,10 @@ cmd_up() {
 
 cmd_status() {
   local ok=0 n
+  if [[ -f "$DIR/failed-over" ]]; then
+    echo "failed over: the primary :$PORT was stopped, s1 :$((PORT + 1)) is the primary (down, then up for a fresh cluster)"
+    ok=1
+  fi
   for n in "${NODES[@]}"; do
     if is_running "$n"; then echo "$n: running on 127.0.0.1:$(node_port "$n")"
     else echo "$n: stopped"; ok=1; fi
