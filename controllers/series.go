@@ -175,6 +175,7 @@ func (st *stepSeries) summary() *benchv1.StepTelemetry {
 	for _, l := range st.maxReplayLags() {
 		out.Standbys = append(out.Standbys, benchv1.StandbyLag{Name: l.Standby, MaxReplayLag: metav1.Duration{Duration: l.ReplayLag}})
 	}
+	out.StandbysHidden = s.HiddenStandbys
 	if s.Checkpoints != nil {
 		out.Checkpoints = ptr(sum(s.Checkpoints))
 	}

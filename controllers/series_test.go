@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -62,23 +63,11 @@ func TestSeriesCollect(t *testing.T) {
 				}
 				return
 			}
-			if !slicesEqual(st.Series.Index, tc.wantIndex) || !slicesEqual(st.Series.Types[snapshot.NewOrder].Completed, tc.wantNewOrders) {
+			if !slices.Equal(st.Series.Index, tc.wantIndex) || !slices.Equal(st.Series.Types[snapshot.NewOrder].Completed, tc.wantNewOrders) {
 				t.Errorf("index %v, New-Orders %v; want %v, %v", st.Series.Index, st.Series.Types[snapshot.NewOrder].Completed, tc.wantIndex, tc.wantNewOrders)
 			}
 		})
 	}
-}
-
-func slicesEqual[T comparable](a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestSeriesResourcesAndSummary(t *testing.T) {
@@ -93,7 +82,7 @@ func TestSeriesResourcesAndSummary(t *testing.T) {
 	st.addResources("db-1", roleDatabase, 0, at.Add(15*time.Second), 1200, 3<<30) // same interval: the larger values stay
 	st.addResources("client-0", roleClient, 1000, at.Add(5*time.Second), 950, 100<<20)
 	db := st.Resources["db-1"]
-	if !slicesEqual(db.Index, []int{0, 1}) || !slicesEqual(db.CPUMillis, []int64{500, 1500}) || !slicesEqual(db.MemoryMiB, []int64{1020, 3070}) {
+	if !slices.Equal(db.Index, []int{0, 1}) || !slices.Equal(db.CPUMillis, []int64{500, 1500}) || !slices.Equal(db.MemoryMiB, []int64{1020, 3070}) {
 		t.Fatalf("db-1 %+v", db)
 	}
 	sum := st.summary()

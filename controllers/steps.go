@@ -225,7 +225,7 @@ func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.B
 	}
 	verdict := early.Verdict
 	if bound := run.Spec.SLA.MaxReplicationLag; bound != nil {
-		verdict = sla.AddCheck(verdict, sla.ReplicationCheck(series.maxReplayLags(), series.TelemetrySamples, bound.Duration))
+		verdict = sla.AddCheck(verdict, sla.ReplicationCheck(series.maxReplayLags(), series.Series.HiddenStandbys, series.TelemetrySamples, bound.Duration))
 	}
 	record := stepRecord(index, active, want, merged, summary, verdict)
 	record.LatencyRatio = round3(sla.LatencyRatio(merged, criteria))

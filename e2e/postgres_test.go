@@ -183,8 +183,15 @@ func assertTelemetry(t *testing.T, done *benchv1.BenchmarkRun, report *corev1.Co
 	}
 	t.Logf("step 0 telemetry: %d intervals (%d missing), standbys %+v, checkpoints %v, resources %q, pods %+v, client-bound %q",
 		tel.Intervals, tel.IntervalsMissing, tel.Standbys, tel.Checkpoints, tel.ResourceMetrics, tel.Pods, tel.ClientBound)
-	if len(tel.Standbys) != 2 {
-		t.Errorf("step 0 summarises %d standbys, want 2", len(tel.Standbys))
+	if len(tel.Standbys) != 2 || len(tel.StandbysHidden) != 0 {
+		t.Errorf("step 0 summarises %d standbys (hidden: %v), want 2 readable ones", len(tel.Standbys), tel.StandbysHidden)
+	}
+	for _, s := range tel.Standbys {
+		// remote_apply: a commit returns once both standbys applied it; a lag of seconds under a
+		// load of a few transactions per second would be a measuring error, not replication.
+		if s.MaxReplayLag.Duration > 5*time.Second {
+			t.Errorf("standby %s: largest replay lag %s under remote_apply", s.Name, s.MaxReplayLag.Duration)
+		}
 	}
 	if tel.ResourceMetrics != "metrics.k8s.io" {
 		t.Errorf("resource metrics %q, want metrics.k8s.io (the local cluster runs metrics-server)", tel.ResourceMetrics)

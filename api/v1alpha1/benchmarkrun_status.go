@@ -209,6 +209,11 @@ type StepTelemetry struct {
 	// +listType=atomic
 	// +optional
 	Standbys []StandbyLag `json:"standbys,omitempty"`
+	// StandbysHidden are standbys whose positions the benchmark's role could not read (it lacks
+	// pg_monitor): their lag is unknown, and a step with sla.maxReplicationLag fails for it.
+	// +listType=atomic
+	// +optional
+	StandbysHidden []string `json:"standbysHidden,omitempty"`
 	// Checkpoints started during the step (PostgreSQL).
 	// +optional
 	Checkpoints *int64 `json:"checkpoints,omitempty"`

@@ -643,6 +643,11 @@ func (in *StepTelemetry) DeepCopyInto(out *StepTelemetry) {
 		*out = make([]StandbyLag, len(*in))
 		copy(*out, *in)
 	}
+	if in.StandbysHidden != nil {
+		in, out := &in.StandbysHidden, &out.StandbysHidden
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.Checkpoints != nil {
 		in, out := &in.Checkpoints, &out.Checkpoints
 		*out = new(int64)

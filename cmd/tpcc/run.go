@@ -408,7 +408,7 @@ func runStep(ctx context.Context, o stepOptions, stderr io.Writer) stepResult {
 	samples := s.TelemetrySamples()
 	res.standbys = sla.MaxReplayLags(samples)
 	if o.maxReplicationLag > 0 {
-		res.verdict = sla.AddCheck(res.verdict, sla.ReplicationCheck(res.standbys, sla.TelemetrySamples(samples), o.maxReplicationLag))
+		res.verdict = sla.AddCheck(res.verdict, sla.ReplicationCheck(res.standbys, sla.HiddenStandbys(samples), sla.TelemetrySamples(samples), o.maxReplicationLag))
 	}
 	return res
 }

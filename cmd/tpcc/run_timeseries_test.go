@@ -228,8 +228,11 @@ func TestRunTimeSeriesAgainstPGSync(t *testing.T) {
 		if iv.Index == ckptIndex && c.Started < 1 {
 			t.Errorf("interval %d (CHECKPOINT at +%.2fs): %+v, want >= 1 started", iv.Index, checkpointAt.Sub(origin).Seconds(), c)
 		}
-		if iv.Index != ckptIndex && c.Started != 0 {
-			t.Errorf("interval %d: %+v started, the CHECKPOINT was in interval %d", iv.Index, c, ckptIndex)
+		// Before the CHECKPOINT nothing may be placed (a start reported early would be invented).
+		// After it the checkpointer may still be seen busy (CI once showed it so in the last two
+		// intervals of a run under full load), which the sampler reports as one in progress.
+		if iv.Index < ckptIndex && c.Started != 0 {
+			t.Errorf("interval %d: %+v started, before the CHECKPOINT in interval %d", iv.Index, c, ckptIndex)
 		}
 	}
 	if requested < 1 {

@@ -3,6 +3,7 @@ package search
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -85,7 +86,7 @@ func TestSearchScenarios(t *testing.T) {
 			if d.MaxCompliant != tc.want {
 				t.Errorf("MaxCompliant = %d, want %d (runs %v)", d.MaxCompliant, tc.want, runs(steps))
 			}
-			if tc.wantRuns != nil && !equal(runs(steps), tc.wantRuns) {
+			if tc.wantRuns != nil && !slices.Equal(runs(steps), tc.wantRuns) {
 				t.Errorf("runs %v, want %v", runs(steps), tc.wantRuns)
 			}
 			if !strings.Contains(d.Reason, tc.reasonHas) {
@@ -93,18 +94,6 @@ func TestSearchScenarios(t *testing.T) {
 			}
 		})
 	}
-}
-
-func equal(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestSearchMonotoneOracle checks, for every boundary W* of several domains,

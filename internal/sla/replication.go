@@ -25,6 +25,9 @@ func MaxReplayLags(samples []*snapshot.Telemetry) []StandbyLag {
 			continue
 		}
 		for _, s := range t.Standbys {
+			if s.Hidden {
+				continue
+			}
 			lag := time.Duration(s.ReplayLagSeconds * float64(time.Second))
 			if w, ok := worst[s.Name]; !ok || lag > w.ReplayLag {
 				worst[s.Name] = StandbyLag{Standby: s.Name, ReplayLag: lag, SampledAt: t.SampledAt}
@@ -47,8 +50,15 @@ const CheckNameReplicationLag = "replication lag"
 // naming every such standby and its lag, worst first. samples counts the telemetry samples that
 // were read; with none the check is skipped (nothing to judge), with samples but no standby it
 // passes (no replica the step counts on).
-func ReplicationCheck(lags []StandbyLag, samples int, maxLag time.Duration) Check {
+func ReplicationCheck(lags []StandbyLag, hidden []string, samples int, maxLag time.Duration) Check {
 	ch := Check{Name: CheckNameReplicationLag}
+	if len(hidden) > 0 {
+		// A bound that cannot be checked is not met: the step is not called compliant while the
+		// replicas it counts on may be hours behind.
+		ch.Status = Fail
+		ch.Detail = fmt.Sprintf("replication lag: cannot be judged: the positions of standby %s are hidden from the benchmark's role (grant it pg_monitor)", strings.Join(hidden, ", "))
+		return ch
+	}
 	if samples == 0 {
 		ch.Status, ch.Detail = Skipped, "replication lag: skipped: no database telemetry was sampled"
 		return ch
@@ -73,6 +83,27 @@ func ReplicationCheck(lags []StandbyLag, samples int, maxLag time.Duration) Chec
 	ch.Status = Fail
 	ch.Detail = fmt.Sprintf("replication lag: %s > %s", strings.Join(over, ", "), formatDuration(maxLag))
 	return ch
+}
+
+// HiddenStandbys names, sorted, the standbys whose positions some sample could not read.
+func HiddenStandbys(samples []*snapshot.Telemetry) []string {
+	seen := map[string]bool{}
+	for _, t := range samples {
+		if t == nil {
+			continue
+		}
+		for _, s := range t.Standbys {
+			if s.Hidden {
+				seen[s.Name] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for name := range seen {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // TelemetrySamples counts the samples that were read (not failed).

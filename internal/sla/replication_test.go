@@ -43,21 +43,24 @@ func TestReplicationCheck(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		lags    []StandbyLag
+		hidden  []string
 		samples int
 		max     time.Duration
 		status  Status
 		detail  string
 	}{
-		{"no samples", nil, 0, time.Second, Skipped, "no database telemetry"},
-		{"no standby", nil, 4, time.Second, Pass, "no standby"},
-		{"within", lags[:2], 4, 3 * time.Second, Pass, "largest replay lag 2.5s (standby s1) ≤ 3s"},
-		{"at the bound", lags[:1], 4, 2500 * time.Millisecond, Pass, "≤ 2.5s"},
-		{"one over", lags[:2], 4, time.Second, Fail, "replication lag: standby s1 replay lag 2.5s > 1s"},
-		{"several over, worst first", lags, 4, 10 * time.Millisecond, Fail,
+		{"no samples", nil, nil, 0, time.Second, Skipped, "no database telemetry"},
+		{"no standby", nil, nil, 4, time.Second, Pass, "no standby"},
+		{"within", lags[:2], nil, 4, 3 * time.Second, Pass, "largest replay lag 2.5s (standby s1) ≤ 3s"},
+		{"at the bound", lags[:1], nil, 4, 2500 * time.Millisecond, Pass, "≤ 2.5s"},
+		{"one over", lags[:2], nil, 4, time.Second, Fail, "replication lag: standby s1 replay lag 2.5s > 1s"},
+		{"several over, worst first", lags, nil, 4, 10 * time.Millisecond, Fail,
 			"standby s3 replay lag 3h0m0s, standby s1 replay lag 2.5s, standby s2 replay lag 20ms > 10ms"},
+		{"positions hidden: cannot pass", lags[:1], []string{"s2", "s3"}, 4, time.Hour, Fail,
+			"cannot be judged: the positions of standby s2, s3 are hidden from the benchmark's role (grant it pg_monitor)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ch := ReplicationCheck(tc.lags, tc.samples, tc.max)
+			ch := ReplicationCheck(tc.lags, tc.hidden, tc.samples, tc.max)
 			if ch.Status != tc.status || !strings.Contains(ch.Detail, tc.detail) || ch.Name != CheckNameReplicationLag {
 				t.Fatalf("got %s %q, want %s containing %q", ch.Status, ch.Detail, tc.status, tc.detail)
 			}

@@ -26,11 +26,13 @@ type CompactSeries struct {
 	PoolWaitMillis []int64 `json:"poolWaitMillis,omitempty"`
 	// Database signals, absent when no pod sampled them. ReplayLagMillis[name] is that standby's
 	// replay lag at each interval's end (-1: not reported in that interval).
-	ReplayLagMillis   map[string][]int64 `json:"replayLagMillis,omitempty"`
-	WALBytesPerSecond []int64            `json:"walBytesPerSecond,omitempty"`
-	Checkpoints       []int64            `json:"checkpoints,omitempty"` // started in the interval
-	SyncRepWaiters    []int64            `json:"syncRepWaiters,omitempty"`
-	CommitsPerSecond  []int64            `json:"commitsPerSecond,omitempty"`
+	ReplayLagMillis map[string][]int64 `json:"replayLagMillis,omitempty"`
+	// HiddenStandbys are standbys whose positions the sampling role could not read (no lag known).
+	HiddenStandbys    []string `json:"hiddenStandbys,omitempty"`
+	WALBytesPerSecond []int64  `json:"walBytesPerSecond,omitempty"`
+	Checkpoints       []int64  `json:"checkpoints,omitempty"` // started in the interval
+	SyncRepWaiters    []int64  `json:"syncRepWaiters,omitempty"`
+	CommitsPerSecond  []int64  `json:"commitsPerSecond,omitempty"`
 }
 
 // CompactColumns is one transaction type's columns.
@@ -82,6 +84,10 @@ func Compact(intervals []MergedInterval, length time.Duration) CompactSeries {
 		c.PoolAcquires[i], c.PoolWaitMillis[i] = iv.Client.PoolAcquires, int64(iv.Client.PoolWaitSeconds*1000)
 		if tel := iv.Telemetry; db && tel != nil {
 			for _, s := range tel.Standbys {
+				if s.Hidden {
+					c.HiddenStandbys = appendUnique(c.HiddenStandbys, s.Name)
+					continue
+				}
 				col, ok := c.ReplayLagMillis[s.Name]
 				if !ok {
 					col = slices.Repeat([]int64{-1}, n)
@@ -139,6 +145,9 @@ func (c *CompactSeries) Append(o CompactSeries) {
 		c.LengthSeconds = o.LengthSeconds
 	}
 	c.Index = append(c.Index, o.Index...)
+	for _, name := range o.HiddenStandbys {
+		c.HiddenStandbys = appendUnique(c.HiddenStandbys, name)
+	}
 	if c.Types == nil {
 		c.Types = map[Transaction]*CompactColumns{}
 	}
@@ -181,6 +190,13 @@ func (c *CompactSeries) Append(o CompactSeries) {
 			}
 		}
 	}
+}
+
+func appendUnique(list []string, v string) []string {
+	if slices.Contains(list, v) {
+		return list
+	}
+	return append(list, v)
 }
 
 func (c *CompactColumns) pad(n int) {

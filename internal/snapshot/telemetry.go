@@ -50,6 +50,9 @@ type Standby struct {
 	ReplayLagSeconds float64 `json:"replayLagSeconds"`
 	// ReplayLagBytes is the WAL the standby has not replayed yet.
 	ReplayLagBytes int64 `json:"replayLagBytes"`
+	// Hidden says the sampling role may see the standby but not its positions (it lacks
+	// pg_read_all_stats, which pg_monitor grants): the lags are unknown, not zero.
+	Hidden bool `json:"hidden,omitempty"`
 }
 
 // Checkpoints of the interval. Started counts those that began in it (the interval a checkpoint
@@ -105,6 +108,9 @@ func (t *Telemetry) MaxReplayLag() (Standby, bool) {
 		return worst, false
 	}
 	for _, s := range t.Standbys {
+		if s.Hidden {
+			continue
+		}
 		if !ok || s.ReplayLagSeconds > worst.ReplayLagSeconds {
 			worst, ok = s, true
 		}

@@ -102,3 +102,24 @@ func TestSharedDeckBoundsTheMixOfManyTerminals(t *testing.T) {
 	t.Logf("payments of %d draws: shared deck %d (%.2f%%), decks per terminal %d (%.2f%%), composition 43.30%%",
 		n, total[txPayment], 100*float64(total[txPayment])/float64(n), apart[txPayment], 100*float64(apart[txPayment])/float64(n))
 }
+
+// The shared deck's lock against a deck per terminal: a draw per transaction, so the difference
+// is the cost per transaction (tens of nanoseconds against the ~100 µs of client CPU a
+// transaction takes, hack/bench-client.sh).
+func BenchmarkDeckDraw(b *testing.B) {
+	b.Run("per-terminal", func(b *testing.B) {
+		rng := NewRand(1, 1)
+		var d Deck
+		for b.Loop() {
+			d.Draw(rng)
+		}
+	})
+	b.Run("shared-parallel", func(b *testing.B) {
+		deck := NewSharedDeck(1, deckStreamBase)
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				deck.Draw()
+			}
+		})
+	})
+}

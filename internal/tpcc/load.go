@@ -63,6 +63,16 @@ func (o *LoadOptions) Validate() error {
 // Load loads warehouses From..To (and the item table, once per database), resuming a killed load
 // and skipping finished warehouses, then runs the finish step when Finish is set.
 func Load(ctx context.Context, o LoadOptions) error {
+	err := load(ctx, o)
+	if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+		// Cancelled mid-COPY, the driver may report the connection it closed rather than the
+		// cancellation: the cause is the cancellation, and callers tell it by errors.Is.
+		return fmt.Errorf("load interrupted: %w (%v)", ctx.Err(), err)
+	}
+	return err
+}
+
+func load(ctx context.Context, o LoadOptions) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}

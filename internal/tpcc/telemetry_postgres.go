@@ -24,7 +24,7 @@ const (
        coalesce((write_lsn - '0/0'::pg_lsn)::bigint, 0), coalesce((flush_lsn - '0/0'::pg_lsn)::bigint, 0),
        coalesce((replay_lsn - '0/0'::pg_lsn)::bigint, 0),
        coalesce(extract(epoch FROM write_lag), 0)::float8, coalesce(extract(epoch FROM flush_lag), 0)::float8,
-       coalesce(extract(epoch FROM replay_lag), 0)::float8
+       coalesce(extract(epoch FROM replay_lag), 0)::float8, replay_lsn IS NULL AND pid IS NOT NULL
   FROM pg_stat_replication ORDER BY application_name`
 	// Checkpoints started, by kind: pg_stat_bgwriter up to PostgreSQL 16, pg_stat_checkpointer
 	// (with the completed count) from 17 on.
@@ -65,6 +65,9 @@ type pgStandbyRow struct {
 	name, state, syncState      string
 	write, flush, replay        int64   // positions, bytes since 0/0
 	writeLag, flushLag, replLag float64 // seconds, as pg_stat_replication reports them
+	// hidden: PostgreSQL shows this role the walsender but not its positions (it lacks
+	// pg_read_all_stats, e.g. through pg_monitor): no lag can be told.
+	hidden bool
 }
 
 type pgWaitRow struct {
@@ -122,6 +125,10 @@ func pgTelemetry(prev, cur *pgRaw, prevTel *snapshot.Telemetry, history []lsnSam
 		}
 	}
 	for _, s := range cur.standbys {
+		if s.hidden { // a position of 0 would read as a lag since the first sample
+			t.Standbys = append(t.Standbys, snapshot.Standby{Name: s.name, Hidden: true})
+			continue
+		}
 		p, seen := prevRows[s.name]
 		pl := prevLags[s.name]
 		sec := func(pgLag float64, pos, prevPos int64, prevLag float64) float64 {
@@ -249,6 +256,9 @@ func (p *pgTelemetrySampler) Sample(ctx context.Context) *snapshot.Telemetry {
 	t := pgTelemetry(p.prev, cur, p.prevTel, p.history)
 	lowest := cur.walLSN
 	for _, s := range cur.standbys {
+		if s.hidden {
+			continue
+		}
 		lowest = min(lowest, s.write, s.flush, s.replay)
 	}
 	p.history = pruneLSNHistory(p.history, lowest)
@@ -271,7 +281,7 @@ func (p *pgTelemetrySampler) read(ctx context.Context) (*pgRaw, error) {
 	}
 	r.standbys, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (pgStandbyRow, error) {
 		var s pgStandbyRow
-		err := row.Scan(&s.name, &s.state, &s.syncState, &s.write, &s.flush, &s.replay, &s.writeLag, &s.flushLag, &s.replLag)
+		err := row.Scan(&s.name, &s.state, &s.syncState, &s.write, &s.flush, &s.replay, &s.writeLag, &s.flushLag, &s.replLag, &s.hidden)
 		return s, err
 	})
 	if err != nil {

@@ -113,6 +113,18 @@ func TestPGTelemetryConversion(t *testing.T) {
 	if !ok || worst.Name != "s2" {
 		t.Errorf("MaxReplayLag %+v", worst)
 	}
+	// A role without pg_read_all_stats sees the walsenders but not their positions: the lags are
+	// unknown, never the time since the first sample that a position of 0 would give.
+	hidden := *cur
+	hidden.at = cur.at.Add(10 * time.Second)
+	hidden.standbys = []pgStandbyRow{{name: "s1", hidden: true}, cur.standbys[1]}
+	h := pgTelemetry(cur, &hidden, tel, history)
+	if h1 := h.Standbys[0]; !h1.Hidden || h1.ReplayLagSeconds != 0 || h1.ReplayLagBytes != 0 {
+		t.Errorf("hidden s1 %+v, want Hidden and no figures", h1)
+	}
+	if worst, ok := h.MaxReplayLag(); !ok || worst.Name != "s2" {
+		t.Errorf("MaxReplayLag with s1 hidden: %+v", worst)
+	}
 	// A counter that went back (server restart) gives no rate rather than a negative one.
 	restarted := *cur
 	restarted.at, restarted.commits = cur.at.Add(time.Second), 5

@@ -76,7 +76,10 @@ func (b Backend) Cluster(run *benchv1.BenchmarkRun) *cnpgv1.Cluster {
 				Synchronous: synchronous,
 			},
 			Bootstrap: &cnpgv1.BootstrapConfiguration{
-				InitDB: &cnpgv1.BootstrapInitDB{Database: Database, Owner: Owner},
+				// pg_monitor lets the client pod that samples the database read every standby's
+				// positions (pg_stat_replication hides them without pg_read_all_stats) and every
+				// session's wait event; it grants reading statistics, nothing that writes.
+				InitDB: &cnpgv1.BootstrapInitDB{Database: Database, Owner: Owner, PostInitSQL: []string{"GRANT pg_monitor TO " + Owner}},
 			},
 			StorageConfiguration: cnpgv1.StorageConfiguration{
 				Size:         spec.Storage.Size.String(),

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"slices"
 	"testing"
 
 	cnpgv1 "github.com/cloudnative-pg/api/pkg/api/v1"
@@ -62,7 +63,8 @@ func TestCluster(t *testing.T) {
 			if c.Spec.StorageConfiguration.Size != "10Gi" {
 				t.Errorf("storage = %q, want default 10Gi", c.Spec.StorageConfiguration.Size)
 			}
-			if b := c.Spec.Bootstrap; b == nil || b.InitDB == nil || b.InitDB.Database != Database || b.InitDB.Owner != Owner {
+			if b := c.Spec.Bootstrap; b == nil || b.InitDB == nil || b.InitDB.Database != Database || b.InitDB.Owner != Owner ||
+				!slices.Equal(b.InitDB.PostInitSQL, []string{"GRANT pg_monitor TO tpcc"}) {
 				t.Errorf("bootstrap = %+v, want initdb %s/%s", b, Database, Owner)
 			}
 		})
