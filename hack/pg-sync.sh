@@ -6,6 +6,15 @@
 #   hack/pg-sync.sh up       create/start the cluster; returns once both standbys stream in quorum
 #   hack/pg-sync.sh status   show the nodes and pg_stat_replication; exit 1 unless healthy
 #   hack/pg-sync.sh url      print the postgres:// URL of the `tpcc` database
+#   hack/pg-sync.sh url-multi  the same URL naming all three servers with
+#                            target_session_attrs=read-write: pgx (and libpq) connect to whichever
+#                            is the primary, before and after a failover
+#   hack/pg-sync.sh failover stop the primary's postmaster hard (immediate: no shutdown
+#                            checkpoint, clients see their connections drop), promote s1 and point
+#                            s2 at it; the old primary stays down. s1 then commits locally
+#                            (synchronous_standby_names is emptied: with one standby left, a
+#                            quorum of 2 would block every commit). `up` refuses a failed-over
+#                            cluster: `down` then `up` makes a fresh one.
 #   hack/pg-sync.sh down     stop all three servers and remove PGSYNC_DIR
 #
 # Env: PGSYNC_DIR (default /tmp/pgsync-$PGSYNC_PORT), PGSYNC_PORT (primary, default 55432; the
@@ -142,6 +151,8 @@ wait_quorum() {
 }
 
 cmd_up() {
+  [[ ! -f "$DIR/failed-over" ]] ||
+    die "$DIR failed over (s1 is the primary now): run down, then up for a fresh cluster"
   mkdir -p "$DIR/run"
   chown "$OWNER" "$DIR" "$DIR/run"
   chmod 700 "$DIR"
@@ -162,6 +173,10 @@ cmd_up() {
 
 cmd_status() {
   local ok=0 n
+  if [[ -f "$DIR/failed-over" ]]; then
+    echo "failed over: the primary :$PORT was stopped, s1 :$((PORT + 1)) is the primary (down, then up for a fresh cluster)"
+    ok=1
+  fi
   for n in "${NODES[@]}"; do
     if is_running "$n"; then echo "$n: running on 127.0.0.1:$(node_port "$n")"
     else echo "$n: stopped"; ok=1; fi
@@ -175,6 +190,43 @@ cmd_status() {
 }
 
 cmd_url() { echo "postgres://postgres@127.0.0.1:$PORT/$DB?sslmode=disable"; }
+
+cmd_url_multi() {
+  echo "postgres://postgres@127.0.0.1:$PORT,127.0.0.1:$((PORT + 1)),127.0.0.1:$((PORT + 2))/$DB?sslmode=disable&target_session_attrs=read-write"
+}
+
+psql_port() { local p=$1; shift; as_pg "$BIN/psql" -X -q -At -h 127.0.0.1 -p "$p" -U postgres "$@"; }
+
+cmd_failover() {
+  [[ ! -f "$DIR/failed-over" ]] || die "$DIR already failed over: run down, then up"
+  is_running primary || die "the primary is not running (run up first)"
+  is_running s1 || die "standby s1 is not running: nothing to promote"
+  local s1 s2 p1=$((PORT + 1)) i
+  s1=$(node_dir s1)
+  s2=$(node_dir s2)
+  # Immediate: the postmaster sends SIGQUIT to every backend and exits without a checkpoint,
+  # as close to a lost machine as one host allows.
+  as_pg "$BIN/pg_ctl" -D "$(node_dir primary)" -m immediate -w -t 60 stop >/dev/null
+  touch "$DIR/failed-over"
+  # Alone with s2, s1 must not wait for a quorum of two standbys.
+  echo "synchronous_standby_names = ''" >>"$s1/postgresql.auto.conf"
+  as_pg "$BIN/pg_ctl" -D "$s1" reload >/dev/null
+  as_pg "$BIN/pg_ctl" -D "$s1" -w -t 60 promote >/dev/null || die "promoting s1 failed (log: $DIR/s1.log)"
+  for i in $(seq 1 120); do
+    [[ $(psql_port "$p1" -c "SELECT pg_is_in_recovery()" 2>/dev/null || true) == f ]] && break
+    sleep 0.5
+  done
+  [[ $(psql_port "$p1" -c "SELECT pg_is_in_recovery()") == f ]] || die "s1 did not leave recovery"
+  # s2 follows s1 on the new timeline (best effort: a standby that had received WAL s1 had not
+  # would need pg_rewind; the promoted primary does not wait for it either way).
+  if is_running s2; then
+    psql_port "$p1" -c "SELECT pg_create_physical_replication_slot('s2') WHERE NOT EXISTS
+      (SELECT 1 FROM pg_replication_slots WHERE slot_name = 's2')" >/dev/null || true
+    echo "primary_conninfo = 'host=127.0.0.1 port=$p1 user=postgres application_name=s2'" >>"$s2/postgresql.auto.conf"
+    as_pg "$BIN/pg_ctl" -D "$s2" reload >/dev/null || true
+  fi
+  echo "pg-sync: failed over: primary :$PORT stopped (immediate), s1 :$p1 promoted, s2 :$((PORT + 2)) follows s1"
+}
 
 cmd_down() {
   local n
@@ -191,5 +243,7 @@ case "${1:-}" in
   down) cmd_down ;;
   status) cmd_status ;;
   url) cmd_url ;;
-  *) die "usage: $0 up|down|status|url" ;;
+  url-multi) cmd_url_multi ;;
+  failover) cmd_failover ;;
+  *) die "usage: $0 up|down|status|url|url-multi|failover" ;;
 esac

@@ -30,11 +30,16 @@ const (
 	exitError     = 1 // the run failed: cannot connect, data not loaded, k6 error
 	exitBadInput  = 2 // bad flags; nothing was started
 	exitSLAFailed = 3 // the run completed and the SLA verdict is non-compliant
+	// exitLedgerFailed: the run completed and --ledger-check found a district whose orders do not
+	// match the acknowledged commits (a lost commit, or orders nobody asked for).
+	exitLedgerFailed = 4
 )
 
 const runExitCodes = `
 Exit codes: 0 compliant; 1 the run failed (connection, missing data, k6 error); 2 bad input, nothing
-started; 3 the run completed and its SLA verdict is non-compliant (reasons on stdout).
+started; 3 the run completed and its SLA verdict is non-compliant (reasons on stdout); 4 with
+--ledger-check: the database does not hold exactly the acknowledged New-Orders (district and counts
+on stderr).
 
 Extra k6 flags go after --, e.g. tpcc run … -- --out experimental-prometheus-rw
 `
@@ -59,6 +64,7 @@ type runFlags struct {
 	telemetry             bool
 	telemetryShard        int
 	maxReplicationLag     time.Duration
+	ledgerCheck           bool
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -85,6 +91,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.intervalRetention, "interval-retention", 0, fmt.Sprintf("uncollected intervals kept for a reader of ?intervalsAfter=N; the oldest beyond it are dropped (default %d with --listen, all without)", tpcc.DefaultIntervalRetention))
 	fs.BoolVar(&f.telemetry, "telemetry", false, "sample the database's own signals every interval (replication lag, WAL, checkpoints, wait events…); one process per step")
 	fs.IntVar(&f.telemetryShard, "telemetry-shard", -1, "sample the database's signals (as --telemetry) in the process whose --shard is this index: one command line for every pod of a step")
+	fs.BoolVar(&f.ledgerCheck, "ledger-check", false, "read every home district's d_next_o_id and order count before the terminals start and after they end, and fail (exit 4) unless each grew by the acknowledged New-Orders plus at most those whose COMMIT outcome is unknown (PostgreSQL, CockroachDB)")
 	fs.DurationVar(&f.maxReplicationLag, "max-replication-lag", 0, "SLA: largest replay lag any standby may show during the run (PostgreSQL, needs --telemetry); 0 = no bound, the lag is recorded anyway")
 }
 
@@ -142,6 +149,9 @@ func (f *runFlags) config(fs *flag.FlagSet) (k6ext.Config, sla.Criteria, error) 
 	}
 	if err := f.checkIntervalFlags(fs, d); err != nil {
 		return cfg, sla.Criteria{}, err
+	}
+	if f.ledgerCheck && !tpcc.LedgerSupported(d) {
+		return cfg, sla.Criteria{}, fmt.Errorf("--ledger-check is not supported with --engine %s (postgres and cockroach only)", d)
 	}
 	pod := os.Getenv("HOSTNAME")
 	if pod == "" {
@@ -235,7 +245,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitBadInput
 	}
 	res := runStep(ctx, stepOptions{cfg: cfg, criteria: criteria, listen: f.listen, linger: f.linger, k6Args: k6Args,
-		maxReplicationLag: f.maxReplicationLag}, stderr)
+		maxReplicationLag: f.maxReplicationLag, ledgerCheck: f.ledgerCheck}, stderr)
 	if res.err != nil && res.final == nil {
 		fmt.Fprintf(stderr, "tpcc run: %v\n", res.err)
 		return exitError
@@ -252,6 +262,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case res.err != nil:
 		fmt.Fprintf(stderr, "tpcc run: %v\n", res.err)
 		return exitError
+	case res.ledger != nil && !res.ledger.Verdict.Pass:
+		fmt.Fprintf(stderr, "tpcc run: --ledger-check: %v\n", res.ledger.Verdict.Error())
+		return exitLedgerFailed
 	case !res.verdict.Compliant:
 		return exitSLAFailed
 	}
@@ -276,6 +289,8 @@ type stepOptions struct {
 	k6Args   []string
 	// maxReplicationLag > 0 adds the replication check to the verdict.
 	maxReplicationLag time.Duration
+	// ledgerCheck reads the districts before the terminals start and checks the ledger after.
+	ledgerCheck bool
 }
 
 // stepResult is what a finished run reports.
@@ -291,6 +306,9 @@ type stepResult struct {
 	standbys  []sla.StandbyLag
 	err       error // the run failed (the verdict is then non-compliant)
 	linger    func()
+	// ledger is the --ledger-check's readings and verdict (nil without it, or when the run
+	// failed before the check).
+	ledger *ledgerReport
 }
 
 // runStep connects, serves the snapshot API, runs k6 with the default script over the session and
@@ -338,6 +356,16 @@ func runStep(ctx context.Context, o stepOptions, stderr io.Writer) stepResult {
 		return res
 	}
 	cfg := s.Config()
+	var baseline []tpcc.DistrictCounts
+	if o.ledgerCheck {
+		// Before the first terminal starts: the ledger counts every New-Order from here on.
+		if baseline, err = tpcc.ReadDistrictCounts(ctx, cfg.Engine, cfg.URL, cfg.From, cfg.To); err != nil {
+			res.err = fmt.Errorf("--ledger-check: baseline: %s", snapshot.RedactCredentials(err.Error()))
+			s.Fail(res.err)
+			res.final, _ = s.Snapshot()
+			return res
+		}
+	}
 	fmt.Fprintf(stderr, "tpcc run: %s, warehouses %d-%d of %d active (%d loaded), %d terminals, %d connections, wait %s, ramp-up %v, duration %v\n",
 		cfg.Engine, cfg.From, cfg.To, cfg.ActiveWarehouses, cfg.Warehouses, 10*(cfg.To-cfg.From+1), cfg.Connections, cfg.Wait, cfg.RampUp, cfg.Duration)
 	maxDuration := cfg.RampUp + cfg.Duration + 10*time.Minute
@@ -370,6 +398,12 @@ func runStep(ctx context.Context, o stepOptions, stderr io.Writer) stepResult {
 	}
 	if all, err := s.SnapshotAfter(-1); err == nil {
 		res.intervals = all.Intervals
+	}
+	if o.ledgerCheck && res.err == nil {
+		res.ledger, err = checkLedger(ctx, cfg, baseline, res.final.Ledger, stderr)
+		if err != nil {
+			res.err = err
+		}
 	}
 	samples := s.TelemetrySamples()
 	res.standbys = sla.MaxReplayLags(samples)
@@ -411,11 +445,13 @@ type summaryDocument struct {
 	// Standbys the largest replay lag of each standby (with --telemetry on PostgreSQL).
 	Intervals *snapshot.Intervals `json:"intervals,omitempty"`
 	Standbys  []sla.StandbyLag    `json:"standbys,omitempty"`
+	// LedgerCheck is --ledger-check's baseline, final reading and verdict per district.
+	LedgerCheck *ledgerReport `json:"ledgerCheck,omitempty"`
 }
 
 func writeSummaryJSON(path string, res stepResult) error {
 	doc := summaryDocument{Summary: res.summary, Verdict: res.verdict, Snapshot: res.final, K6ExitCode: res.k6Code,
-		Intervals: res.intervals, Standbys: res.standbys}
+		Intervals: res.intervals, Standbys: res.standbys, LedgerCheck: res.ledger}
 	if res.err != nil {
 		doc.Error = snapshot.RedactCredentials(res.err.Error())
 	}

@@ -43,6 +43,7 @@ func writeSummary(w io.Writer, res stepResult) {
 		c.CLastLoad, c.CLastRun, abs(c.CLastRun-c.CLastLoad), c.CCustomerID, c.CItemID,
 		snap.Versions.Client, snap.Versions.K6, firstLine(snap.Versions.EngineServer))
 	writeIntervals(w, res)
+	writeLedger(w, res.ledger)
 	verdict := "COMPLIANT"
 	if !v.Compliant {
 		verdict = "NOT COMPLIANT"

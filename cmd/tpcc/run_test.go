@@ -72,6 +72,7 @@ func TestRunBadInput(t *testing.T) {
 		{"telemetry shard out of range", append(base, "--warehouses", "4", "--shard", "0", "--shards", "2", "--telemetry-shard", "2"), "--telemetry-shard 2 outside 0..1"},
 		{"telemetry and telemetry shard", append(base, "--warehouses", "4", "--shard", "0", "--shards", "2", "--telemetry", "--telemetry-shard", "0"), "both set"},
 		{"lag bound with telemetry shard", append(base, "--warehouses", "4", "--shard", "0", "--shards", "2", "--telemetry-shard", "0", "--max-replication-lag", "1s"), "only the sampling shard sees the lag"},
+		{"ledger check on ydb", []string{"run", "--engine", "ydb", "--url", "grpc://127.0.0.1:1/local", "--warehouses", "1", "--ledger-check"}, "--ledger-check is not supported with --engine ydb"},
 		{"lag bound on cockroach", []string{"run", "--engine", "cockroach", "--url", closed, "--warehouses", "1", "--telemetry", "--max-replication-lag", "1s"}, "PostgreSQL only"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

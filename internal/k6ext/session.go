@@ -98,6 +98,7 @@ func (c *Config) Validate() error {
 type Session struct {
 	cfg      Config
 	recorder *tpcc.Recorder
+	ledger   *tpcc.Ledger // New-Order commits per district, whole run
 
 	mu            sync.Mutex
 	failed        string // non-empty: phase failed, with this message
@@ -133,7 +134,7 @@ func NewSession(cfg Config) (*Session, error) {
 	if cfg.Interval == 0 {
 		cfg.Interval = snapshot.DefaultInterval
 	}
-	return &Session{cfg: cfg, recorder: tpcc.NewRecorder(), started: make(chan struct{}), stopped: make(chan struct{}),
+	return &Session{cfg: cfg, recorder: tpcc.NewRecorder(), ledger: tpcc.NewLedger(cfg.From, cfg.To), started: make(chan struct{}), stopped: make(chan struct{}),
 		ran: make(chan struct{})}, nil
 }
 
@@ -173,7 +174,7 @@ func (s *Session) connect(ctx context.Context) error {
 	}
 	terms, err := tpcc.NewTerminals(tpcc.TerminalsConfig{Executor: ex, Constants: ld.meta.Constants,
 		ActiveWarehouses: s.cfg.ActiveWarehouses, From: s.cfg.From, To: s.cfg.To, Wait: s.cfg.Wait,
-		RampUp: s.cfg.RampUp, Duration: s.cfg.Duration, Seed: s.cfg.Seed, Recorder: s.recorder})
+		RampUp: s.cfg.RampUp, Duration: s.cfg.Duration, Seed: s.cfg.Seed, Recorder: s.recorder, Ledger: s.ledger})
 	if err != nil {
 		ex.Close()
 		if sampler != nil {
@@ -199,7 +200,7 @@ func (s *Session) connect(ctx context.Context) error {
 func (s *Session) UseExecutor(ex tpcc.Executor, constants tpcc.Constants) error {
 	terms, err := tpcc.NewTerminals(tpcc.TerminalsConfig{Executor: ex, Constants: constants,
 		ActiveWarehouses: s.cfg.ActiveWarehouses, From: s.cfg.From, To: s.cfg.To, Wait: s.cfg.Wait,
-		RampUp: s.cfg.RampUp, Duration: s.cfg.Duration, Seed: s.cfg.Seed, Recorder: s.recorder})
+		RampUp: s.cfg.RampUp, Duration: s.cfg.Duration, Seed: s.cfg.Seed, Recorder: s.recorder, Ledger: s.ledger})
 	if err != nil {
 		return err
 	}
@@ -385,8 +386,13 @@ func (s *Session) snapshot(after int, release bool) (*snapshot.Snapshot, error) 
 		Versions:     snapshot.Versions{Client: ClientVersion, K6: K6Version, EngineServer: server},
 		Intervals:    s.recorder.Intervals(after, release),
 		Server:       info,
+		Ledger:       s.ledger.Districts(),
 	}, nil
 }
+
+// Ledger returns the New-Order ledger per district now: every New-Order of the process's
+// terminals so far, ramp-up included.
+func (s *Session) Ledger() []snapshot.LedgerDistrict { return s.ledger.Districts() }
 
 // Control is the session as the snapshot handler drives it.
 func (s *Session) Control() snapshot.Control {

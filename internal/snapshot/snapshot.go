@@ -96,6 +96,22 @@ type Snapshot struct {
 	// Server is what the process that samples the database's signals (--telemetry) read of the
 	// server once, when it connected; absent from every other process.
 	Server *ServerInfo `json:"server,omitempty"`
+	// Ledger is the process's New-Order ledger per district (added within version 1; absent from
+	// clients that predate it). Unlike the counters above it covers every New-Order the process's
+	// terminals ran, ramp-up and stopping included: it is compared with the database read before
+	// the terminals start and after they end, not with the measured interval.
+	Ledger []LedgerDistrict `json:"ledger,omitempty"`
+}
+
+// LedgerDistrict is one district of a process's New-Order ledger.
+type LedgerDistrict struct {
+	WarehouseID int `json:"warehouseID"`
+	DistrictID  int `json:"districtID"`
+	// Acknowledged counts New-Orders whose COMMIT the database acknowledged.
+	Acknowledged int64 `json:"acknowledged"`
+	// Unknown counts New-Orders whose outcome is unknown: the connection broke (or the run ended)
+	// while COMMIT was in flight, so the order may or may not be in the database.
+	Unknown int64 `json:"unknown"`
 }
 
 // ServerInfo describes the database server a run measured.

@@ -22,6 +22,9 @@ type TerminalsConfig struct {
 	Duration         time.Duration // the measured interval
 	Seed             uint64        // terminal t draws from stream (Seed, t); equal seeds replay equal inputs
 	Recorder         *Recorder
+	// Ledger, when set, counts every New-Order's commit per district (acknowledged or unknown),
+	// ramp-up and stopping included. It must cover From..To.
+	Ledger *Ledger
 }
 
 // Validate names the first field out of range.
@@ -31,6 +34,8 @@ func (c *TerminalsConfig) Validate() error {
 		return errors.New("terminals: no executor")
 	case c.Recorder == nil:
 		return errors.New("terminals: no recorder")
+	case c.Ledger != nil && (c.Ledger.from != c.From || c.Ledger.to != c.To):
+		return fmt.Errorf("terminals: ledger covers warehouses %d-%d, not %d-%d", c.Ledger.from, c.Ledger.to, c.From, c.To)
 	case c.ActiveWarehouses < 1:
 		return fmt.Errorf("--active-warehouses must be >= 1, got %d", c.ActiveWarehouses)
 	case c.From < 1 || c.To < c.From || c.To > c.ActiveWarehouses:
@@ -222,6 +227,12 @@ func (term *terminal) execute(ctx context.Context, gen *InputGenerator, card txT
 		var res NewOrderResult
 		res, err = ex.NewOrder(ctx, &in)
 		o.Lines, o.RemoteLines, o.RolledBack, o.Retries = len(in.Lines), in.RemoteLines(), res.RolledBack, res.Retries
+		switch {
+		case err == nil && !res.RolledBack:
+			term.owner.cfg.Ledger.Record(term.index, in.DistrictID, NewOrderAcknowledged)
+		case err != nil && res.CommitUnknown:
+			term.owner.cfg.Ledger.Record(term.index, in.DistrictID, NewOrderCommitUnknown)
+		}
 	case txPayment:
 		in := gen.Payment()
 		var res PaymentResult

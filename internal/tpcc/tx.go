@@ -31,6 +31,9 @@ type NewOrderResult struct {
 	BrandLines  int     // lines whose item and stock data both hold "ORIGINAL" (brand-generic "B")
 	TotalAmount float64 // Σ OL_AMOUNT · (1 − C_DISCOUNT) · (1 + W_TAX + D_TAX), for the output screen
 	Retries     int
+	// CommitUnknown is set with an error when the connection broke (or the context ended) while
+	// COMMIT was in flight: the order may or may not have committed.
+	CommitUnknown bool
 }
 
 // PaymentResult is what a Payment reports to its terminal.

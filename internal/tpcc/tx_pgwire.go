@@ -83,13 +83,21 @@ func (e *pgwireExecutor) Close() { e.pool.Close() }
 // serialization failures and deadlocks. When fn fails inside a transaction it is rolled back; a
 // connection that cannot be rolled back is dropped by the pool on release.
 func (e *pgwireExecutor) run(ctx context.Context, fn func(ctx context.Context, conn *pgx.Conn) error) (retries int, err error) {
-	return e.retry.Do(ctx, IsRetryablePgWire, func(ctx context.Context) error {
+	return e.retry.Do(ctx, isRetryableOrReconnect, func(ctx context.Context) error {
 		conn, err := e.pool.Acquire(ctx)
 		if err != nil {
-			return err
+			// Nothing was sent: during a failover the pool cannot reach a read-write server
+			// for a while; the attempt is retried with backoff like a serialization failure.
+			return classifyBeforeCommit(ctx, err)
 		}
 		defer conn.Release()
 		err = fn(ctx, conn.Conn())
+		if err != nil && ctx.Err() == nil && pgconn.SafeToRetry(err) {
+			var unknown *CommitUnknownError
+			if !errors.As(err, &unknown) {
+				err = &connectionLostError{err: err}
+			}
+		}
 		if err != nil && conn.Conn().PgConn().TxStatus() != 'I' && !conn.Conn().IsClosed() {
 			if _, rbErr := conn.Exec(ctx, "ROLLBACK"); rbErr != nil {
 				return errors.Join(err, fmt.Errorf("rollback: %w", rbErr))
@@ -146,6 +154,8 @@ func (e *pgwireExecutor) NewOrder(ctx context.Context, in *NewOrderInput) (NewOr
 	})
 	res.Retries = retries
 	if err != nil {
+		var unknown *CommitUnknownError
+		res.CommitUnknown = errors.As(err, &unknown)
 		return res, fmt.Errorf("new-order: %w", err)
 	}
 	return res, nil
@@ -233,7 +243,7 @@ func (e *pgwireExecutor) newOrderAttempt(ctx context.Context, conn *pgx.Conn, in
 		return nil
 	})
 	if err != nil {
-		return res, err
+		return res, classifyBeforeCommit(ctx, err)
 	}
 
 	for _, l := range in.Lines {
@@ -281,7 +291,9 @@ func (e *pgwireExecutor) newOrderAttempt(ctx context.Context, conn *pgx.Conn, in
 		return nil
 	})
 	if err != nil {
-		return res, err
+		// The batch carries COMMIT: a connection that broke (or a context that ended) while it
+		// was in flight leaves the order's fate unknown; a server error means it rolled back.
+		return res, classifyCommit(err)
 	}
 	res.OrderID = orderID
 	res.BrandLines = brandLines
