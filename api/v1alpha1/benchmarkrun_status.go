@@ -108,7 +108,7 @@ type LoadStatus struct {
 }
 
 // StepKind is a step's length class.
-// +kubebuilder:validation:Enum=Full;Probe
+// +kubebuilder:validation:Enum=Full;Probe;Fault
 type StepKind string
 
 const (
@@ -116,6 +116,9 @@ const (
 	StepFull StepKind = "Full"
 	// StepProbe measures search.probeDuration: the guided search narrows its bracket with these.
 	StepProbe StepKind = "Probe"
+	// StepFault is the full-length step after the search, at the largest compliant load, in which
+	// the faults with in: ResultStep are applied. The search does not count it.
+	StepFault StepKind = "Fault"
 )
 
 // StepProgress is the live state of the step under way, refreshed while it runs.
@@ -144,6 +147,11 @@ type StepProgress struct {
 	// P90 so far per transaction type.
 	// +optional
 	P90 map[Transaction]metav1.Duration `json:"p90,omitempty"`
+	// Faults applied in this step so far (recorded before each deletion, so a restarted operator
+	// never applies one twice).
+	// +listType=atomic
+	// +optional
+	Faults []FaultInjection `json:"faults,omitempty"`
 }
 
 // StepResult is one measured step.
@@ -194,6 +202,10 @@ type StepResult struct {
 	// use and whether the clients held the step back. The full per-interval series is in the report.
 	// +optional
 	Telemetry *StepTelemetry `json:"telemetry,omitempty"`
+	// Fault is what the step's faults did: the pods deleted, the engine's failover, the outage the
+	// clients measured, the ledger and consistency checks.
+	// +optional
+	Fault *FaultRecord `json:"fault,omitempty"`
 }
 
 // StepTelemetry is a step's time series boiled down to the figures a reader looks at first. A field

@@ -41,6 +41,13 @@ type BenchmarkRunList struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.search.startWarehouses) || self.search.startWarehouses <= self.workload.warehouses",fieldPath=".search.startWarehouses",message="search.startWarehouses must not exceed workload.warehouses"
 // +kubebuilder:validation:XValidation:rule="!has(self.search.probeDuration) || !has(self.workload.duration) || duration(self.search.probeDuration) <= duration(self.workload.duration)",fieldPath=".search.probeDuration",message="search.probeDuration must not exceed workload.duration"
 // +kubebuilder:validation:XValidation:rule="!has(self.sla.maxReplicationLag) || self.database.engine == 'PostgreSQL'",fieldPath=".sla.maxReplicationLag",message="sla.maxReplicationLag applies only to engine PostgreSQL: CockroachDB and YDB replicate by consensus and expose no standby lag"
+// +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.database.external)",fieldPath=".faults",message="faults cannot be applied to an external database: the operator deletes pods only of a database it deployed"
+// +kubebuilder:validation:XValidation:rule="!has(self.faults) || self.faults.all(f, f.action != 'KillPrimary' || self.database.engine == 'PostgreSQL')",fieldPath=".faults",message="faults: action KillPrimary applies only to engine PostgreSQL (CloudNativePG's status.currentPrimary); use KillPod with an ordinal for CockroachDB and YDB"
+// +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.workload.duration) || self.faults.all(f, duration(f.at) < duration(self.workload.duration))",fieldPath=".faults",message="faults: at must be inside the measured interval (shorter than workload.duration)"
+// +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.database.postgres) || self.faults.all(f, !has(f.ordinal) || f.ordinal < self.database.postgres.instances)",fieldPath=".faults",message="faults: ordinal must be below database.postgres.instances"
+// +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.database.cockroach) || self.faults.all(f, !has(f.ordinal) || f.ordinal < self.database.cockroach.nodes)",fieldPath=".faults",message="faults: ordinal must be below database.cockroach.nodes"
+// +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.database.ydb) || self.faults.all(f, !has(f.ordinal) || f.ordinal < self.database.ydb.storageNodes)",fieldPath=".faults",message="faults: ordinal must be below database.ydb.storageNodes"
+// +kubebuilder:validation:XValidation:rule="!has(self.sla.maxUnavailability) || has(self.faults)",fieldPath=".sla.maxUnavailability",message="sla.maxUnavailability needs faults: it bounds the outage a fault causes"
 type BenchmarkRunSpec struct {
 	// Database names the engine and how to deploy it, or an existing database to use.
 	Database DatabaseSpec `json:"database"`
@@ -57,6 +64,15 @@ type BenchmarkRunSpec struct {
 	// +kubebuilder:default={}
 	// +optional
 	Search SearchSpec `json:"search,omitempty"`
+
+	// Faults are disruptions injected into the database's pods during a step: what a node's loss
+	// costs under load (the outage, the errors, the recovery), and proof that no acknowledged
+	// commit was lost. Deployed databases only: an external one is never touched.
+	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="faults are immutable once the run is created"
+	// +listType=atomic
+	// +optional
+	Faults []Fault `json:"faults,omitempty"`
 }
 
 // Engine is a database engine.
@@ -408,6 +424,14 @@ type SLASpec struct {
 	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s')",message="maxReplicationLag must be positive"
 	// +optional
 	MaxReplicationLag *metav1.Duration `json:"maxReplicationLag,omitempty"`
+
+	// MaxUnavailability bounds the outage a fault causes: a step with faults whose longest run of
+	// seconds without a commit exceeds it is non-compliant, the reason naming the outage.
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s')",message="maxUnavailability must be positive"
+	// +optional
+	MaxUnavailability *metav1.Duration `json:"maxUnavailability,omitempty"`
 }
 
 // LatencyBound bounds one response-time percentile of one transaction type.

@@ -197,6 +197,40 @@ func TestAdmissionRejectsInvalidRuns(t *testing.T) {
 			[]string{"metadata.name must be a DNS label of at most 40 characters"}},
 		{"name starting with a digit", []mutation{set("metadata.name", "1run")},
 			[]string{"metadata.name must be a DNS label"}},
+		{"fault with an unknown action", []mutation{set("spec.faults", faults(map[string]any{"action": "KillNode", "at": "10s"}))},
+			[]string{"spec.faults[0].action", `Unsupported value: "KillNode"`}},
+		{"fault at the end of the measured interval", []mutation{set("spec.faults", faults(map[string]any{"action": "KillPrimary", "at": "1m"}))},
+			[]string{"spec.faults", "faults: at must be inside the measured interval"}},
+		{"fault at a negative offset", []mutation{set("spec.faults", faults(map[string]any{"action": "KillPrimary", "at": "-5s"}))},
+			[]string{"spec.faults[0].at"}},
+		{"fault in an unknown scope", []mutation{set("spec.faults", faults(map[string]any{"action": "KillPrimary", "at": "10s", "in": "FirstStep"}))},
+			[]string{"spec.faults[0].in", `Unsupported value: "FirstStep"`}},
+		{"KillPrimary on an external database", []mutation{del("spec.database.postgres"), set("spec.database.external", map[string]any{"secretRef": map[string]any{"name": "db"}}),
+			set("spec.faults", faults(map[string]any{"action": "KillPrimary", "at": "10s"}))},
+			[]string{"spec.faults", "faults cannot be applied to an external database"}},
+		{"KillPrimary on CockroachDB", []mutation{del("spec.database.postgres"), set("spec.database.engine", "CockroachDB"),
+			set("spec.database.cockroach", map[string]any{"nodes": int64(3)}), set("spec.faults", faults(map[string]any{"action": "KillPrimary", "at": "10s"}))},
+			[]string{"spec.faults", "action KillPrimary applies only to engine PostgreSQL"}},
+		{"KillPod without an ordinal", []mutation{set("spec.faults", faults(map[string]any{"action": "KillPod", "at": "10s"}))},
+			[]string{"spec.faults[0].ordinal", "ordinal is required with action KillPod"}},
+		{"KillPrimary with an ordinal", []mutation{set("spec.faults", faults(map[string]any{"action": "KillPrimary", "at": "10s", "ordinal": int64(1)}))},
+			[]string{"spec.faults[0].ordinal", "ordinal applies only to action KillPod"}},
+		{"KillPod ordinal beyond the instances", []mutation{set("spec.faults", faults(map[string]any{"action": "KillPod", "at": "10s", "ordinal": int64(3)}))},
+			[]string{"spec.faults", "ordinal must be below database.postgres.instances"}},
+		{"KillPod ordinal beyond the CockroachDB nodes", []mutation{del("spec.database.postgres"), set("spec.database.engine", "CockroachDB"),
+			set("spec.database.cockroach", map[string]any{"nodes": int64(3)}), set("spec.faults", faults(map[string]any{"action": "KillPod", "at": "10s", "ordinal": int64(5)}))},
+			[]string{"spec.faults", "ordinal must be below database.cockroach.nodes"}},
+		{"KillPod ordinal beyond the YDB storage nodes", []mutation{del("spec.database.postgres"), set("spec.database.engine", "YDB"),
+			set("spec.database.ydb", map[string]any{"erasure": "mirror-3-dc", "storageNodes": int64(3)}), set("spec.faults", faults(map[string]any{"action": "KillPod", "at": "10s", "ordinal": int64(3)}))},
+			[]string{"spec.faults", "ordinal must be below database.ydb.storageNodes"}},
+		{"negative KillPod ordinal", []mutation{set("spec.faults", faults(map[string]any{"action": "KillPod", "at": "10s", "ordinal": int64(-1)}))},
+			[]string{"spec.faults[0].ordinal", "should be greater than or equal to 0"}},
+		{"more than eight faults", []mutation{set("spec.faults", nineFaults())},
+			[]string{"spec.faults", "must have at most 8 items"}},
+		{"unavailability bound without faults", []mutation{set("spec.sla.maxUnavailability", "30s")},
+			[]string{"spec.sla.maxUnavailability", "sla.maxUnavailability needs faults"}},
+		{"zero unavailability bound", []mutation{set("spec.faults", faults(map[string]any{"action": "KillPrimary", "at": "10s"})), set("spec.sla.maxUnavailability", "0s")},
+			[]string{"spec.sla.maxUnavailability", "maxUnavailability must be positive"}},
 		{"unknown field", []mutation{set("spec.workload.terminals", int64(5))},
 			[]string{`unknown field "spec.workload.terminals"`}},
 	}
@@ -389,4 +423,21 @@ func TestUpdates(t *testing.T) {
 			t.Fatalf("teardown update rejected: %v", err)
 		}
 	})
+}
+
+// faults is a spec.faults value for a mutation.
+func faults(f ...map[string]any) []any {
+	out := make([]any, len(f))
+	for i := range f {
+		out[i] = f[i]
+	}
+	return out
+}
+
+func nineFaults() []any {
+	out := make([]any, 9)
+	for i := range out {
+		out[i] = map[string]any{"action": "KillPrimary", "at": fmt.Sprintf("%ds", i+1)}
+	}
+	return out
 }

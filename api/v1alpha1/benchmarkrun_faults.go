@@ -1,0 +1,169 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// FaultAction is what a fault does to the run's database.
+// +kubebuilder:validation:Enum=KillPrimary;KillPod
+type FaultAction string
+
+const (
+	// FaultKillPrimary deletes the pod that holds the primary role as the engine's operator reports
+	// it (CloudNativePG: status.currentPrimary). PostgreSQL only: CockroachDB and YDB have no
+	// single writer whose loss a pod deletion names.
+	FaultKillPrimary FaultAction = "KillPrimary"
+	// FaultKillPod deletes one database pod by ordinal: PostgreSQL instance ordinal+1 (CloudNativePG
+	// names its instances <cluster>-1..N), CockroachDB node pod <cluster>-<ordinal>, YDB storage
+	// pod <storage>-<ordinal>.
+	FaultKillPod FaultAction = "KillPod"
+)
+
+// FaultScope says which steps a fault is applied in.
+// +kubebuilder:validation:Enum=ResultStep;EveryStep
+type FaultScope string
+
+const (
+	// FaultInResultStep: after the search, one extra full-length step (kind Fault) at the largest
+	// compliant load, with the fault applied; the search itself is not disturbed.
+	FaultInResultStep FaultScope = "ResultStep"
+	// FaultInEveryStep applies the fault in every step of the search: the capacity found is the
+	// capacity under that fault.
+	FaultInEveryStep FaultScope = "EveryStep"
+)
+
+// Fault is one disruption injected into a step's measured interval.
+//
+// +kubebuilder:validation:XValidation:rule="self.action != 'KillPod' || has(self.ordinal)",fieldPath=".ordinal",message="ordinal is required with action KillPod"
+// +kubebuilder:validation:XValidation:rule="self.action == 'KillPod' || !has(self.ordinal)",fieldPath=".ordinal",message="ordinal applies only to action KillPod"
+type Fault struct {
+	// Action: KillPrimary or KillPod.
+	Action FaultAction `json:"action"`
+
+	// At is the offset into the measured interval at which the pod is deleted; it must be shorter
+	// than workload.duration, and leave time after it to measure the recovery.
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('0s')",message="at must not be negative"
+	At metav1.Duration `json:"at"`
+
+	// In is where the fault applies: ResultStep (default) or EveryStep.
+	// +kubebuilder:default=ResultStep
+	// +optional
+	In FaultScope `json:"in,omitempty"`
+
+	// Ordinal of the database pod KillPod deletes (0-based; below the engine's instance, node or
+	// storage node count).
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Ordinal *int32 `json:"ordinal,omitempty"`
+}
+
+// FaultRecord is what a step's fault did and what the measurements around it show.
+type FaultRecord struct {
+	// Injections are the faults applied in the step, in spec.faults order.
+	// +listType=atomic
+	Injections []FaultInjection `json:"injections"`
+	// Measurement is what the clients' per-second series shows around the first injection.
+	// +optional
+	Measurement *FaultMeasurement `json:"measurement,omitempty"`
+	// Ledger is the New-Order ledger check over the step: every acknowledged commit present.
+	// +optional
+	Ledger *LedgerCheck `json:"ledger,omitempty"`
+	// Consistency is the TPC-C consistency check (3.3.2.1–12) run after the step: "passed", or
+	// the failing condition.
+	// +optional
+	Consistency string `json:"consistency,omitempty"`
+}
+
+// FaultInjection is one fault applied (or not) in a step.
+type FaultInjection struct {
+	// Fault is the index of the fault in spec.faults.
+	Fault int32 `json:"fault"`
+	// Action as in spec.faults.
+	Action FaultAction `json:"action"`
+	// Pod is the database pod deleted.
+	// +optional
+	Pod string `json:"pod,omitempty"`
+	// PodUID is the UID of the pod instance deleted: the deletion is made with it as a
+	// precondition, so a restarted operator repeating it deletes nothing else.
+	// +optional
+	PodUID string `json:"podUID,omitempty"`
+	// PlannedTime is when the fault was due (start of the measured interval + at).
+	// +optional
+	PlannedTime *metav1.Time `json:"plannedTime,omitempty"`
+	// Time is when the operator deleted the pod.
+	// +optional
+	Time *metav1.Time `json:"time,omitempty"`
+	// State: Injecting (decided and recorded, deletion under way), Injected, Skipped (not applied,
+	// Message says why) or Failed (the deletion failed, Message says why).
+	State string `json:"state"`
+	// Message explains a Skipped or Failed injection.
+	// +optional
+	Message string `json:"message,omitempty"`
+	// PrimaryBefore is the instance that served writes when the fault was applied (PostgreSQL).
+	// +optional
+	PrimaryBefore string `json:"primaryBefore,omitempty"`
+	// PrimaryAfter is the instance the engine's operator made primary after it, and PromotedTime
+	// when (CloudNativePG: status.currentPrimary and currentPrimaryTimestamp).
+	// +optional
+	PrimaryAfter string `json:"primaryAfter,omitempty"`
+	// +optional
+	PromotedTime *metav1.Time `json:"promotedTime,omitempty"`
+	// ReadyTime is when every instance of the database was ready again, as its operator reports.
+	// +optional
+	ReadyTime *metav1.Time `json:"readyTime,omitempty"`
+}
+
+// Fault injection states.
+const (
+	FaultInjecting = "Injecting"
+	FaultInjected  = "Injected"
+	FaultSkipped   = "Skipped"
+	FaultFailed    = "Failed"
+)
+
+// FaultMeasurement is the outage as the clients saw it, from their per-second series.
+type FaultMeasurement struct {
+	// Unavailability is the longest run of seconds without a single committed transaction after
+	// the fault.
+	Unavailability metav1.Duration `json:"unavailability"`
+	// UnavailableFrom is where that run of seconds starts.
+	// +optional
+	UnavailableFrom *metav1.Time `json:"unavailableFrom,omitempty"`
+	// Recovery is the time from the fault until the first second whose New-Order commits reach
+	// 90 % of the mean of the minute before the fault; absent when throughput never came back.
+	// +optional
+	Recovery *metav1.Duration `json:"recovery,omitempty"`
+	// BaselineNewOrdersPerSecond is the mean of the minute before the fault (or as much of it as
+	// was measured).
+	BaselineNewOrdersPerSecond float64 `json:"baselineNewOrdersPerSecond"`
+	// Errors per transaction type from the fault until throughput recovered (or the step ended).
+	// +optional
+	Errors map[Transaction]int64 `json:"errors,omitempty"`
+	// CommitsUnknown counts New-Orders whose connection broke while COMMIT was in flight during the
+	// step: the ledger check allows for them.
+	// +optional
+	CommitsUnknown int64 `json:"commitsUnknown,omitempty"`
+	// LatencyAfter are the percentiles of each transaction type's response times in the minute
+	// after the fault (exact: merged histograms of those seconds).
+	// +optional
+	LatencyAfter map[Transaction]TransactionStats `json:"latencyAfter,omitempty"`
+}
+
+// LedgerCheck is the verdict of the New-Order ledger over a step, summed over its client pods.
+type LedgerCheck struct {
+	// Pass: for every district the orders added equal the acknowledged New-Orders, plus at most
+	// those whose commit outcome is unknown.
+	Pass bool `json:"pass"`
+	// Districts checked.
+	Districts int32 `json:"districts"`
+	// Acknowledged and Unknown New-Orders, and the growth of d_next_o_id, over every district.
+	Acknowledged int64 `json:"acknowledged"`
+	Unknown      int64 `json:"unknown"`
+	Growth       int64 `json:"growth"`
+	// Failures name failing districts with their counts (at most 10).
+	// +listType=atomic
+	// +optional
+	Failures []string `json:"failures,omitempty"`
+}
