@@ -404,6 +404,9 @@ func runStep(ctx context.Context, o stepOptions, stderr io.Writer) stepResult {
 		if err != nil {
 			res.err = err
 		}
+		s.SetLedgerCheck(publishedLedgerCheck(res.ledger, err))
+	} else if o.ledgerCheck {
+		s.SetLedgerCheck(&snapshot.LedgerCheck{Error: "not checked: the run failed"})
 	}
 	samples := s.TelemetrySamples()
 	res.standbys = sla.MaxReplayLags(samples)

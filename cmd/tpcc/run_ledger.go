@@ -60,3 +60,25 @@ func writeLedger(w io.Writer, r *ledgerReport) {
 		fmt.Fprintf(w, "  - %s\n", f.Reason)
 	}
 }
+
+// publishedLedgerCheck is the check as the snapshot serves it to the operator: the totals and
+// the first failing districts, or why no check was made.
+func publishedLedgerCheck(r *ledgerReport, err error) *snapshot.LedgerCheck {
+	if r == nil {
+		msg := "no reading"
+		if err != nil {
+			msg = err.Error()
+		}
+		return &snapshot.LedgerCheck{Error: snapshot.RedactCredentials(msg)}
+	}
+	v := r.Verdict
+	c := &snapshot.LedgerCheck{Pass: v.Pass, Districts: len(v.Districts), Acknowledged: v.Acknowledged, Unknown: v.Unknown, Growth: v.Growth}
+	for i, f := range v.Failed {
+		if i == 10 {
+			c.Failures = append(c.Failures, fmt.Sprintf("and %d more districts", len(v.Failed)-10))
+			break
+		}
+		c.Failures = append(c.Failures, f.Reason)
+	}
+	return c
+}

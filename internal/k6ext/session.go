@@ -99,6 +99,8 @@ type Session struct {
 	cfg      Config
 	recorder *tpcc.Recorder
 	ledger   *tpcc.Ledger // New-Order commits per district, whole run
+	// ledgerCheck is the --ledger-check verdict once made (guarded by mu).
+	ledgerCheck *snapshot.LedgerCheck
 
 	mu            sync.Mutex
 	failed        string // non-empty: phase failed, with this message
@@ -387,7 +389,22 @@ func (s *Session) snapshot(after int, release bool) (*snapshot.Snapshot, error) 
 		Intervals:    s.recorder.Intervals(after, release),
 		Server:       info,
 		Ledger:       s.ledger.Districts(),
+		LedgerCheck:  s.LedgerCheck(),
 	}, nil
+}
+
+// SetLedgerCheck publishes the ledger check's verdict in the snapshots served from now on.
+func (s *Session) SetLedgerCheck(c *snapshot.LedgerCheck) {
+	s.mu.Lock()
+	s.ledgerCheck = c
+	s.mu.Unlock()
+}
+
+// LedgerCheck is the published ledger check, nil before it was made.
+func (s *Session) LedgerCheck() *snapshot.LedgerCheck {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ledgerCheck
 }
 
 // Ledger returns the New-Order ledger per district now: every New-Order of the process's

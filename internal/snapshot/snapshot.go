@@ -101,6 +101,25 @@ type Snapshot struct {
 	// terminals ran, ramp-up and stopping included: it is compared with the database read before
 	// the terminals start and after they end, not with the measured interval.
 	Ledger []LedgerDistrict `json:"ledger,omitempty"`
+	// LedgerCheck is the verdict of a process started with --ledger-check, served once the
+	// terminals have ended and the database was read again (added within version 1); absent
+	// before that and without the flag.
+	LedgerCheck *LedgerCheck `json:"ledgerCheck,omitempty"`
+}
+
+// LedgerCheck is one process's ledger check over its home districts: the orders the database
+// gained since the reading before the terminals started, against the acknowledged New-Orders.
+type LedgerCheck struct {
+	Pass      bool `json:"pass"`
+	Districts int  `json:"districts"`
+	// Acknowledged and Unknown New-Orders, and the growth of d_next_o_id, over every district.
+	Acknowledged int64 `json:"acknowledged"`
+	Unknown      int64 `json:"unknown"`
+	Growth       int64 `json:"growth"`
+	// Failures name the failing districts and their counts (at most 10).
+	Failures []string `json:"failures,omitempty"`
+	// Error says why the check could not be made (a reading failed); Pass is then false.
+	Error string `json:"error,omitempty"`
 }
 
 // LedgerDistrict is one district of a process's New-Order ledger.
