@@ -99,7 +99,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 			return ctrl.Result{}, err
 		}
 	}
-	for _, p := range []phase{r.reconcileDatabase, r.reconcileLoad, r.reconcileSteps, r.reconcileResult} {
+	for _, p := range []phase{r.reconcileDatabase, r.reconcileLoad, r.reconcileSteps, r.reconcileFaultCheck, r.reconcileResult} {
 		done, result, err := p(ctx, run)
 		if errors.Is(err, errRunFailed) {
 			return ctrl.Result{}, nil // recorded; the next pass tears down

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,6 +37,9 @@ func ctrlConfigSkipNameValidation() config.Controller {
 type clientPods struct {
 	// replayLag is standby s1's replay lag at the end of interval i in the steps' sampling pods.
 	replayLag func(i int) time.Duration
+	// commits, when set, is each pod's New-Order (and Payment) completions in interval i of a step
+	// measuring faults (default 10).
+	commits func(i int) int64
 
 	mu      sync.Mutex
 	servers map[string]*fakeClient
@@ -80,6 +84,10 @@ type fakeClient struct {
 	interval  time.Duration
 	sampler   bool
 	replayLag func(i int) time.Duration
+	// ledger: the pod runs with --ledger-check and serves a passing check once done; commits
+	// scripts its intervals' completions.
+	ledger  bool
+	commits func(i int) int64
 
 	mu      sync.Mutex
 	started time.Time
@@ -171,6 +179,13 @@ func (f *fakeClient) snapshot() (*snapshot.Snapshot, error) {
 		s.Versions.EngineServer = "PostgreSQL 16.4 (fake)"
 	}
 	s.Intervals = f.intervals(started, measured, s.Phase == snapshot.PhaseDone)
+	if f.ledger {
+		s.Ledger = []snapshot.LedgerDistrict{{WarehouseID: f.identity.WarehouseFrom, DistrictID: 1, Acknowledged: newOrders, Unknown: 2}}
+		if s.Phase == snapshot.PhaseDone {
+			districts := 10 * (f.identity.WarehouseTo - f.identity.WarehouseFrom + 1)
+			s.LedgerCheck = &snapshot.LedgerCheck{Pass: true, Districts: districts, Acknowledged: newOrders, Unknown: 2, Growth: newOrders + 1}
+		}
+	}
 	return s, nil
 }
 
@@ -191,13 +206,17 @@ func (f *fakeClient) intervals(started time.Time, measured time.Duration, done b
 		rng := rand.New(rand.NewPCG(f.seed, uint64(i)))
 		iv := snapshot.Interval{Index: i, Start: started.Add(time.Duration(float64(i) * float64(f.interval) / f.speed)), Seconds: f.interval.Seconds(),
 			Transactions: map[snapshot.Transaction]snapshot.TransactionCounts{}, Client: &snapshot.ClientSignals{PoolAcquires: 20}}
+		n := int64(10)
+		if f.commits != nil {
+			n = f.commits(i)
+		}
 		for _, t := range []snapshot.Transaction{snapshot.NewOrder, snapshot.Payment} {
 			h := snapshot.NewHistogram()
-			for range 10 {
+			for range n {
 				snapshot.RecordLatency(h, time.Duration(float64(f.median)*math.Exp(0.4*rng.NormFloat64())))
 			}
 			encoded, _ := snapshot.EncodeHistogram(h)
-			iv.Transactions[t] = snapshot.TransactionCounts{Histogram: encoded, Commits: 10}
+			iv.Transactions[t] = snapshot.TransactionCounts{Histogram: encoded, Commits: n}
 		}
 		if f.sampler {
 			wal, commits := 4e6, 300.0
@@ -336,6 +355,9 @@ func runStepPods(t *testing.T, pods *clientPods, job *batchv1.Job, latency laten
 		name := fmt.Sprintf("%s-%d", job.Name, i)
 		fake := newFakeClient(t, name, warehouses, active, i, count, duration, latency(active))
 		fake.interval, fake.sampler, fake.replayLag = interval, i == sampler, pods.replayLag
+		if slices.Contains(args, "--ledger-check") { // a step measuring faults runs in real time
+			fake.ledger, fake.commits, fake.speed = true, pods.commits, 1
+		}
 		if fake.replayLag == nil {
 			fake.replayLag = func(int) time.Duration { return 3 * time.Millisecond }
 		}

@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -111,7 +112,7 @@ func (r *BenchmarkRunReconciler) reconcileResult(ctx context.Context, run *bench
 	if err != nil {
 		return false, ctrl.Result{}, r.fail(ctx, run, "InvalidSLA", err.Error())
 	}
-	decision, err := search.Next(params, outcomes(run.Status.Steps))
+	decision, err := search.Next(params, outcomes(searchSteps(run.Status.Steps)))
 	if err != nil {
 		return false, ctrl.Result{}, r.fail(ctx, run, "SearchInconsistent", err.Error())
 	}
@@ -145,6 +146,19 @@ func (r *BenchmarkRunReconciler) reconcileResult(ctx context.Context, run *bench
 	}, binary); err != nil {
 		return false, ctrl.Result{}, err
 	}
+	if reason, message := faultFailure(run); reason != "" {
+		// The report is written; the run fails for what its faults revealed.
+		if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
+			s.Result = &result
+			s.Report = &benchv1.ReportRef{ConfigMapName: ReportConfigMapName(run)}
+		}); err != nil {
+			return false, ctrl.Result{}, err
+		}
+		if err := r.fail(ctx, run, reason, message); !errors.Is(err, errRunFailed) {
+			return false, ctrl.Result{}, err
+		}
+		return false, ctrl.Result{}, r.teardown(ctx, run)
+	}
 	compliant := result.Step != nil
 	if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
 		s.Phase = benchv1.PhaseSucceeded
@@ -172,7 +186,7 @@ func resultOf(run *benchv1.BenchmarkRun, d search.Decision) benchv1.Result {
 	warehouses := run.Spec.Workload.Warehouses
 	result := benchv1.Result{Precision: benchv1.SearchPrecision(warehouses), MaxCompliantWarehouses: int32(d.MaxCompliant)}
 	steps := run.Status.Steps
-	full := func(i int) bool { return steps[i].Kind != benchv1.StepProbe }
+	full := func(i int) bool { return steps[i].Kind != benchv1.StepProbe && steps[i].Kind != benchv1.StepFault }
 	best := -1
 	if d.CompliantStep >= 0 && d.CompliantStep < len(steps) {
 		best = d.CompliantStep
@@ -187,7 +201,7 @@ func resultOf(run *benchv1.BenchmarkRun, d search.Decision) benchv1.Result {
 	}
 	var searchTime time.Duration
 	_, rampUp := jobs.Durations(run)
-	for _, s := range steps {
+	for _, s := range searchSteps(steps) {
 		searchTime += rampUp
 		if s.Duration != nil {
 			searchTime += s.Duration.Duration
@@ -276,6 +290,7 @@ func markdownReport(run *benchv1.BenchmarkRun, result benchv1.Result) string {
 				formatLatency(ts.P90.Duration), formatLatency(ts.P95.Duration), formatLatency(ts.P99.Duration), formatLatency(ts.Max.Duration))
 		}
 	}
+	b.WriteString(faultSection(run))
 	b.WriteString(environmentSection(run.Status.Environment))
 	return b.String()
 }

@@ -54,6 +54,8 @@ type stepSeries struct {
 	Resources map[string]*podResources `json:"resources,omitempty"`
 	// ResourceMetrics says where Resources come from, or why there are none.
 	ResourceMetrics string `json:"resourceMetrics,omitempty"`
+	// AfterFault accumulates the histograms of the minute after the step's first fault.
+	AfterFault *faultWindow `json:"afterFault,omitempty"`
 }
 
 // podResources is one pod's resource use by interval (the largest sample in each).
@@ -117,6 +119,9 @@ func (st *stepSeries) collect(pods []*snapshot.Intervals) (bool, error) {
 		return false, err
 	}
 	for _, m := range merged {
+		if err := st.AfterFault.add(m); err != nil {
+			return false, err
+		}
 		if m.Pods < len(window) {
 			st.Missing++ // merged from the pods that still had it: counted as incomplete
 		}

@@ -40,7 +40,8 @@ func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv
 	if err != nil {
 		return false, ctrl.Result{}, r.fail(ctx, run, "InvalidSLA", err.Error())
 	}
-	decision, err := search.Next(params, outcomes(run.Status.Steps))
+	searched := searchSteps(run.Status.Steps)
+	decision, err := search.Next(params, outcomes(searched))
 	if err != nil {
 		return false, ctrl.Result{}, r.fail(ctx, run, "SearchInconsistent", err.Error())
 	}
@@ -48,14 +49,27 @@ func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv
 	if err := r.deleteRecordedStepJobs(ctx, run, index); err != nil {
 		return false, ctrl.Result{}, err
 	}
-	if decision.Done || index >= maxSteps(run) {
-		return true, ctrl.Result{}, nil
+	var active int32
+	var kind benchv1.StepKind
+	var measured time.Duration
+	if decision.Done || int32(len(searched)) >= maxSteps(run) {
+		// The search is over; the faults of the result step get one more step at its load.
+		warehouses, ok := faultStepPlan(run, decision)
+		if !ok {
+			return true, ctrl.Result{}, nil
+		}
+		active, kind = warehouses, benchv1.StepFault
+		measured, _ = jobs.Durations(run)
+	} else {
+		active = int32(decision.Run)
+		kind, measured = stepLength(run, decision.Kind)
 	}
-
-	active := int32(decision.Run)
-	kind, measured := stepLength(run, decision.Kind)
 	conn := r.backend(run).Connection(run)
+	faults := appliedFaults(run, kind)
 	job := jobs.StepJob(run, index, active, measured, conn, r.Config.Jobs)
+	if len(faults) > 0 {
+		jobs.MeasureFaults(job, conn)
+	}
 	if err := r.createOnce(ctx, run, job); err != nil {
 		return false, ctrl.Result{}, err
 	}
@@ -72,7 +86,7 @@ func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv
 		}
 	}
 
-	outcome, err := r.observeStep(ctx, run, job, active, kind, measured)
+	outcome, err := r.observeStep(ctx, run, job, active, kind, measured, conn, faults)
 	if err != nil {
 		return false, ctrl.Result{}, err
 	}
@@ -80,12 +94,17 @@ func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv
 		if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
 			if s.Current != nil && s.Current.Index == index && outcome.progress != nil {
 				outcome.progress.Kind, outcome.progress.Duration = kind, &metav1.Duration{Duration: measured}
+				outcome.progress.Faults = s.Current.Faults // written by applyFaults, kept across progress
 				s.Current = outcome.progress
 			}
 		}); err != nil {
 			return false, ctrl.Result{}, err
 		}
-		return false, ctrl.Result{RequeueAfter: r.Config.PollInterval}, nil
+		requeue := r.Config.PollInterval
+		if outcome.nextFault > 0 && outcome.nextFault < requeue {
+			requeue = outcome.nextFault // the fault is applied on time, not up to a poll late
+		}
+		return false, ctrl.Result{RequeueAfter: requeue}, nil
 	}
 
 	// Final: keep the step's merged data, then append the step exactly once.
@@ -113,16 +132,18 @@ func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv
 
 // stepOutcome is what a look at a running step found: live progress, or the record to append.
 type stepOutcome struct {
-	progress *benchv1.StepProgress
-	record   *benchv1.StepResult
-	merged   *snapshot.Merged
-	verdict  *sla.Verdict
-	podURLs  []string
+	// nextFault is how long until the step's next planned fault (0: none).
+	nextFault time.Duration
+	progress  *benchv1.StepProgress
+	record    *benchv1.StepResult
+	merged    *snapshot.Merged
+	verdict   *sla.Verdict
+	podURLs   []string
 }
 
 // observeStep reads the step's pods and snapshots, releases paused pods together once all are ready,
 // and decides whether the step is over.
-func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.BenchmarkRun, job *batchv1.Job, active int32, kind benchv1.StepKind, duration time.Duration) (stepOutcome, error) {
+func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.BenchmarkRun, job *batchv1.Job, active int32, kind benchv1.StepKind, duration time.Duration, conn engines.Connection, faults []int) (stepOutcome, error) {
 	index := run.Status.Current.Index
 	want := *job.Spec.Completions
 	_, rampUp := jobs.Durations(run)
@@ -191,6 +212,10 @@ func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.B
 	if err := r.collectSeries(ctx, run, index, series, snapshots, ready); err != nil {
 		return stepOutcome{}, err
 	}
+	nextFault, err := r.applyFaults(ctx, run, index, faults, series, duration)
+	if err != nil {
+		return stepOutcome{}, err
+	}
 
 	merged, err := snapshot.Merge(snapshots)
 	if err != nil {
@@ -215,19 +240,32 @@ func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.B
 		return stepOutcome{}, fmt.Errorf("judging step %d: %w", index, err)
 	}
 	summary := merged.Summarize()
-	if !early.Final || (remaining <= 0 && merged.Phase != snapshot.PhaseDone && len(merged.Failures) == 0) {
+	// A step measuring faults runs to its end (the recovery is part of it), and waits for the
+	// pods' ledger checks.
+	measuringFaults := len(faults) > 0 && len(merged.Failures) == 0 &&
+		(merged.Phase != snapshot.PhaseDone || ledgerPending(conn, faults, snapshots))
+	if !early.Final || measuringFaults || (remaining <= 0 && merged.Phase != snapshot.PhaseDone && len(merged.Failures) == 0) {
 		if age > startupGrace+rampUp+duration+collectGrace {
 			out := failed(fmt.Sprintf("the step did not finish within %s (phase %s)", startupGrace+rampUp+duration+collectGrace, merged.Phase))
 			out.podURLs = urls
 			return out, nil
 		}
-		return stepOutcome{progress: liveProgress(index, active, want, merged, summary)}, nil
+		return stepOutcome{progress: liveProgress(index, active, want, merged, summary), nextFault: nextFault}, nil
 	}
 	verdict := early.Verdict
 	if bound := run.Spec.SLA.MaxReplicationLag; bound != nil {
 		verdict = sla.AddCheck(verdict, sla.ReplicationCheck(series.maxReplayLags(), series.Series.HiddenStandbys, series.TelemetrySamples, bound.Duration))
 	}
+	var fault *benchv1.FaultRecord
+	if len(faults) > 0 {
+		var checks []sla.Check
+		fault, checks = faultRecord(run, run.Status.Current.Faults, series, snapshots)
+		for _, ch := range checks {
+			verdict = sla.AddCheck(verdict, ch)
+		}
+	}
 	record := stepRecord(index, active, want, merged, summary, verdict)
+	record.Fault = fault
 	record.LatencyRatio = round3(sla.LatencyRatio(merged, criteria))
 	record.Telemetry = series.summary()
 	if merged.Phase != snapshot.PhaseDone {

@@ -89,12 +89,13 @@ type FaultInjection struct {
 	// precondition, so a restarted operator repeating it deletes nothing else.
 	// +optional
 	PodUID string `json:"podUID,omitempty"`
-	// PlannedTime is when the fault was due (start of the measured interval + at).
+	// PlannedTime is when the fault was due (start of the measured interval + at). Times of an
+	// injection are in microseconds: the outage is measured against them.
 	// +optional
-	PlannedTime *metav1.Time `json:"plannedTime,omitempty"`
+	PlannedTime *metav1.MicroTime `json:"plannedTime,omitempty"`
 	// Time is when the operator deleted the pod.
 	// +optional
-	Time *metav1.Time `json:"time,omitempty"`
+	Time *metav1.MicroTime `json:"time,omitempty"`
 	// State: Injecting (decided and recorded, deletion under way), Injected, Skipped (not applied,
 	// Message says why) or Failed (the deletion failed, Message says why).
 	State string `json:"state"`
@@ -109,10 +110,10 @@ type FaultInjection struct {
 	// +optional
 	PrimaryAfter string `json:"primaryAfter,omitempty"`
 	// +optional
-	PromotedTime *metav1.Time `json:"promotedTime,omitempty"`
+	PromotedTime *metav1.MicroTime `json:"promotedTime,omitempty"`
 	// ReadyTime is when every instance of the database was ready again, as its operator reports.
 	// +optional
-	ReadyTime *metav1.Time `json:"readyTime,omitempty"`
+	ReadyTime *metav1.MicroTime `json:"readyTime,omitempty"`
 }
 
 // Fault injection states.

@@ -1,0 +1,545 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
+	"github.com/tpcc-operator/tpcc-operator/internal/search"
+	"github.com/tpcc-operator/tpcc-operator/internal/sla"
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+)
+
+// Faults (spec.faults) are applied while a step measures: at the planned offset into its measured
+// interval the operator deletes one pod of the run's own database, exactly once, and watches what
+// the engine's operator does. The step then records the outage the clients saw (from their
+// one-second series), the ledger of acknowledged New-Orders against the database, and, after the
+// step, the TPC-C consistency conditions.
+//
+// Exactly once: the injection is written to status.current.faults (state Injecting, with the pod's
+// name and UID) before the pod is deleted, and the deletion carries that UID as a precondition. A
+// restarted operator that finds Injecting repeats the deletion, which removes that pod instance if
+// it still exists and nothing otherwise (a re-created pod of the same name has another UID).
+
+// The operator deletes database pods for spec.faults only: each is checked, right before, to be
+// a pod of the run's own deployed database (labels and controller chain).
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;delete
+
+// faultScope is the scope of a fault with the default applied.
+func faultScope(f benchv1.Fault) benchv1.FaultScope {
+	if f.In == "" {
+		return benchv1.FaultInResultStep
+	}
+	return f.In
+}
+
+// appliedFaults are the indices in spec.faults of the faults a step of this kind applies.
+func appliedFaults(run *benchv1.BenchmarkRun, kind benchv1.StepKind) []int {
+	var out []int
+	for i, f := range run.Spec.Faults {
+		if (kind == benchv1.StepFault) == (faultScope(f) == benchv1.FaultInResultStep) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// searchSteps are the steps the search counts: all but the fault step after it.
+func searchSteps(steps []benchv1.StepResult) []benchv1.StepResult {
+	out := make([]benchv1.StepResult, 0, len(steps))
+	for _, s := range steps {
+		if s.Kind != benchv1.StepFault {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// faultStepPlan says whether the search's end calls for the fault step, and at how many active
+// warehouses: the result's, when some fault applies in the result step, none has run yet, and a
+// compliant load was found.
+func faultStepPlan(run *benchv1.BenchmarkRun, d search.Decision) (int32, bool) {
+	if len(appliedFaults(run, benchv1.StepFault)) == 0 {
+		return 0, false
+	}
+	for _, s := range run.Status.Steps {
+		if s.Kind == benchv1.StepFault {
+			return 0, false
+		}
+	}
+	result := resultOf(run, d)
+	if result.Step == nil || result.MaxCompliantWarehouses < 1 {
+		return 0, false
+	}
+	return result.MaxCompliantWarehouses, true
+}
+
+// findInjection is the recorded injection of spec.faults[fault], nil when none.
+func findInjection(list []benchv1.FaultInjection, fault int) *benchv1.FaultInjection {
+	for i := range list {
+		if int(list[i].Fault) == fault {
+			return &list[i]
+		}
+	}
+	return nil
+}
+
+// setInjection writes one injection into the status of the step under way.
+func (r *BenchmarkRunReconciler) setInjection(ctx context.Context, run *benchv1.BenchmarkRun, index int32, inj benchv1.FaultInjection) error {
+	return r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
+		if s.Current == nil || s.Current.Index != index {
+			return
+		}
+		if old := findInjection(s.Current.Faults, int(inj.Fault)); old != nil {
+			*old = inj
+			return
+		}
+		s.Current.Faults = append(s.Current.Faults, inj)
+		sort.Slice(s.Current.Faults, func(i, j int) bool { return s.Current.Faults[i].Fault < s.Current.Faults[j].Fault })
+	})
+}
+
+// applyFaults applies the step's faults that are due, repeats a deletion a restarted operator left
+// Injecting, and records what the engine's operator did since. It returns how long until the next
+// planned fault (0: none pending).
+func (r *BenchmarkRunReconciler) applyFaults(ctx context.Context, run *benchv1.BenchmarkRun, index int32, faults []int, st *stepSeries, measured time.Duration) (time.Duration, error) {
+	if len(faults) == 0 || st.Origin.IsZero() || run.Status.Current == nil {
+		return 0, nil
+	}
+	_, rampUp := jobs.Durations(run)
+	start := st.Origin.Add(rampUp)
+	targets, ok := r.backend(run).(engines.FaultTargets)
+	var next time.Duration
+	for _, fi := range faults {
+		f := run.Spec.Faults[fi]
+		planned := start.Add(f.At.Duration)
+		inj := findInjection(run.Status.Current.Faults, fi)
+		if inj != nil && inj.State != benchv1.FaultInjecting {
+			continue
+		}
+		if inj == nil {
+			skip := ""
+			switch {
+			case !ok || run.Spec.Database.External != nil:
+				skip = "the database was not deployed by the operator: its pods are never touched"
+			case f.At.Duration >= measured:
+				skip = fmt.Sprintf("at %s is beyond this step's measured interval of %s", f.At.Duration, measured)
+			}
+			if skip != "" {
+				if err := r.setInjection(ctx, run, index, benchv1.FaultInjection{Fault: int32(fi), Action: f.Action, State: benchv1.FaultSkipped, Message: skip}); err != nil {
+					return 0, err
+				}
+				continue
+			}
+			if wait := time.Until(planned); wait > 0 {
+				if next == 0 || wait < next {
+					next = wait
+				}
+				continue
+			}
+			decided, err := r.decideInjection(ctx, run, targets, fi, f, planned)
+			if err != nil {
+				return 0, err
+			}
+			if err := r.setInjection(ctx, run, index, decided); err != nil {
+				return 0, err
+			}
+			if decided.State != benchv1.FaultInjecting {
+				continue
+			}
+			inj = &decided
+		}
+		done := *inj
+		if err := r.deletePod(ctx, run, inj.Pod, types.UID(inj.PodUID)); err != nil {
+			done.State, done.Message = benchv1.FaultFailed, err.Error()
+		} else {
+			done.State = benchv1.FaultInjected
+			r.Recorder.Eventf(run, nil, corev1.EventTypeWarning, "FaultInjected", "DeletePod", "step %d: %s deleted pod %s (planned %s)",
+				index, f.Action, inj.Pod, inj.PlannedTime.UTC().Format(time.RFC3339))
+		}
+		if err := r.setInjection(ctx, run, index, done); err != nil {
+			return 0, err
+		}
+	}
+	if ok {
+		if err := r.observeFailover(ctx, run, index, targets, st); err != nil {
+			return 0, err
+		}
+	}
+	return next, nil
+}
+
+// decideInjection names the pod a due fault deletes and checks it belongs to the run's database.
+// A refusal is recorded as Failed with the reason; nothing is deleted.
+func (r *BenchmarkRunReconciler) decideInjection(ctx context.Context, run *benchv1.BenchmarkRun, targets engines.FaultTargets, fi int, f benchv1.Fault, planned time.Time) (benchv1.FaultInjection, error) {
+	inj := benchv1.FaultInjection{Fault: int32(fi), Action: f.Action, PlannedTime: &metav1.MicroTime{Time: planned}}
+	observed, err := r.observe(ctx, run, append(r.backend(run).Observed(run), targets.OwnerChain(run)...))
+	if err != nil {
+		return inj, err
+	}
+	roles := targets.Roles(run, observed)
+	inj.PrimaryBefore = roles.Primary
+	name, err := targets.FaultPod(run, f, observed)
+	if err != nil {
+		inj.State, inj.Message = benchv1.FaultFailed, err.Error()
+		return inj, nil
+	}
+	inj.Pod = name
+	pod := &corev1.Pod{}
+	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: name}, pod); err != nil {
+		if apierrors.IsNotFound(err) {
+			inj.State, inj.Message = benchv1.FaultFailed, fmt.Sprintf("pod %s does not exist", name)
+			return inj, nil
+		}
+		return inj, err
+	}
+	if err := r.verifyDatabasePod(ctx, run, targets, pod); err != nil {
+		inj.State, inj.Message = benchv1.FaultFailed, "refused: "+err.Error()
+		return inj, nil
+	}
+	inj.PodUID, inj.State, inj.Time = string(pod.UID), benchv1.FaultInjecting, &metav1.MicroTime{Time: time.Now()}
+	return inj, nil
+}
+
+// verifyDatabasePod checks that a pod is one of the run's own database: it carries the backend's
+// pod labels, and its controller chain leads to a vendor object labelled with the run.
+func (r *BenchmarkRunReconciler) verifyDatabasePod(ctx context.Context, run *benchv1.BenchmarkRun, targets engines.FaultTargets, pod *corev1.Pod) error {
+	for k, v := range r.backend(run).DatabasePods(run) {
+		if pod.Labels[k] != v {
+			return fmt.Errorf("pod %s lacks the label %s=%s of the run's database", pod.Name, k, v)
+		}
+	}
+	var obj client.Object = pod
+	for _, ref := range targets.OwnerChain(run) {
+		owner := metav1.GetControllerOf(obj)
+		if owner == nil || owner.Kind != ref.GVK.Kind || owner.Name != ref.Name {
+			return fmt.Errorf("%s %s is not controlled by %s %s", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), ref.GVK.Kind, ref.Name)
+		}
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(ref.GVK)
+		if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: ref.Name}, u); err != nil {
+			return fmt.Errorf("reading %s %s: %w", ref.GVK.Kind, ref.Name, err)
+		}
+		if u.GetUID() != owner.UID {
+			return fmt.Errorf("%s %s is another object than the one controlling %s", ref.GVK.Kind, ref.Name, obj.GetName())
+		}
+		obj = u
+	}
+	if obj.GetLabels()["bench.oltp.io/run"] != run.Name {
+		return fmt.Errorf("%s is not labelled as the database of run %s", obj.GetName(), run.Name)
+	}
+	return nil
+}
+
+// deletePod deletes one pod instance: a pod already gone, or re-created under the name with
+// another UID, is not touched.
+func (r *BenchmarkRunReconciler) deletePod(ctx context.Context, run *benchv1.BenchmarkRun, name string, uid types.UID) error {
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: run.Namespace, Name: name}}
+	err := r.Delete(ctx, pod, client.Preconditions{UID: &uid})
+	if err == nil || apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return nil
+	}
+	return fmt.Errorf("deleting pod %s: %w", name, err)
+}
+
+// observeFailover records, for each injection, the primary the engine's operator chose after it
+// and when the deleted pod's replacement and every instance were ready again. Each is recorded
+// once, when first seen.
+func (r *BenchmarkRunReconciler) observeFailover(ctx context.Context, run *benchv1.BenchmarkRun, index int32, targets engines.FaultTargets, st *stepSeries) error {
+	var pending []benchv1.FaultInjection
+	for _, inj := range run.Status.Current.Faults {
+		if inj.State == benchv1.FaultInjected && inj.ReadyTime == nil {
+			pending = append(pending, inj)
+		}
+	}
+	if first := firstInjection(run.Status.Current.Faults); first != nil && st.AfterFault == nil && st.LengthSeconds > 0 {
+		length := time.Duration(st.LengthSeconds * float64(time.Second))
+		k := sla.FaultIntervalIndex(st.Origin, length, first.Time.Time)
+		st.AfterFault = &faultWindow{From: k, To: k + int(time.Minute/length)}
+		if err := r.saveSeries(ctx, run, index, st); err != nil {
+			return err
+		}
+	}
+	if len(pending) == 0 {
+		return nil
+	}
+	observed, err := r.observe(ctx, run, append(r.backend(run).Observed(run), targets.OwnerChain(run)...))
+	if err != nil {
+		return err
+	}
+	roles := targets.Roles(run, observed)
+	now := time.Now()
+	for _, inj := range pending {
+		changed := inj
+		if roles.Primary != "" && inj.PrimaryBefore != "" && roles.Primary != inj.PrimaryBefore && inj.PrimaryAfter == "" {
+			changed.PrimaryAfter = roles.Primary
+			at := roles.PrimarySince
+			if at.IsZero() || at.Before(inj.Time.Time) {
+				at = now
+			}
+			changed.PromotedTime = &metav1.MicroTime{Time: at}
+		}
+		pod := &corev1.Pod{}
+		err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: inj.Pod}, pod)
+		if err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+		replaced := err == nil && string(pod.UID) != inj.PodUID && podReady(pod)
+		if replaced && roles.Instances > 0 && roles.Ready >= roles.Instances {
+			changed.ReadyTime = &metav1.MicroTime{Time: now}
+		}
+		if changed.PrimaryAfter != inj.PrimaryAfter || changed.ReadyTime != nil {
+			if err := r.setInjection(ctx, run, index, changed); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// firstInjection is the earliest applied injection, nil when none was applied.
+func firstInjection(list []benchv1.FaultInjection) *benchv1.FaultInjection {
+	var first *benchv1.FaultInjection
+	for i := range list {
+		inj := &list[i]
+		if inj.Time == nil || (inj.State != benchv1.FaultInjected && inj.State != benchv1.FaultInjecting) {
+			continue
+		}
+		if first == nil || inj.Time.Time.Before(first.Time.Time) {
+			first = inj
+		}
+	}
+	return first
+}
+
+// ledgerPending reports whether a step measuring faults still waits for a pod's ledger check.
+func ledgerPending(conn engines.Connection, faults []int, snapshots []*snapshot.Snapshot) bool {
+	if len(faults) == 0 || !jobs.LedgerSupported(conn.Engine) {
+		return false
+	}
+	for _, s := range snapshots {
+		if s.Phase == snapshot.PhaseDone && s.LedgerCheck == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// ledgerOf sums the pods' ledger checks; nil when no pod made one.
+func ledgerOf(snapshots []*snapshot.Snapshot) *benchv1.LedgerCheck {
+	var out *benchv1.LedgerCheck
+	for _, s := range snapshots {
+		c := s.LedgerCheck
+		if c == nil {
+			continue
+		}
+		if out == nil {
+			out = &benchv1.LedgerCheck{Pass: true}
+		}
+		out.Pass = out.Pass && c.Pass && c.Error == ""
+		out.Districts += int32(c.Districts)
+		out.Acknowledged += c.Acknowledged
+		out.Unknown += c.Unknown
+		out.Growth += c.Growth
+		if c.Error != "" {
+			out.Failures = append(out.Failures, fmt.Sprintf("pod %s: %s", s.Identity.Pod, c.Error))
+		}
+		out.Failures = append(out.Failures, c.Failures...)
+	}
+	if out != nil && len(out.Failures) > 10 {
+		out.Failures = append(out.Failures[:10], fmt.Sprintf("and %d more", len(out.Failures)-10))
+	}
+	return out
+}
+
+// faultRecord is what a step's faults did and cost, from the injections in status, the step's
+// series and the pods' snapshots; it also returns the checks the verdict gets.
+func faultRecord(run *benchv1.BenchmarkRun, injections []benchv1.FaultInjection, st *stepSeries, snapshots []*snapshot.Snapshot) (*benchv1.FaultRecord, []sla.Check) {
+	rec := &benchv1.FaultRecord{Injections: injections, Ledger: ledgerOf(snapshots)}
+	var checks []sla.Check
+	if l := rec.Ledger; l != nil && !l.Pass {
+		detail := fmt.Sprintf("%d acknowledged New-Orders, %d with an unknown outcome, d_next_o_id grew by %d: %s",
+			l.Acknowledged, l.Unknown, l.Growth, strings.Join(l.Failures, "; "))
+		checks = append(checks, sla.LedgerFailure(detail))
+	}
+	first := firstInjection(injections)
+	if first == nil || st == nil || st.Origin.IsZero() {
+		return rec, checks
+	}
+	_, rampUp := jobs.Durations(run)
+	figures, err := sla.MeasureFault(st.Series, st.Origin, st.Origin.Add(rampUp), first.Time.Time)
+	if err != nil {
+		if bound := run.Spec.SLA.MaxUnavailability; bound != nil {
+			checks = append(checks, sla.Check{Name: "unavailability", Status: sla.Fail, Detail: "unavailability: not measured: " + err.Error()})
+		}
+		return rec, checks
+	}
+	m := &benchv1.FaultMeasurement{
+		Unavailability:             metav1.Duration{Duration: figures.Unavailability},
+		BaselineNewOrdersPerSecond: round2(figures.BaselineNewOrdersPerSecond),
+	}
+	if !figures.UnavailableFrom.IsZero() {
+		m.UnavailableFrom = &metav1.Time{Time: figures.UnavailableFrom}
+	}
+	if figures.Recovered {
+		m.Recovery = &metav1.Duration{Duration: figures.Recovery.Round(time.Millisecond)}
+	}
+	for t, n := range figures.Errors {
+		if m.Errors == nil {
+			m.Errors = map[benchv1.Transaction]int64{}
+		}
+		m.Errors[benchv1.Transaction(t)] = n
+	}
+	for _, s := range snapshots {
+		for _, d := range s.Ledger {
+			m.CommitsUnknown += d.Unknown
+		}
+	}
+	m.LatencyAfter = st.AfterFault.stats()
+	rec.Measurement = m
+	if bound := run.Spec.SLA.MaxUnavailability; bound != nil {
+		checks = append(checks, sla.UnavailabilityCheck(figures.Unavailability, bound.Duration))
+	}
+	return rec, checks
+}
+
+// faultWindow accumulates the exact histograms of the minute after a step's first fault: the
+// intervals [From, To) of its series.
+type faultWindow struct {
+	From       int                             `json:"from"`
+	To         int                             `json:"to"`
+	Histograms map[snapshot.Transaction]string `json:"histograms,omitempty"`
+}
+
+// add merges one merged interval's histograms into the window when the interval is in it.
+func (w *faultWindow) add(m snapshot.MergedInterval) error {
+	if w == nil || m.Index < w.From || m.Index >= w.To {
+		return nil
+	}
+	if w.Histograms == nil {
+		w.Histograms = map[snapshot.Transaction]string{}
+	}
+	for t, mt := range m.Transactions {
+		if mt == nil || mt.Histogram == nil || mt.Histogram.TotalCount() == 0 {
+			continue
+		}
+		h := snapshot.NewHistogram()
+		if enc := w.Histograms[t]; enc != "" {
+			var err error
+			if h, err = snapshot.DecodeHistogram(enc); err != nil {
+				return fmt.Errorf("the window after the fault: %w", err)
+			}
+		}
+		h.Merge(mt.Histogram)
+		enc, err := snapshot.EncodeHistogram(h)
+		if err != nil {
+			return err
+		}
+		w.Histograms[t] = enc
+	}
+	return nil
+}
+
+// stats reads the window's percentiles per transaction type.
+func (w *faultWindow) stats() map[benchv1.Transaction]benchv1.TransactionStats {
+	if w == nil || len(w.Histograms) == 0 {
+		return nil
+	}
+	out := map[benchv1.Transaction]benchv1.TransactionStats{}
+	for t, enc := range w.Histograms {
+		h, err := snapshot.DecodeHistogram(enc)
+		if err != nil {
+			continue
+		}
+		q := func(p float64) metav1.Duration {
+			return metav1.Duration{Duration: snapshot.Micros(h.ValueAtQuantile(p))}
+		}
+		out[benchv1.Transaction(t)] = benchv1.TransactionStats{Count: h.TotalCount(), P50: q(50), P90: q(90), P95: q(95), P99: q(99),
+			Max: metav1.Duration{Duration: snapshot.Micros(h.Max())}}
+	}
+	return out
+}
+
+// reconcileFaultCheck runs the TPC-C consistency check after the last step that applied faults and
+// records its outcome in that step, once.
+func (r *BenchmarkRunReconciler) reconcileFaultCheck(ctx context.Context, run *benchv1.BenchmarkRun) (bool, ctrl.Result, error) {
+	last := -1
+	for i, s := range run.Status.Steps {
+		if s.Fault != nil && firstInjection(s.Fault.Injections) != nil {
+			last = i
+		}
+	}
+	if last < 0 || run.Status.Steps[last].Fault.Consistency != "" {
+		return true, ctrl.Result{}, nil
+	}
+	step := run.Status.Steps[last]
+	check := jobs.FaultCheckJob(run, step.Index, r.backend(run).Connection(run), r.Config.Jobs)
+	if err := r.createOnce(ctx, run, check); err != nil {
+		return false, ctrl.Result{}, err
+	}
+	if err := r.Get(ctx, client.ObjectKeyFromObject(check), check); err != nil {
+		return false, ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	outcome := ""
+	if c := jobCondition(check, "Failed"); c != nil {
+		outcome = fmt.Sprintf("failed: Job %s: %s (its log names the TPC-C condition)", check.Name, c.Message)
+	} else if jobCondition(check, "Complete") != nil {
+		outcome = "passed"
+	}
+	if outcome == "" {
+		return false, ctrl.Result{RequeueAfter: r.Config.PollInterval}, nil
+	}
+	if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
+		if last < len(s.Steps) && s.Steps[last].Fault != nil && s.Steps[last].Fault.Consistency == "" {
+			s.Steps[last].Fault.Consistency = outcome
+		}
+	}); err != nil {
+		return false, ctrl.Result{}, err
+	}
+	r.deleteJob(ctx, check)
+	return true, ctrl.Result{}, nil
+}
+
+// faultFailure says why the run fails for what its faults revealed: an acknowledged commit lost,
+// or the consistency conditions broken; "" when neither.
+func faultFailure(run *benchv1.BenchmarkRun) (reason, message string) {
+	var msgs []string
+	for _, s := range run.Status.Steps {
+		if s.Fault == nil {
+			continue
+		}
+		if l := s.Fault.Ledger; l != nil && !l.Pass {
+			reason = "AcknowledgedCommitLost"
+			msgs = append(msgs, fmt.Sprintf("step %d: the ledger check failed: %s", s.Index, strings.Join(l.Failures, "; ")))
+		}
+		if c := s.Fault.Consistency; strings.HasPrefix(c, "failed") {
+			if reason == "" {
+				reason = "InconsistentAfterFault"
+			}
+			msgs = append(msgs, fmt.Sprintf("step %d: the consistency check %s", s.Index, c))
+		}
+	}
+	return reason, strings.Join(msgs, "; ")
+}
