@@ -2,8 +2,14 @@ package engines
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 )
 
 // Memory sizing: the settings each engine sizes from its pod's memory, computed the same way for all
@@ -74,6 +80,9 @@ type SizingInput struct {
 	Warehouses int
 	// Storage is each instance's data volume, in bytes; 0 leaves max_wal_size uncapped.
 	Storage int64
+	// SharedBuffers and MaxConnections the user set (0: sized), which work_mem is divided by.
+	SharedBuffers  int64
+	MaxConnections int
 }
 
 // PostgresSizing holds PostgreSQL's sized settings; sizes in bytes.
@@ -93,7 +102,14 @@ func SizePostgres(in SizingInput) PostgresSizing {
 	s.EffectiveCacheSize = max(roundDown(in.Memory*EffectiveCacheSharePercent/100, mB), 8*kB)
 	s.MaintenanceWorkMem = roundDown(min(max(in.Memory/MaintenanceWorkMemDivisor, MinMaintenanceWorkMem), MaxMaintenanceWorkMem), mB)
 	s.MaxConnections = max(in.Connections+ConnectionHeadroom, MinMaxConnections)
-	s.WorkMem = max(roundDown((in.Memory-s.SharedBuffers)/int64(s.MaxConnections*WorkMemOperations), kB), MinWorkMem)
+	buffers, connections := s.SharedBuffers, s.MaxConnections
+	if in.SharedBuffers > 0 {
+		buffers = in.SharedBuffers
+	}
+	if in.MaxConnections > 0 {
+		connections = in.MaxConnections
+	}
+	s.WorkMem = max(roundDown((in.Memory-buffers)/int64(connections*WorkMemOperations), kB), MinWorkMem)
 	wal := int64(in.Warehouses) * WALBytesPerWarehouseSecond * CheckpointTimeoutSeconds * WALCheckpointFactor
 	if in.Storage > 0 {
 		wal = min(wal, in.Storage/WALStorageDivisor)
@@ -126,6 +142,30 @@ func PostgresSize(bytes int64) string {
 		}
 	}
 	return fmt.Sprintf("%dkB", max((bytes+kB-1)/kB, 1))
+}
+
+// ParsePostgresSize reads a PostgreSQL memory setting: an integer with an optional unit (B, kB,
+// MB, GB, TB), or without a unit in the setting's own (blockSize bytes: 8 kB for shared_buffers).
+func ParsePostgresSize(value string, blockSize int64) (int64, bool) {
+	value = strings.TrimSpace(value)
+	i := strings.IndexFunc(value, func(r rune) bool { return r < '0' || r > '9' })
+	if i == 0 {
+		return 0, false
+	}
+	number, unit := value, ""
+	if i > 0 {
+		number, unit = value[:i], strings.TrimSpace(value[i:])
+	}
+	n, err := strconv.ParseInt(number, 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	multiplier := map[string]int64{"": blockSize, "B": 1, "kB": kB, "MB": mB, "GB": gB, "TB": 1 << 40}
+	m, ok := multiplier[unit]
+	if !ok {
+		return 0, false
+	}
+	return n * m, true
 }
 
 // CockroachSizing holds CockroachDB's --cache and --max-sql-memory, in bytes.
@@ -167,3 +207,21 @@ func MemoryOf(r corev1.ResourceRequirements) (bytes int64, from string, ok bool)
 }
 
 func roundDown(v, unit int64) int64 { return v / unit * unit }
+
+// SizingStatus is the status record of settings sized from memory: sized holds the sized values,
+// user the run's own settings, which win for the names they share.
+func SizingStatus(memory int64, from string, connections int, sized, user map[string]string) *benchv1.DatabaseSizing {
+	s := &benchv1.DatabaseSizing{
+		Memory: *resource.NewQuantity(memory, resource.BinarySI), MemoryFrom: from,
+		Connections: int32(connections), Settings: map[string]string{},
+	}
+	for name, value := range sized {
+		if own, given := user[name]; given {
+			value = own
+			s.UserSet = append(s.UserSet, name)
+		}
+		s.Settings[name] = value
+	}
+	slices.Sort(s.UserSet)
+	return s
+}

@@ -47,6 +47,13 @@ func TestSizePostgres(t *testing.T) {
 				"shared_buffers": "16GB", "effective_cache_size": "48GB", "maintenance_work_mem": "2GB",
 				"work_mem": "8301kB", "max_connections": "2021", "max_wal_size": "21093MB",
 			}},
+		{"work_mem divides what the user's shared_buffers and max_connections leave",
+			SizingInput{Memory: 8 * gB, Connections: 201, Warehouses: 100, Storage: 50 * gB, SharedBuffers: 4 * gB, MaxConnections: 1000},
+			map[string]string{
+				"shared_buffers": "2GB", "effective_cache_size": "6GB", "maintenance_work_mem": "512MB",
+				// (8 GiB − 4 GiB) / (1000 × 3) = 1 398 kB
+				"work_mem": "1398kB", "max_connections": "221", "max_wal_size": "2109MB",
+			}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -111,5 +118,22 @@ func TestMemoryOf(t *testing.T) {
 				t.Errorf("MemoryOf = %d %q %v, want %d %q %v", bytes, from, ok, tc.bytes, tc.from, tc.ok)
 			}
 		})
+	}
+}
+
+func TestParsePostgresSize(t *testing.T) {
+	cases := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"2GB", 2 * gB, true}, {"512MB", 512 * mB, true}, {"64kB", 64 * kB, true}, {"16384", 16384 * 8 * kB, true},
+		{" 1 GB ", gB, true}, {"1gb", 0, false}, {"GB", 0, false}, {"", 0, false}, {"1.5GB", 0, false},
+	}
+	for _, tc := range cases {
+		got, ok := ParsePostgresSize(tc.in, 8*kB)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("ParsePostgresSize(%q) = %d %v, want %d %v", tc.in, got, ok, tc.want, tc.ok)
+		}
 	}
 }
