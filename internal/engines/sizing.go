@@ -74,6 +74,9 @@ const (
 type SizingInput struct {
 	// Memory per instance or node, in bytes (> 0).
 	Memory int64
+	// MemoryRequest is the memory request when one is set (0: none): CloudNativePG rejects a
+	// Cluster whose shared_buffers exceed it, so shared_buffers never does.
+	MemoryRequest int64
 	// Connections is the most client connections the run's Jobs open at once (PostgreSQL).
 	Connections int
 	// Warehouses is the loaded warehouse count: steps activate at most this many.
@@ -98,7 +101,11 @@ type PostgresSizing struct {
 // SizePostgres sizes PostgreSQL's memory settings, max_wal_size and max_connections.
 func SizePostgres(in SizingInput) PostgresSizing {
 	var s PostgresSizing
-	s.SharedBuffers = max(roundDown(in.Memory*CacheSharePercent/100, mB), 128*kB)
+	s.SharedBuffers = roundDown(in.Memory*CacheSharePercent/100, mB)
+	if in.MemoryRequest > 0 {
+		s.SharedBuffers = min(s.SharedBuffers, roundDown(in.MemoryRequest, mB))
+	}
+	s.SharedBuffers = max(s.SharedBuffers, 128*kB)
 	s.EffectiveCacheSize = max(roundDown(in.Memory*EffectiveCacheSharePercent/100, mB), 8*kB)
 	s.MaintenanceWorkMem = roundDown(min(max(in.Memory/MaintenanceWorkMemDivisor, MinMaintenanceWorkMem), MaxMaintenanceWorkMem), mB)
 	s.MaxConnections = max(in.Connections+ConnectionHeadroom, MinMaxConnections)

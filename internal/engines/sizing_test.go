@@ -47,6 +47,13 @@ func TestSizePostgres(t *testing.T) {
 				"shared_buffers": "16GB", "effective_cache_size": "48GB", "maintenance_work_mem": "2GB",
 				"work_mem": "8301kB", "max_connections": "2021", "max_wal_size": "21093MB",
 			}},
+		{"shared_buffers never above the memory request (CloudNativePG's webhook rejects it)",
+			SizingInput{Memory: 8 * gB, MemoryRequest: 1 * gB, Connections: 201, Warehouses: 100, Storage: 50 * gB},
+			map[string]string{
+				"shared_buffers": "1GB", "effective_cache_size": "6GB", "maintenance_work_mem": "512MB",
+				// (8 GiB − 1 GiB) / (221 × 3)
+				"work_mem": "11070kB", "max_connections": "221", "max_wal_size": "2109MB",
+			}},
 		{"work_mem divides what the user's shared_buffers and max_connections leave",
 			SizingInput{Memory: 8 * gB, Connections: 201, Warehouses: 100, Storage: 50 * gB, SharedBuffers: 4 * gB, MaxConnections: 1000},
 			map[string]string{

@@ -50,6 +50,9 @@ func (Backend) Sizing(run *benchv1.BenchmarkRun) *benchv1.DatabaseSizing {
 		Memory: memory, Connections: connections,
 		Warehouses: int(run.Spec.Workload.Warehouses), Storage: spec.Storage.Size.Value(),
 	}
+	if q, set := spec.Resources.Requests[corev1.ResourceMemory]; set {
+		in.MemoryRequest = q.Value()
+	}
 	// work_mem divides what the user's own shared_buffers and max_connections leave.
 	if v, ok := spec.Parameters["shared_buffers"]; ok {
 		in.SharedBuffers, _ = engines.ParsePostgresSize(v, 8<<10)
