@@ -42,6 +42,9 @@ const (
 	ConnectionHeadroom = 20
 	// MinMaxConnections is PostgreSQL's default; sizing never lowers it.
 	MinMaxConnections = 100
+	// MaxMaxConnections keeps max_connections, autovacuum workers, background workers and
+	// walsenders under PostgreSQL's limit of 262143 backends, above which it does not start.
+	MaxMaxConnections = 260_000
 	// WorkMemOperations is how many sort or hash operations each connection is assumed to run at
 	// once when dividing the memory left after shared_buffers into work_mem.
 	WorkMemOperations = 3
@@ -108,7 +111,7 @@ func SizePostgres(in SizingInput) PostgresSizing {
 	s.SharedBuffers = max(s.SharedBuffers, 128*kB)
 	s.EffectiveCacheSize = max(roundDown(in.Memory*EffectiveCacheSharePercent/100, mB), 8*kB)
 	s.MaintenanceWorkMem = roundDown(min(max(in.Memory/MaintenanceWorkMemDivisor, MinMaintenanceWorkMem), MaxMaintenanceWorkMem), mB)
-	s.MaxConnections = max(in.Connections+ConnectionHeadroom, MinMaxConnections)
+	s.MaxConnections = min(max(in.Connections+ConnectionHeadroom, MinMaxConnections), MaxMaxConnections)
 	buffers, connections := s.SharedBuffers, s.MaxConnections
 	if in.SharedBuffers > 0 {
 		buffers = in.SharedBuffers

@@ -54,6 +54,12 @@ func TestSizePostgres(t *testing.T) {
 				// (8 GiB − 1 GiB) / (221 × 3)
 				"work_mem": "11070kB", "max_connections": "221", "max_wal_size": "2109MB",
 			}},
+		{"max_connections stays under PostgreSQL's backend limit",
+			SizingInput{Memory: 512 * gB, Connections: 300_001, Warehouses: 30_000, Storage: 1 << 40},
+			map[string]string{
+				"shared_buffers": "128GB", "effective_cache_size": "384GB", "maintenance_work_mem": "2GB",
+				"work_mem": "516kB", "max_connections": "260000", "max_wal_size": "256GB",
+			}},
 		{"work_mem divides what the user's shared_buffers and max_connections leave",
 			SizingInput{Memory: 8 * gB, Connections: 201, Warehouses: 100, Storage: 50 * gB, SharedBuffers: 4 * gB, MaxConnections: 1000},
 			map[string]string{
