@@ -68,7 +68,7 @@ func (r *BenchmarkRunReconciler) reconcileDatabase(ctx context.Context, run *ben
 	}
 	readiness := backend.Readiness(run, observed)
 	conn := backend.Connection(run)
-	databaseStatus := &benchv1.DatabaseStatus{Endpoint: conn.Endpoint}
+	databaseStatus := &benchv1.DatabaseStatus{Endpoint: conn.Endpoint, Sizing: backend.Sizing(run)}
 	if run.Spec.Database.External != nil {
 		databaseStatus.Name = run.Spec.Database.External.SecretRef.Name
 	} else if len(desired) > 0 {

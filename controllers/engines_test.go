@@ -12,6 +12,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -83,12 +84,65 @@ func TestEachEngineDeploysThroughItsOperator(t *testing.T) {
 		return run
 	}
 
+	t.Run("PostgreSQL sized and unlogged", func(t *testing.T) {
+		run := newEngineRun("pgsized", benchv1.DatabaseSpec{Engine: benchv1.EnginePostgreSQL, Postgres: &benchv1.PostgresSpec{
+			Resources:  corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("4Gi")}},
+			Parameters: map[string]string{"shared_buffers": "512MB"},
+			Tables:     benchv1.TablesUnlogged,
+			Storage:    benchv1.StorageSpec{Size: resource.MustParse("10Gi")},
+		}})
+		cluster := getVendor(t, schema.GroupVersionKind{Group: "postgresql.cnpg.io", Version: "v1", Kind: "Cluster"}, ns, "pgsized-db")
+		parameters, _, _ := unstructured.NestedStringMap(cluster.Object, "spec", "postgresql", "parameters")
+		if parameters["shared_buffers"] != "512MB" || parameters["effective_cache_size"] != "3GB" || parameters["max_connections"] != "100" {
+			t.Errorf("Cluster parameters %v: want the run's shared_buffers and the sized rest", parameters)
+		}
+		// The load's 4 pods × (4 threads + 1) outnumber a step's 2 × 4 warehouses + 1.
+		var sizing *benchv1.DatabaseSizing
+		eventually(t, 20*time.Second, func() error {
+			if db := getRun(t, run).Status.Database; db == nil || db.Sizing == nil {
+				return fmt.Errorf("status.database = %+v, want its sizing", db)
+			} else {
+				sizing = db.Sizing
+			}
+			return nil
+		})
+		if sizing.MemoryFrom != "request" || sizing.Memory.String() != "4Gi" || !slices.Equal(sizing.UserSet, []string{"shared_buffers"}) ||
+			sizing.Settings["shared_buffers"] != "512MB" || sizing.Settings["effective_cache_size"] != "3GB" || sizing.Connections != 20 {
+			t.Errorf("status.database.sizing = %+v", sizing)
+		}
+		for name, value := range sizing.Settings {
+			if parameters[name] != value {
+				t.Errorf("status says %s = %s, the Cluster has %s", name, value, parameters[name])
+			}
+		}
+		setClusterReady(t, ns, "pgsized-db", 3)
+		_, c := loaderContainer(t, run)
+		if i := slices.Index(c.Args, "--tables"); i < 0 || c.Args[i+1] != "unlogged" {
+			t.Errorf("loader args %v: want --tables unlogged", c.Args)
+		}
+	})
+
 	t.Run("CockroachDB", func(t *testing.T) {
-		run := newEngineRun("crdb", benchv1.DatabaseSpec{Engine: benchv1.EngineCockroachDB})
+		run := newEngineRun("crdb", benchv1.DatabaseSpec{Engine: benchv1.EngineCockroachDB, Cockroach: &benchv1.CockroachSpec{
+			Nodes: 3, Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("8Gi")}},
+			Storage: benchv1.StorageSpec{Size: resource.MustParse("10Gi")},
+		}})
 		cluster := getVendor(t, schema.GroupVersionKind{Group: "crdb.cockroachlabs.com", Version: "v1alpha1", Kind: "CrdbCluster"}, ns, "crdb-db")
 		if nodes, _, _ := unstructured.NestedInt64(cluster.Object, "spec", "nodes"); nodes != 3 {
 			t.Errorf("nodes = %d", nodes)
 		}
+		cache, _, _ := unstructured.NestedString(cluster.Object, "spec", "cache")
+		sqlMemory, _, _ := unstructured.NestedString(cluster.Object, "spec", "maxSQLMemory")
+		if cache != "2GiB" || sqlMemory != "2GiB" {
+			t.Errorf("cache %q maxSQLMemory %q, want 2GiB each (a quarter of the 8Gi limit)", cache, sqlMemory)
+		}
+		eventually(t, 20*time.Second, func() error {
+			db := getRun(t, run).Status.Database
+			if db == nil || db.Sizing == nil || db.Sizing.MemoryFrom != "limit" || db.Sizing.Settings["cache"] != "2GiB" {
+				return fmt.Errorf("status.database = %+v, want the sizing from the 8Gi limit", db)
+			}
+			return nil
+		})
 		waitDatabaseCondition(t, run, "StatefulSetMissing")
 		labels := map[string]string{"app": "crdb"}
 		sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "crdb-db"}, Spec: appsv1.StatefulSetSpec{

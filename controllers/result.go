@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -53,6 +54,9 @@ type report struct {
 	Spec          benchv1.BenchmarkRunSpec `json:"spec"`
 	Result        benchv1.Result           `json:"result"`
 	Environment   *benchv1.RunEnvironment  `json:"environment,omitempty"`
+	// Sizing is status.database.sizing: the settings sized from the database's memory (optional,
+	// added within version 2).
+	Sizing *benchv1.DatabaseSizing `json:"sizing,omitempty"`
 	// Series says where the steps' time series are: "series.json.gz" beside this file, or, when
 	// they would not fit the ConfigMap, the steps' own series ConfigMaps.
 	Series    string     `json:"series"`
@@ -123,6 +127,9 @@ func (r *BenchmarkRunReconciler) reconcileResult(ctx context.Context, run *bench
 	}
 	rep := report{SchemaVersion: reportVersion, Run: run.Name, Namespace: run.Namespace, Engine: run.Spec.Database.Engine, Spec: run.Spec,
 		Result: result, Environment: run.Status.Environment, Steps: steps, Generated: time.Now().UTC()}
+	if run.Status.Database != nil {
+		rep.Sizing = run.Status.Database.Sizing
+	}
 	series, err := r.readSeries(ctx, run)
 	if err != nil {
 		return false, ctrl.Result{}, err
@@ -292,7 +299,30 @@ func markdownReport(run *benchv1.BenchmarkRun, result benchv1.Result) string {
 	}
 	b.WriteString(faultSection(run))
 	b.WriteString(environmentSection(run.Status.Environment))
+	if run.Status.Database != nil {
+		b.WriteString(sizingLine(run.Status.Database.Sizing))
+	}
 	return b.String()
+}
+
+// sizingLine is the Markdown report's line on the settings sized from the database's memory.
+func sizingLine(s *benchv1.DatabaseSizing) string {
+	if s == nil {
+		return ""
+	}
+	names := make([]string, 0, len(s.Settings))
+	for k := range s.Settings {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, k := range names {
+		parts[i] = k + "=" + s.Settings[k]
+		if slices.Contains(s.UserSet, k) {
+			parts[i] += " (the run's)"
+		}
+	}
+	return fmt.Sprintf("- sized from %s of memory (%s) per instance (docs/sizing.md): %s\n", s.Memory.String(), s.MemoryFrom, strings.Join(parts, ", "))
 }
 
 // telemetryCells are a step's telemetry columns of the Markdown report: each standby's largest

@@ -88,6 +88,29 @@ type DatabaseStatus struct {
 	// ReadyTime is when the database was first seen ready.
 	// +optional
 	ReadyTime *metav1.Time `json:"readyTime,omitempty"`
+	// Sizing is the settings the operator sized from the database's memory (docs/sizing.md);
+	// absent when the database has no memory request or limit, or is external.
+	// +optional
+	Sizing *DatabaseSizing `json:"sizing,omitempty"`
+}
+
+// DatabaseSizing is what the database's settings were sized from, and the values used.
+type DatabaseSizing struct {
+	// Memory of each instance or node the settings were sized from.
+	Memory resource.Quantity `json:"memory"`
+	// MemoryFrom says where Memory comes from: "limit" (the memory limit) or "request" (no limit set).
+	MemoryFrom string `json:"memoryFrom"`
+	// Connections is the most client connections the run's Jobs open at once, which
+	// max_connections covers (PostgreSQL).
+	// +optional
+	Connections int32 `json:"connections,omitempty"`
+	// Settings are the values in use, in the engine's own names and units: PostgreSQL parameters;
+	// CockroachDB's cache and maxSQLMemory; YDB's memory_controller_config.hard_limit_bytes.
+	Settings map[string]string `json:"settings"`
+	// UserSet names the settings the run's own parameters gave, which win over the sized values.
+	// +listType=atomic
+	// +optional
+	UserSet []string `json:"userSet,omitempty"`
 }
 
 // LoadStatus is the progress of the data load.

@@ -102,6 +102,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.cockroach) || self.engine == 'CockroachDB'",fieldPath=".cockroach",message="cockroach is only allowed with engine CockroachDB"
 // +kubebuilder:validation:XValidation:rule="!has(self.ydb) || self.engine == 'YDB'",fieldPath=".ydb",message="ydb is only allowed with engine YDB"
 // +kubebuilder:validation:XValidation:rule="!has(self.external) || !(has(self.postgres) || has(self.cockroach) || has(self.ydb))",fieldPath=".external",message="external deploys nothing and cannot be combined with postgres, cockroach or ydb"
+// +kubebuilder:validation:XValidation:rule="!has(self.external) || !has(self.external.tables) || self.engine == 'PostgreSQL'",fieldPath=".external.tables",message="external.tables applies only to engine PostgreSQL: CockroachDB and YDB have no unlogged tables"
 // +kubebuilder:validation:XValidation:rule="[has(self.postgres), has(self.cockroach), has(self.ydb), has(self.external)] == [has(oldSelf.postgres), has(oldSelf.cockroach), has(oldSelf.ydb), has(oldSelf.external)]",message="the database blocks (postgres, cockroach, ydb, external) cannot be added or removed after creation"
 type DatabaseSpec struct {
 	// Engine is the database engine. It cannot change after creation.
@@ -180,7 +181,28 @@ type PostgresSpec struct {
 	// Image overrides the PostgreSQL operand image.
 	// +optional
 	Image string `json:"image,omitempty"`
+
+	// Tables is how the loader creates the TPC-C tables: Logged (default) or Unlogged. Unlogged
+	// tables write no WAL (the study's "NoWAL" variant): they are not replicated, so the standbys
+	// hold none of their rows and a failover or a crash of the primary loses them (PostgreSQL
+	// truncates unlogged tables in crash recovery). synchronousReplicas then only delays commits
+	// by what little WAL remains. A measurement of the engine without durability, not a
+	// deployment to copy.
+	// +kubebuilder:default=Logged
+	// +optional
+	Tables TablePersistence `json:"tables,omitempty"`
 }
+
+// TablePersistence is whether the TPC-C tables are written to PostgreSQL's WAL.
+// +kubebuilder:validation:Enum=Logged;Unlogged
+type TablePersistence string
+
+const (
+	// TablesLogged are ordinary tables: durable and replicated.
+	TablesLogged TablePersistence = "Logged"
+	// TablesUnlogged are CREATE UNLOGGED TABLEs: no WAL, not replicated, emptied by crash recovery.
+	TablesUnlogged TablePersistence = "Unlogged"
+)
 
 // CockroachSpec is a CockroachDB cluster managed by cockroach-operator, with TLS on.
 //
@@ -260,6 +282,12 @@ type ExternalSpec struct {
 	// SecretRef names a Secret in the run's namespace whose key holds the connection URI
 	// (postgres://… for PostgreSQL and CockroachDB, grpc://…/database for YDB).
 	SecretRef SecretKeyRef `json:"secretRef"`
+
+	// Tables is how the loader creates the TPC-C tables in an external PostgreSQL: Logged (when
+	// omitted) or Unlogged, as postgres.tables. Only with engine PostgreSQL. Tables that already
+	// exist keep their persistence: the load then fails, saying so.
+	// +optional
+	Tables TablePersistence `json:"tables,omitempty"`
 }
 
 // SecretKeyRef names a key of a Secret in the run's namespace.

@@ -27,6 +27,9 @@ func (d *DatabaseSpec) EffectivePostgres() PostgresSpec {
 	if p.SynchronousCommit == "" {
 		p.SynchronousCommit = "remote_apply"
 	}
+	if p.Tables == "" {
+		p.Tables = TablesLogged
+	}
 	p.Storage = p.Storage.withDefaults()
 	return p
 }
@@ -68,6 +71,20 @@ func (s StorageSpec) withDefaults() StorageSpec {
 		s.Size = DefaultStorageSize.DeepCopy()
 	}
 	return s
+}
+
+// Tables is how the loader creates the TPC-C tables: postgres.tables, or external.tables for an
+// external database (Logged when omitted). Only PostgreSQL has unlogged tables; admission rejects
+// Unlogged elsewhere.
+func (d *DatabaseSpec) Tables() TablePersistence {
+	switch {
+	case d.External != nil && d.External.Tables != "":
+		return d.External.Tables
+	case d.External == nil && d.Engine == EnginePostgreSQL:
+		return d.EffectivePostgres().Tables
+	default:
+		return TablesLogged
+	}
 }
 
 // SearchPrecision is the search's precision in warehouses: max(1, warehouses/200).

@@ -128,6 +128,14 @@ func TestAdmissionRejectsInvalidRuns(t *testing.T) {
 			[]string{"spec.database.external.secretRef.name", "at least 1 chars long"}},
 		{"external combined with postgres", []mutation{set("spec.database.external", map[string]any{"secretRef": map[string]any{"name": "db"}})},
 			[]string{"spec.database.external", "external deploys nothing and cannot be combined with postgres, cockroach or ydb"}},
+		{"unknown table persistence", []mutation{set("spec.database.postgres.tables", "NoWAL")},
+			[]string{"spec.database.postgres.tables", `Unsupported value: "NoWAL"`}},
+		{"unlogged tables in an external CockroachDB", []mutation{del("spec.database.postgres"), set("spec.database.engine", "CockroachDB"),
+			set("spec.database.external", map[string]any{"secretRef": map[string]any{"name": "db"}, "tables": "Unlogged"})},
+			[]string{"spec.database.external.tables", "external.tables applies only to engine PostgreSQL"}},
+		{"table persistence of an external YDB", []mutation{del("spec.database.postgres"), set("spec.database.engine", "YDB"),
+			set("spec.database.external", map[string]any{"secretRef": map[string]any{"name": "db"}, "tables": "Logged"})},
+			[]string{"spec.database.external.tables", "external.tables applies only to engine PostgreSQL"}},
 		{"unknown teardown", []mutation{set("spec.database.teardown", "Keep")},
 			[]string{"spec.database.teardown", `Unsupported value: "Keep"`}},
 		{"zero warehouses", []mutation{set("spec.workload.warehouses", int64(0))},
@@ -370,6 +378,46 @@ func TestEmptyEngineBlocksMatchEffectiveDefaults(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc.check(t, stored)
+		})
+	}
+}
+
+// Unlogged tables are accepted for a deployed and an external PostgreSQL; tables defaults to Logged
+// in a postgres block, and DatabaseSpec.Tables says what the loader is asked for.
+func TestTablesAccepted(t *testing.T) {
+	cases := []struct {
+		name      string
+		mutations []mutation
+		stored    func(*benchv1.BenchmarkRun) benchv1.TablePersistence
+		want      benchv1.TablePersistence
+	}{
+		{"postgres default", nil,
+			func(r *benchv1.BenchmarkRun) benchv1.TablePersistence { return r.Spec.Database.Postgres.Tables }, benchv1.TablesLogged},
+		{"postgres unlogged", []mutation{set("spec.database.postgres.tables", "Unlogged")},
+			func(r *benchv1.BenchmarkRun) benchv1.TablePersistence { return r.Spec.Database.Postgres.Tables }, benchv1.TablesUnlogged},
+		{"external postgres unlogged", []mutation{del("spec.database.postgres"),
+			set("spec.database.external", map[string]any{"secretRef": map[string]any{"name": "db"}, "tables": "Unlogged"})},
+			func(r *benchv1.BenchmarkRun) benchv1.TablePersistence { return r.Spec.Database.External.Tables }, benchv1.TablesUnlogged},
+		{"external postgres omitted", []mutation{del("spec.database.postgres"),
+			set("spec.database.external", map[string]any{"secretRef": map[string]any{"name": "db"}})},
+			func(r *benchv1.BenchmarkRun) benchv1.TablePersistence { return r.Spec.Database.Tables() }, benchv1.TablesLogged},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			run := manifest(t, fmt.Sprintf("tables-%d", i), tc.mutations...)
+			if err := k8s.Create(context.Background(), run, client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
+				t.Fatalf("rejected: %v", err)
+			}
+			stored := &benchv1.BenchmarkRun{}
+			if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(run), stored); err != nil {
+				t.Fatal(err)
+			}
+			if got := tc.stored(stored); got != tc.want {
+				t.Errorf("stored tables = %q, want %q", got, tc.want)
+			}
+			if got := stored.Spec.Database.Tables(); got != tc.want {
+				t.Errorf("Tables() = %q, want %q", got, tc.want)
+			}
 		})
 	}
 }

@@ -30,6 +30,8 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	interval := fs.Duration("progress-interval", 0, "progress line interval (default 500ms on a terminal, 5s otherwise)")
 	copyFiles := fs.String("copy-files", "", "instead of loading, write the range as COPY files (the load's format) and SQL scripts to this directory "+
 		"(postgres; the ceiling in hack/bench-load.sh); needs --seed")
+	tables := fs.String("tables", string(tpcc.TablesLogged), "create the tables logged or unlogged: unlogged tables write no WAL, "+
+		"are not replicated and are emptied by crash recovery or lost in a failover (postgres only)")
 	shardIndex := fs.Int("shard", -1, "this process's index among --shards; its range is shard.Of(warehouses, shard, shards) (the loader Job's pods)")
 	shards := fs.Int("shards", 0, "number of processes sharing the warehouses")
 	if code, ok := parse(fs, args); !ok {
@@ -39,6 +41,13 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var d tpcc.Dialect
 	if err == nil {
 		d, err = t.resolve()
+	}
+	var persistence tpcc.TablePersistence
+	if err == nil {
+		persistence, err = tpcc.ParseTablePersistence(*tables)
+	}
+	if err == nil && *copyFiles != "" && persistence != tpcc.TablesLogged {
+		err = fmt.Errorf("--copy-files writes the schema of logged tables; --tables %s does not apply to it", persistence)
 	}
 	if err == nil && *copyFiles != "" && !isSet(fs, "seed") {
 		err = fmt.Errorf("--copy-files needs --seed (the files must match a load with the same seed)")
@@ -62,7 +71,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Dialect: d, URL: t.url, Warehouses: t.warehouses, From: t.from, To: t.to, Threads: t.threads,
 		Seed: *seed, SeedSet: isSet(fs, "seed"),
 		Finish: *finish || (!isSet(fs, "finish") && t.from == 1 && t.to == t.warehouses),
-		Vacuum: *vacuum,
+		Vacuum: *vacuum, Tables: persistence,
 	}
 	p := newProgressPrinter(stderr, isTerminal(stderr), *interval)
 	opts.Progress = p.update

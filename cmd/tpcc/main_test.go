@@ -46,6 +46,9 @@ func TestBadInput(t *testing.T) {
 		{"unreachable url (check)", []string{"check", "--engine", "cockroach", "--url", closed, "--warehouses", "1"}, "--url: cannot reach the database"},
 		{"malformed url", []string{"load", "--engine", "postgres", "--url", "postgres://[::1", "--warehouses", "1"}, "--url"},
 		{"unknown flag", []string{"check", "--wat"}, "flag provided but not defined: -wat"},
+		{"unknown table persistence", []string{"load", "--engine", "postgres", "--url", closed, "--warehouses", "1", "--tables", "nowal"}, `--tables "nowal": want logged or unlogged`},
+		{"unlogged tables on CockroachDB", []string{"load", "--engine", "cockroach", "--url", closed, "--warehouses", "1", "--tables", "unlogged"}, "--tables unlogged: engine cockroach has no unlogged tables (PostgreSQL only)"},
+		{"unlogged tables on YDB", []string{"load", "--engine", "ydb", "--url", "grpc://127.0.0.1:1/local", "--warehouses", "1", "--tables", "unlogged"}, "--tables unlogged: engine ydb has no unlogged tables (PostgreSQL only)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
@@ -34,6 +35,7 @@ func TestDesiredObjectsAreAcceptedByVendorCRDs(t *testing.T) {
 	big := resource.MustParse("100Gi")
 	requests := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("8Gi")}
 	resources := corev1.ResourceRequirements{Requests: requests, Limits: requests}
+	requestOnly := corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("8Gi")}}
 	cases := []struct {
 		name     string
 		backend  engines.Backend
@@ -58,7 +60,27 @@ func TestDesiredObjectsAreAcceptedByVendorCRDs(t *testing.T) {
 		{"ydb none", ydb.Backend{}, benchv1.DatabaseSpec{Engine: benchv1.EngineYDB,
 			YDB: &benchv1.YDBSpec{Erasure: benchv1.ErasureNone, StorageNodes: 1, DatabaseNodes: 1}}, 2},
 		{"external", external.Backend{}, benchv1.DatabaseSpec{Engine: benchv1.EnginePostgreSQL,
-			External: &benchv1.ExternalSpec{SecretRef: benchv1.SecretKeyRef{Name: "db"}}}, 0},
+			External: &benchv1.ExternalSpec{SecretRef: benchv1.SecretKeyRef{Name: "db"}, Tables: benchv1.TablesUnlogged}}, 0},
+		// Sized from a memory request alone (sizing.go), a user parameter winning.
+		{"postgres sized", postgres.Backend{}, benchv1.DatabaseSpec{Engine: benchv1.EnginePostgreSQL,
+			Postgres: &benchv1.PostgresSpec{Resources: requestOnly, Parameters: map[string]string{"work_mem": "16MB"}, Tables: benchv1.TablesUnlogged}}, 1},
+		{"cockroach sized", cockroach.Backend{}, benchv1.DatabaseSpec{Engine: benchv1.EngineCockroachDB,
+			Cockroach: &benchv1.CockroachSpec{Resources: requestOnly}}, 1},
+		{"ydb sized", ydb.Backend{}, benchv1.DatabaseSpec{Engine: benchv1.EngineYDB,
+			YDB: &benchv1.YDBSpec{Resources: requestOnly}}, 2},
+	}
+	// What the sized objects must carry once stored: kind, path, value.
+	sized := map[string][][3]string{
+		"postgres sized": {
+			{"Cluster", "spec.postgresql.parameters.shared_buffers", "2GB"},
+			{"Cluster", "spec.postgresql.parameters.effective_cache_size", "6GB"},
+			{"Cluster", "spec.postgresql.parameters.maintenance_work_mem", "512MB"},
+			{"Cluster", "spec.postgresql.parameters.work_mem", "16MB"},
+			{"Cluster", "spec.postgresql.parameters.max_wal_size", "1GB"},
+			{"Cluster", "spec.postgresql.parameters.max_connections", "100"},
+		},
+		"cockroach full":  {{"CrdbCluster", "spec.cache", "2GiB"}, {"CrdbCluster", "spec.maxSQLMemory", "2GiB"}},
+		"cockroach sized": {{"CrdbCluster", "spec.cache", "2GiB"}, {"CrdbCluster", "spec.maxSQLMemory", "2GiB"}},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -94,6 +116,20 @@ func TestDesiredObjectsAreAcceptedByVendorCRDs(t *testing.T) {
 				}
 				if stored.GetGeneration() != generation {
 					t.Errorf("re-applying %s changed its generation %d -> %d", obj.GetName(), generation, stored.GetGeneration())
+				}
+				for _, want := range sized[tc.name] {
+					if want[0] != obj.GetKind() {
+						continue
+					}
+					if got, _, _ := unstructured.NestedString(stored.Object, strings.Split(want[1], ".")...); got != want[2] {
+						t.Errorf("stored %s %s = %q, want %q", want[0], want[1], got, want[2])
+					}
+				}
+				if strings.HasPrefix(tc.name, "ydb") && obj.GetKind() == "Storage" {
+					config, _, _ := unstructured.NestedString(stored.Object, "spec", "configuration")
+					if has := strings.Contains(config, "hard_limit_bytes: 8589934592"); has != (tc.name != "ydb mirror-3-dc" && tc.name != "ydb none") {
+						t.Errorf("stored Storage configuration: hard_limit_bytes present %v:\n%s", has, config)
+					}
 				}
 			}
 		})

@@ -30,6 +30,10 @@ type Backend interface {
 	// DatabasePods selects the database's pods in the run's namespace (their resource use and
 	// nodes are recorded with every step); nil when the operator deployed none.
 	DatabasePods(run *benchv1.BenchmarkRun) map[string]string
+
+	// Sizing is what Desired sized from the database's memory (sizing.go), for the run's status;
+	// nil when the database has no memory request or limit, or the operator deploys none.
+	Sizing(run *benchv1.BenchmarkRun) *benchv1.DatabaseSizing
 }
 
 // Ref names one object of a run's database.

@@ -82,7 +82,7 @@ func LoaderJob(run *benchv1.BenchmarkRun, conn engines.Connection, cfg Config) *
 	args := []string{"load", "--engine", conn.Engine,
 		"--warehouses", itoa(run.Spec.Workload.Warehouses),
 		"--shard", "$(JOB_COMPLETION_INDEX)", "--shards", itoa(pods),
-		"--threads", strconv.Itoa(LoaderThreads)}
+		"--threads", strconv.Itoa(LoaderThreads), "--tables", tables(run)}
 	job := newJob(run, LoaderJobName(run), ComponentLoader, conn, cfg, args)
 	indexed := batchv1.IndexedCompletion
 	job.Spec.CompletionMode = &indexed
@@ -108,7 +108,10 @@ func CheckJob(run *benchv1.BenchmarkRun, conn engines.Connection, cfg Config) *b
 	finish.Name = "finish-load"
 	// --vacuum: the steps should not share the database with autovacuum's first pass over the
 	// freshly loaded tables.
-	finish.Args = []string{"load", "--engine", conn.Engine, "--warehouses", warehouses, "--finish", "--vacuum"}
+	// --threads bounds its connections (PeakConnections); --tables as the load's, which the finish
+	// checks the existing tables against.
+	finish.Args = []string{"load", "--engine", conn.Engine, "--warehouses", warehouses, "--finish", "--vacuum",
+		"--threads", strconv.Itoa(LoaderThreads), "--tables", tables(run)}
 	job.Spec.Template.Spec.InitContainers = []corev1.Container{*finish}
 	job.Spec.BackoffLimit = ptr(int32(2))
 	return job
@@ -247,6 +250,14 @@ func newJob(run *benchv1.BenchmarkRun, name, component string, conn engines.Conn
 			},
 		},
 	}
+}
+
+// tables is the loader's --tables value: logged, or unlogged for a PostgreSQL run asking for it.
+func tables(run *benchv1.BenchmarkRun) string {
+	if run.Spec.Database.Tables() == benchv1.TablesUnlogged {
+		return "unlogged"
+	}
+	return "logged"
 }
 
 func itoa(v int32) string { return strconv.Itoa(int(v)) }

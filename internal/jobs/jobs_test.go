@@ -78,6 +78,40 @@ func TestLoaderJob(t *testing.T) {
 	assertURLFromSecret(t, c)
 }
 
+// The loader and the finish create and check the tables with the run's persistence.
+func TestLoaderTables(t *testing.T) {
+	cases := []struct {
+		name   string
+		tweak  func(*benchv1.BenchmarkRun)
+		tables string
+	}{
+		{"omitted postgres block", func(*benchv1.BenchmarkRun) {}, "logged"},
+		{"postgres unlogged", func(r *benchv1.BenchmarkRun) {
+			r.Spec.Database.Postgres = &benchv1.PostgresSpec{Tables: benchv1.TablesUnlogged}
+		}, "unlogged"},
+		{"external postgres unlogged", func(r *benchv1.BenchmarkRun) {
+			r.Spec.Database.External = &benchv1.ExternalSpec{SecretRef: benchv1.SecretKeyRef{Name: "db"}, Tables: benchv1.TablesUnlogged}
+		}, "unlogged"},
+		{"cockroach", func(r *benchv1.BenchmarkRun) { r.Spec.Database.Engine = benchv1.EngineCockroachDB }, "logged"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			run := testRun(10)
+			tc.tweak(run)
+			if got := arg(t, LoaderJob(run, secretConn, Config{}).Spec.Template.Spec.Containers[0].Args, "--tables"); got != tc.tables {
+				t.Errorf("loader --tables %s, want %s", got, tc.tables)
+			}
+			finish := CheckJob(run, secretConn, Config{}).Spec.Template.Spec.InitContainers[0].Args
+			if got := arg(t, finish, "--tables"); got != tc.tables {
+				t.Errorf("finish --tables %s, want %s", got, tc.tables)
+			}
+			if got := arg(t, finish, "--threads"); got != "4" {
+				t.Errorf("finish --threads %s, want %d (LoaderThreads)", got, LoaderThreads)
+			}
+		})
+	}
+}
+
 func TestCheckJobFinishesTheLoadFirst(t *testing.T) {
 	job := CheckJob(testRun(7), secretConn, Config{ClientImage: "tpcc:dev"})
 	spec := job.Spec.Template.Spec

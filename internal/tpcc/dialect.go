@@ -42,3 +42,15 @@ func (d Dialect) CopyFormat() CopyFormat {
 	}
 	return CopyText
 }
+
+// HasUnloggedTables reports whether the engine can create tables that write no WAL: PostgreSQL's
+// CREATE UNLOGGED TABLE. CockroachDB and YDB replicate every write by consensus; they have none.
+func (d Dialect) HasUnloggedTables() bool { return d == Postgres }
+
+// tableKind is the word between CREATE and TABLE for tables of the given persistence.
+func (d Dialect) tableKind(p TablePersistence) string {
+	if p == TablesUnlogged && d.HasUnloggedTables() {
+		return "UNLOGGED "
+	}
+	return ""
+}

@@ -31,7 +31,10 @@ type LoadOptions struct {
 	// Vacuum makes the finish VACUUM (ANALYZE) each table instead of only analyzing it
 	// (PostgreSQL; ignored elsewhere). Otherwise PostgreSQL's insert-triggered autovacuum scans
 	// every freshly loaded table soon after the load, i.e. during the first measurements.
-	Vacuum        bool
+	Vacuum bool
+	// Tables is the persistence of the tables the load creates (empty: logged). Unlogged is for
+	// PostgreSQL only; tables that already exist with the other persistence fail the load.
+	Tables        TablePersistence
 	Progress      func(LoadProgress) // called at every phase change and every ProgressEvery; may be nil
 	ProgressEvery time.Duration      // default 500ms
 	Now           time.Time          // load time of the rows (zero: time.Now)
@@ -57,7 +60,13 @@ func (o *LoadOptions) Validate() error {
 	if o.URL == "" {
 		return errors.New("--url is required")
 	}
-	return nil
+	if o.Tables == "" {
+		o.Tables = TablesLogged
+	}
+	if _, err := ParseTablePersistence(string(o.Tables)); err != nil {
+		return err
+	}
+	return o.Tables.validateFor(o.Dialect)
 }
 
 // Load loads warehouses From..To (and the item table, once per database), resuming a killed load
@@ -204,10 +213,13 @@ const schemaLockKey = 0x7470_6363 // "tpcc"
 
 func (l *pgLoader) createSchema(ctx context.Context) error {
 	return withSchemaLock(ctx, l.pool, l.o.Dialect, func(conn *pgxpool.Conn) error {
-		for _, stmt := range CreateTableDDL(l.o.Dialect) {
+		for _, stmt := range CreateTableDDLFor(l.o.Dialect, l.o.Tables) {
 			if _, err := conn.Exec(ctx, stmt); err != nil {
 				return fmt.Errorf("create schema: %w\n%s", err, stmt)
 			}
+		}
+		if l.o.Dialect.HasUnloggedTables() {
+			return checkTablePersistence(ctx, conn, l.o.Tables)
 		}
 		return nil
 	})

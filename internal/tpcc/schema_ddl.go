@@ -23,15 +23,19 @@ const YDBDecimal = "Decimal(22,9)"
 // idempotent (IF NOT EXISTS). For dialects with KeysAfterLoad the primary keys are not included:
 // PrimaryKeyDDL adds them after the bulk phase. PostgreSQL also gets the columns' statistics
 // targets (StatisticsDDL).
-func CreateTableDDL(d Dialect) []string {
+func CreateTableDDL(d Dialect) []string { return CreateTableDDLFor(d, TablesLogged) }
+
+// CreateTableDDLFor is CreateTableDDL with tables (the nine and the meta tables) of the given
+// persistence; unlogged applies only where the dialect has unlogged tables.
+func CreateTableDDLFor(d Dialect, p TablePersistence) []string {
 	stmts := make([]string, 0, 2*len(Tables)+2)
 	for _, t := range Tables {
-		stmts = append(stmts, createTable(d, t))
+		stmts = append(stmts, createTable(d, p, t))
 	}
 	if d == Postgres {
 		stmts = append(stmts, StatisticsDDL()...)
 	}
-	return append(stmts, metaDDL(d)...)
+	return append(stmts, metaDDL(d, p)...)
 }
 
 // PredicateTextColumns are the only text columns a transaction or a consistency check filters,
@@ -58,12 +62,12 @@ func StatisticsDDL() []string {
 	return out
 }
 
-func createTable(d Dialect, t Table) string {
+func createTable(d Dialect, p TablePersistence, t Table) string {
 	var b strings.Builder
 	if d == YDB {
 		fmt.Fprintf(&b, "CREATE TABLE IF NOT EXISTS `%s` (\n", t.Name)
 	} else {
-		fmt.Fprintf(&b, "CREATE TABLE IF NOT EXISTS %s (\n", t.Name)
+		fmt.Fprintf(&b, "CREATE %sTABLE IF NOT EXISTS %s (\n", d.tableKind(p), t.Name)
 	}
 	for i, c := range t.Columns {
 		if i > 0 {
@@ -134,7 +138,7 @@ func columnType(d Dialect, t ColumnType) string {
 	panic(fmt.Sprintf("tpcc: column kind %d has no %s type", t.Kind, d))
 }
 
-func metaDDL(d Dialect) []string {
+func metaDDL(d Dialect, p TablePersistence) []string {
 	if d == YDB {
 		return []string{
 			"CREATE TABLE IF NOT EXISTS `" + MetaTable + "` (\n" +
@@ -146,7 +150,7 @@ func metaDDL(d Dialect) []string {
 		}
 	}
 	return []string{
-		"CREATE TABLE IF NOT EXISTS " + MetaTable + " (\n" +
+		"CREATE " + d.tableKind(p) + "TABLE IF NOT EXISTS " + MetaTable + " (\n" +
 			"  id integer PRIMARY KEY CHECK (id = 1),\n" +
 			"  seed bigint NOT NULL,\n" +
 			"  warehouses integer NOT NULL,\n" +
@@ -154,7 +158,7 @@ func metaDDL(d Dialect) []string {
 			"  items_loaded boolean NOT NULL DEFAULT false,\n" +
 			"  finished boolean NOT NULL DEFAULT false,\n" +
 			"  created_at timestamptz NOT NULL DEFAULT now()\n)",
-		"CREATE TABLE IF NOT EXISTS " + WarehouseLoadTable + " (\n" +
+		"CREATE " + d.tableKind(p) + "TABLE IF NOT EXISTS " + WarehouseLoadTable + " (\n" +
 			"  w_id integer PRIMARY KEY,\n" +
 			"  state text NOT NULL CHECK (state IN ('" + StateLoading + "', '" + StateDone + "')),\n" +
 			"  updated_at timestamptz NOT NULL DEFAULT now()\n)",

@@ -66,7 +66,28 @@ func (b Backend) Desired(run *benchv1.BenchmarkRun) ([]*unstructured.Unstructure
 		}
 		u.Object["spec"].(map[string]any)["resources"] = resources
 	}
+	if sizing := b.Sizing(run); sizing != nil {
+		for name, value := range sizing.Settings {
+			u.Object["spec"].(map[string]any)[name] = value
+		}
+	}
 	return []*unstructured.Unstructured{u}, nil
+}
+
+// Sizing implements engines.Backend: with a memory request or limit, CrdbCluster spec.cache
+// (--cache) and spec.maxSQLMemory (--max-sql-memory) get their shares of it in bytes. The
+// operator's default "25%" is a share of what CockroachDB reads as the machine's memory: the
+// cgroup limit when there is one, else the whole node's.
+func (Backend) Sizing(run *benchv1.BenchmarkRun) *benchv1.DatabaseSizing {
+	memory, from, ok := engines.MemoryOf(run.Spec.Database.EffectiveCockroach().Resources)
+	if !ok {
+		return nil
+	}
+	sized := engines.SizeCockroach(memory)
+	return engines.SizingStatus(memory, from, 0, map[string]string{
+		"cache":        engines.CockroachSize(sized.Cache),
+		"maxSQLMemory": engines.CockroachSize(sized.MaxSQLMemory),
+	}, nil)
 }
 
 // Observed implements engines.Backend: the cluster, and its StatefulSet (cockroach-operator's own

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -97,5 +99,32 @@ func TestConnectionVerifiesTLSWithMountedCertificates(t *testing.T) {
 	}
 	if len(c.VolumeMounts) != 1 || !c.VolumeMounts[0].ReadOnly || c.VolumeMounts[0].MountPath != CertsDir {
 		t.Errorf("mounts = %+v", c.VolumeMounts)
+	}
+}
+
+// With memory, the CrdbCluster's cache and maxSQLMemory are a quarter of it each, in bytes.
+func TestDesiredSizing(t *testing.T) {
+	for _, tc := range []struct {
+		resources     corev1.ResourceRequirements
+		cache, sqlMem string
+	}{
+		{corev1.ResourceRequirements{}, "", ""},
+		{corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("4Gi")}}, "1GiB", "1GiB"},
+		{corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("4Gi")},
+			Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("10Gi")}}, "2560MiB", "2560MiB"},
+	} {
+		objects, err := Backend{}.Desired(run(&benchv1.CockroachSpec{Nodes: 3, Resources: tc.resources}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cache, _, _ := unstructured.NestedString(objects[0].Object, "spec", "cache")
+		sqlMem, _, _ := unstructured.NestedString(objects[0].Object, "spec", "maxSQLMemory")
+		if cache != tc.cache || sqlMem != tc.sqlMem {
+			t.Errorf("%v: cache %q maxSQLMemory %q, want %q %q", tc.resources, cache, sqlMem, tc.cache, tc.sqlMem)
+		}
+		sizing := Backend{}.Sizing(run(&benchv1.CockroachSpec{Nodes: 3, Resources: tc.resources}))
+		if (sizing == nil) != (tc.cache == "") || (sizing != nil && sizing.Settings["cache"] != tc.cache) {
+			t.Errorf("%v: sizing %+v", tc.resources, sizing)
+		}
 	}
 }

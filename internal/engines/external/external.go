@@ -28,6 +28,9 @@ type Backend struct{}
 // Desired implements engines.Backend: nothing to deploy.
 func (Backend) Desired(*benchv1.BenchmarkRun) ([]*unstructured.Unstructured, error) { return nil, nil }
 
+// Sizing implements engines.Backend: an external database is sized by whoever runs it.
+func (Backend) Sizing(*benchv1.BenchmarkRun) *benchv1.DatabaseSizing { return nil }
+
 func secretRef(run *benchv1.BenchmarkRun) benchv1.SecretKeyRef {
 	ref := run.Spec.Database.External.SecretRef
 	if ref.Key == "" {

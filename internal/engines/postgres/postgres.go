@@ -3,6 +3,8 @@ package postgres
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	cnpgv1 "github.com/cloudnative-pg/api/pkg/api/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -13,6 +15,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
 )
 
 // Database and Owner are the application database and role CloudNativePG creates; its
@@ -32,12 +35,47 @@ type Backend struct {
 	DefaultImage string
 }
 
+// Sizing implements engines.Backend: with a memory request or limit, shared_buffers,
+// effective_cache_size, maintenance_work_mem, work_mem, max_wal_size and max_connections are sized
+// from it, the run's warehouses and the connections its Jobs open (engines.SizePostgres); each
+// parameter the run sets itself keeps the run's value.
+func (Backend) Sizing(run *benchv1.BenchmarkRun) *benchv1.DatabaseSizing {
+	spec := run.Spec.Database.EffectivePostgres()
+	memory, from, ok := engines.MemoryOf(spec.Resources)
+	if !ok {
+		return nil
+	}
+	connections := jobs.PeakConnections(run)
+	in := engines.SizingInput{
+		Memory: memory, Connections: connections,
+		Warehouses: int(run.Spec.Workload.Warehouses), Storage: spec.Storage.Size.Value(),
+	}
+	if q, set := spec.Resources.Requests[corev1.ResourceMemory]; set {
+		in.MemoryRequest = q.Value()
+	}
+	// work_mem divides what the user's own shared_buffers and max_connections leave.
+	if v, ok := spec.Parameters["shared_buffers"]; ok {
+		in.SharedBuffers, _ = engines.ParsePostgresSize(v, 8<<10)
+	}
+	if v, ok := spec.Parameters["max_connections"]; ok {
+		in.MaxConnections, _ = strconv.Atoi(strings.TrimSpace(v))
+	}
+	sized := engines.SizePostgres(in)
+	return engines.SizingStatus(memory, from, connections, sized.Parameters(), spec.Parameters)
+}
+
 // Cluster is the CloudNativePG Cluster for a run: spec.database.postgres mapped onto instances,
 // quorum synchronous replication (method any, number = synchronousReplicas, durability required),
-// synchronous_commit and the user's parameters, storage, resources and preferred anti-affinity.
+// synchronous_commit, the parameters sized from memory (Sizing) and the user's, storage,
+// resources and preferred anti-affinity.
 func (b Backend) Cluster(run *benchv1.BenchmarkRun) *cnpgv1.Cluster {
 	spec := run.Spec.Database.EffectivePostgres()
 	parameters := map[string]string{}
+	if sizing := b.Sizing(run); sizing != nil {
+		for k, v := range sizing.Settings {
+			parameters[k] = v
+		}
+	}
 	for k, v := range spec.Parameters {
 		parameters[k] = v
 	}

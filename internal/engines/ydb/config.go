@@ -79,9 +79,14 @@ func stateStorageRing(nodes int) (members []int, ntoSelect int) {
 	return members, ntoSelect
 }
 
+// HardLimitSetting names YDB's memory limit in the configuration and in status.database.sizing.
+const HardLimitSetting = "memory_controller_config.hard_limit_bytes"
+
 // StorageConfiguration renders the static configuration ydb-operator requires in Storage
-// spec.configuration for the erasure and node count.
-func StorageConfiguration(erasure benchv1.Erasure, nodes int) (string, int, error) {
+// spec.configuration for the erasure and node count. A hardLimit > 0 sets the memory controller's
+// hard limit (memory_controller_config.hard_limit_bytes) of every node, storage and database:
+// ydb-operator builds the database nodes' configuration on the Storage's.
+func StorageConfiguration(erasure benchv1.Erasure, nodes int, hardLimit int64) (string, int, error) {
 	group, err := placeStaticGroup(erasure, nodes)
 	if err != nil {
 		return "", 0, err
@@ -128,6 +133,9 @@ func StorageConfiguration(erasure benchv1.Erasure, nodes int) (string, int, erro
 		"channel_profile_config": map[string]any{"profile": []map[string]any{{
 			"profile_id": 0, "channel": []map[string]any{channel, channel, channel},
 		}}},
+	}
+	if hardLimit > 0 {
+		config["memory_controller_config"] = map[string]any{"hard_limit_bytes": hardLimit}
 	}
 	out, err := yaml.Marshal(config)
 	if err != nil {

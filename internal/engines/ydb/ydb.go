@@ -4,6 +4,7 @@ package ydb
 
 import (
 	"fmt"
+	"strconv"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -49,7 +50,11 @@ func (b Backend) image(spec benchv1.YDBSpec) string {
 // block volume per drive, and a Database of databaseNodes compute nodes on it.
 func (b Backend) Desired(run *benchv1.BenchmarkRun) ([]*unstructured.Unstructured, error) {
 	spec := run.Spec.Database.EffectiveYDB()
-	configuration, drives, err := StorageConfiguration(spec.Erasure, int(spec.StorageNodes))
+	var hardLimit int64
+	if memory, _, ok := engines.MemoryOf(spec.Resources); ok {
+		hardLimit = engines.YDBHardLimit(memory)
+	}
+	configuration, drives, err := StorageConfiguration(spec.Erasure, int(spec.StorageNodes), hardLimit)
 	if err != nil {
 		return nil, fmt.Errorf("spec.database.ydb: %w", err)
 	}
@@ -100,6 +105,18 @@ func (b Backend) Desired(run *benchv1.BenchmarkRun) ([]*unstructured.Unstructure
 		"resources":         databaseResources,
 	}
 	return []*unstructured.Unstructured{storage, database}, nil
+}
+
+// Sizing implements engines.Backend: with a memory request or limit, YDB's memory controller
+// gets it as its hard limit. Its default is the cgroup memory limit, or the whole node's memory
+// without one; YDB divides the limit among its shared cache, MemTables and queries itself.
+func (Backend) Sizing(run *benchv1.BenchmarkRun) *benchv1.DatabaseSizing {
+	memory, from, ok := engines.MemoryOf(run.Spec.Database.EffectiveYDB().Resources)
+	if !ok {
+		return nil
+	}
+	return engines.SizingStatus(memory, from, 0,
+		map[string]string{HardLimitSetting: strconv.FormatInt(engines.YDBHardLimit(memory), 10)}, nil)
 }
 
 // Observed implements engines.Backend.

@@ -1,9 +1,12 @@
 package ydb
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
@@ -84,7 +87,7 @@ func TestStateStorageRingSelectsAnOddMajority(t *testing.T) {
 }
 
 func TestStorageConfigurationIsValidYAML(t *testing.T) {
-	config, drives, err := StorageConfiguration(benchv1.ErasureMirror3DC, 3)
+	config, drives, err := StorageConfiguration(benchv1.ErasureMirror3DC, 3, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,5 +148,46 @@ func TestDesiredAndReadiness(t *testing.T) {
 	}
 	if c := b.Connection(run); c.URL != "grpc://y-db-grpc.bench:2135/Root/y-db" || c.Engine != "ydb" {
 		t.Errorf("connection = %+v", c)
+	}
+}
+
+// With memory, every node's memory controller gets it as its hard limit through the Storage's
+// configuration; without, YDB's own default stands.
+func TestDesiredSizing(t *testing.T) {
+	for _, tc := range []struct {
+		resources corev1.ResourceRequirements
+		want      int64 // 0: no memory_controller_config
+	}{
+		{corev1.ResourceRequirements{}, 0},
+		{corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("8Gi")}}, 8 << 30},
+		{corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("8Gi")},
+			Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("12Gi")}}, 12 << 30},
+	} {
+		run := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: "y"},
+			Spec: benchv1.BenchmarkRunSpec{Database: benchv1.DatabaseSpec{Engine: benchv1.EngineYDB,
+				YDB: &benchv1.YDBSpec{Erasure: benchv1.ErasureMirror3DC, StorageNodes: 3, DatabaseNodes: 3, Resources: tc.resources}}}}
+		objects, err := Backend{}.Desired(run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		config, _, _ := unstructured.NestedString(objects[0].Object, "spec", "configuration")
+		var parsed struct {
+			Memory *struct {
+				HardLimitBytes int64 `json:"hard_limit_bytes"`
+			} `json:"memory_controller_config"`
+		}
+		if err := yaml.Unmarshal([]byte(config), &parsed); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case tc.want == 0 && parsed.Memory != nil:
+			t.Errorf("no memory: configuration has memory_controller_config %+v", parsed.Memory)
+		case tc.want != 0 && (parsed.Memory == nil || parsed.Memory.HardLimitBytes != tc.want):
+			t.Errorf("memory_controller_config = %+v, want hard_limit_bytes %d", parsed.Memory, tc.want)
+		}
+		sizing := Backend{}.Sizing(run)
+		if (sizing == nil) != (tc.want == 0) || (sizing != nil && sizing.Settings[HardLimitSetting] != strconv.FormatInt(tc.want, 10)) {
+			t.Errorf("sizing = %+v, want hard limit %d", sizing, tc.want)
+		}
 	}
 }

@@ -1,0 +1,58 @@
+package jobs
+
+import (
+	"testing"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/k6ext"
+	"github.com/tpcc-operator/tpcc-operator/internal/shard"
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+)
+
+func TestPeakConnections(t *testing.T) {
+	cases := []struct {
+		warehouses int32
+		wait       benchv1.Wait
+		want       int
+	}{
+		{1, benchv1.WaitSpec, 5},      // the load: one pod, 4 threads + the schema connection
+		{100, benchv1.WaitSpec, 201},  // 200 pooled + telemetry
+		{100, benchv1.WaitNone, 1001}, // one per terminal + telemetry
+		{5000, benchv1.WaitSpec, 10001},
+		{20, benchv1.WaitSpec, 41},
+	}
+	for _, tc := range cases {
+		run := testRun(tc.warehouses)
+		run.Spec.Workload.Wait = tc.wait
+		if got := PeakConnections(run); got != tc.want {
+			t.Errorf("PeakConnections(%d warehouses, wait %s) = %d, want %d", tc.warehouses, tc.wait, got, tc.want)
+		}
+	}
+}
+
+// The Jobs' count agrees with what the client pods open: each pod's pool for its shard by
+// k6ext.DefaultConnections, plus the telemetry sampler on pod 0.
+func TestStepConnectionsMatchTheClient(t *testing.T) {
+	for _, wait := range []benchv1.Wait{benchv1.WaitSpec, benchv1.WaitNone} {
+		mode := snapshot.WaitSpec
+		if wait == benchv1.WaitNone {
+			mode = snapshot.WaitNone
+		}
+		for _, active := range []int32{1, 7, 100, 1234, 40000} {
+			run := testRun(40000)
+			run.Spec.Workload.Wait = wait
+			pods := ClientPods(run, active)
+			want := TelemetryConnections
+			for i := range int(pods) {
+				r, err := shard.Of(int(active), i, int(pods))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want += k6ext.DefaultConnections(mode, r.To-r.From+1)
+			}
+			if got := StepConnections(run, active); got != want {
+				t.Errorf("wait %s, %d active on %d pods: StepConnections = %d, the pods open %d", wait, active, pods, got, want)
+			}
+		}
+	}
+}
