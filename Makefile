@@ -63,6 +63,10 @@ cluster-down: ## Stop the local cluster and restore the machine as it was.
 demo: ## Run config/samples/demo.yaml end to end (current cluster, or the local one) and print its result.
 	hack/demo.sh
 
+.PHONY: demo-suite
+demo-suite: ## Run config/samples/suite-demo.yaml (PostgreSQL: remote_apply, remote_write, async) end to end and print the comparison.
+	hack/demo-suite.sh
+
 .PHONY: e2e
 e2e: ## The e2e suite on a real cluster (current one, or a local one brought up and removed).
 	hack/e2e.sh
