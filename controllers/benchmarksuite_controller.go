@@ -15,8 +15,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
@@ -279,7 +282,17 @@ func (r *BenchmarkSuiteReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&benchv1.BenchmarkSuite{}).
-		Owns(&benchv1.BenchmarkRun{}).
+		Owns(&benchv1.BenchmarkRun{}, builder.WithPredicates(runPhaseChanged)).
 		Named("benchmarksuite").
 		Complete(r)
+}
+
+// runPhaseChanged lets through a run's creation, deletion and phase changes: the suite records
+// nothing else of a run until it ends, and a run's live progress changes its status every poll.
+var runPhaseChanged = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		before, ok1 := e.ObjectOld.(*benchv1.BenchmarkRun)
+		after, ok2 := e.ObjectNew.(*benchv1.BenchmarkRun)
+		return !ok1 || !ok2 || before.Status.Phase != after.Status.Phase
+	},
 }
