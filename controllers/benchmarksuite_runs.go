@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -92,7 +93,7 @@ func observeRun(rec *benchv1.SuiteRunRecord, run *benchv1.BenchmarkRun) {
 			rec.Reason, rec.Message = c.Reason, c.Message
 		}
 		if len(rec.Message) > maxRecordedMessage {
-			rec.Message = rec.Message[:maxRecordedMessage] + "…"
+			rec.Message = strings.ToValidUTF8(rec.Message[:maxRecordedMessage], "") + "…" // never half a character
 		}
 		rec.CompletionTime = conditionTime(run, benchv1.ConditionFailed)
 	}

@@ -306,3 +306,95 @@ func getSuite(t *testing.T, suite *benchv1.BenchmarkSuite) *benchv1.BenchmarkSui
 }
 
 func near2(a, b float64) bool { return a-b < 0.006 && b-a < 0.006 }
+
+// The next run waits until the previous run's database is gone (here a finalizer holds the Cluster
+// after the run's teardown deleted it); a run deleted before it ended is recorded as failed and not
+// created again; a suite whose runs all failed is Failed.
+func TestSuiteWaitsForTeardownAndRecordsDeletedRun(t *testing.T) {
+	ns := newNamespace(t, "suite-teardown")
+	pods := newClientPods()
+	startSuiteManager(t, ns, testConfig(pods))
+	suite := &benchv1.BenchmarkSuite{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "td"},
+		Spec: benchv1.BenchmarkSuiteSpec{
+			Repeats:   1,
+			Databases: []benchv1.SuiteDatabase{suiteDatabase("a", 2, "remote_apply"), suiteDatabase("b", 2, "remote_apply")},
+			Workload: benchv1.WorkloadSpec{Warehouses: 20, Duration: &metav1.Duration{Duration: time.Minute},
+				RampUp: &metav1.Duration{}, Loader: benchv1.LoaderSpec{Pods: 4}},
+			Search: benchv1.SearchSpec{Mode: benchv1.SearchFixed},
+		},
+	}
+	ctx := context.Background()
+	if err := k8s.Create(ctx, suite); err != nil {
+		t.Fatal(err)
+	}
+	first := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "td-a-1"}}
+	cluster := &cnpgv1.Cluster{}
+	eventually(t, 20*time.Second, func() error {
+		return k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "td-a-1-db"}, cluster)
+	})
+	cluster.Finalizers = append(cluster.Finalizers, "test.bench.oltp.io/hold")
+	if err := k8s.Update(ctx, cluster); err != nil {
+		t.Fatal(err)
+	}
+	setClusterReady(t, ns, "td-a-1-db", 3)
+	failJob(t, getJob(t, ns, "td-a-1-load"), "loader pod 0: out of disk")
+	eventually(t, 20*time.Second, func() error {
+		if p := getRun(t, first).Status.Phase; p != benchv1.PhaseFailed {
+			return fmt.Errorf("phase %s", p)
+		}
+		c := &cnpgv1.Cluster{}
+		if err := k8s.Get(ctx, client.ObjectKeyFromObject(cluster), c); err != nil || c.DeletionTimestamp.IsZero() {
+			return fmt.Errorf("the Cluster is not being deleted: %v", err)
+		}
+		cond := meta.FindStatusCondition(getSuite(t, suite).Status.Conditions, benchv1.ConditionComplete)
+		if cond == nil || !strings.Contains(cond.Message, "waiting for the database of td-a-1 to be torn down before td-b-1 starts (Cluster td-a-1-db still exists)") {
+			return fmt.Errorf("Complete condition %+v", cond)
+		}
+		return nil
+	})
+	time.Sleep(time.Second) // several polls: the next run must still not exist
+	if _, ok := suiteRunsOf(t, suite)["td-b-1"]; ok {
+		t.Fatal("td-b-1 started while the database of td-a-1 still exists")
+	}
+	eventually(t, 10*time.Second, func() error {
+		c := &cnpgv1.Cluster{}
+		if err := k8s.Get(ctx, client.ObjectKeyFromObject(cluster), c); err != nil {
+			return err
+		}
+		c.Finalizers = nil
+		return k8s.Update(ctx, c)
+	})
+	second := &benchv1.BenchmarkRun{}
+	eventually(t, 20*time.Second, func() error {
+		return k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "td-b-1"}, second)
+	})
+	uid := second.UID
+	if err := k8s.Delete(ctx, second); err != nil {
+		t.Fatal(err)
+	}
+	var got *benchv1.BenchmarkSuite
+	eventually(t, 20*time.Second, func() error {
+		got = getSuite(t, suite)
+		if got.Status.Phase != benchv1.PhaseFailed {
+			return fmt.Errorf("suite phase %s, runs %+v", got.Status.Phase, got.Status.Runs)
+		}
+		return nil
+	})
+	time.Sleep(500 * time.Millisecond)
+	if run, ok := suiteRunsOf(t, suite)["td-b-1"]; ok && run.UID != uid {
+		t.Error("the deleted run was created again")
+	}
+	recs := got.Status.Runs
+	if len(recs) != 2 || recs[0].Reason != "LoadFailed" || !strings.Contains(recs[0].Message, "out of disk") ||
+		recs[1].Phase != benchv1.PhaseFailed || recs[1].Reason != "RunDeleted" {
+		t.Errorf("records %+v", recs)
+	}
+	if c := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionFailed); c == nil || c.Status != metav1.ConditionTrue || c.Reason != "NoResult" ||
+		!strings.Contains(c.Message, "td-a-1 (LoadFailed), td-b-1 (RunDeleted)") {
+		t.Errorf("Failed condition %+v", c)
+	}
+	if got.Status.Leader != "" || got.Status.Results[0].TpmC != nil {
+		t.Errorf("a leader or figures without a result: %q %+v", got.Status.Leader, got.Status.Results)
+	}
+}
