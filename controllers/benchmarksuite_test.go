@@ -284,7 +284,7 @@ func TestSuiteRunsOneAtATimeInterleaved(t *testing.T) {
 	if parsed.SchemaVersion != comparison.SchemaVersion || !parsed.Complete || len(parsed.Results) != 3 || len(parsed.Runs) != 6 || parsed.Runs[0].Report != "cmp-apply-1-report" {
 		t.Errorf("comparison.json: %+v", parsed)
 	}
-	if err := containsAll(cm.Data["comparison.md"], "## Results", "| async | PostgreSQL, 3 instances, 0 synchronous", "## Fairness notes",
+	if err := containsAll(cm.Data["comparison.md"], "## Results", "| async | PostgreSQL, 3 instances, asynchronous |", "## Fairness notes",
 		"### apply", "| NewOrder |", "| cmp-write-1 | write | 1 | Failed |"); err != nil {
 		t.Error(err)
 	}

@@ -201,6 +201,9 @@ func deployment(db benchv1.DatabaseSpec) string {
 		return fmt.Sprintf("YDB, %d storage + %d database nodes, erasure %s", y.StorageNodes, y.DatabaseNodes, y.Erasure)
 	default:
 		p := db.EffectivePostgres()
+		if *p.SynchronousReplicas == 0 { // synchronous_commit then waits for the local flush only
+			return fmt.Sprintf("PostgreSQL, %d %s, asynchronous", p.Instances, pluralWord(int(p.Instances), "instance", "instances"))
+		}
 		return fmt.Sprintf("PostgreSQL, %d instances, %d synchronous (%s)", p.Instances, *p.SynchronousReplicas, p.SynchronousCommit)
 	}
 }

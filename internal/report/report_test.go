@@ -258,6 +258,13 @@ func TestFairnessNotes(t *testing.T) {
 			if err := contains(Markdown(c), "## Fairness notes"); err != nil {
 				t.Error(err)
 			}
+			if spec.Databases[0].Database.Postgres.SynchronousReplicas != nil && *spec.Databases[0].Database.Postgres.SynchronousReplicas == 0 &&
+				c.Databases[0].Deployment != "PostgreSQL, 3 instances, asynchronous" {
+				t.Errorf("deployment %q", c.Databases[0].Deployment)
+			}
+			if err := contains(Markdown(c), "## Fairness notes"); err != nil {
+				t.Error(err)
+			}
 		})
 	}
 }
