@@ -65,20 +65,24 @@ func (r *BenchmarkSuiteReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	// The run under way, or the next to start: the first in the plan that has not ended.
 	var result ctrl.Result
 	waiting := ""
+	previous := -1 // the last run before i that the suite started
 	for i, rec := range records {
 		if comparison.Final(rec.Phase) {
+			if rec.StartTime != nil {
+				previous = i
+			}
 			continue
 		}
 		if _, exists := runs[rec.Name]; exists {
 			break // under way: its status changes bring the suite back here
 		}
-		if i > 0 {
-			gone, what, err := r.databaseGone(ctx, suiteRun(suite, plan[i-1]))
+		if previous >= 0 {
+			gone, what, err := r.databaseGone(ctx, suiteRun(suite, plan[previous]))
 			if err != nil {
 				return ctrl.Result{}, err
 			}
 			if !gone {
-				waiting = fmt.Sprintf("waiting for the database of %s to be torn down before %s starts (%s still exists)", plan[i-1].Name, rec.Name, what)
+				waiting = fmt.Sprintf("waiting for the database of %s to be torn down before %s starts (%s still exists)", plan[previous].Name, rec.Name, what)
 				result.RequeueAfter = r.PollInterval
 				break
 			}
@@ -86,6 +90,18 @@ func (r *BenchmarkSuiteReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		run := suiteRun(suite, plan[i])
 		if err := createOwned(ctx, r.Client, r.Scheme, suite, run); err != nil {
 			return ctrl.Result{}, err
+		}
+		// A BenchmarkRun of that name that is not the suite's was there first: that run is
+		// recorded as failed, and the suite goes on.
+		created := &benchv1.BenchmarkRun{}
+		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(run), created); err != nil {
+			return ctrl.Result{}, err
+		}
+		if owner := metav1.GetControllerOf(created); owner == nil || owner.UID != suite.UID {
+			now := metav1.Now()
+			records[i].Phase, records[i].Reason, records[i].CompletionTime = benchv1.PhaseFailed, "RunNameTaken", &now
+			records[i].Message = fmt.Sprintf("a BenchmarkRun named %s exists and is not this suite's", run.Name)
+			continue
 		}
 		log.FromContext(ctx).Info("created run", "run", run.Name)
 		r.event(suite, corev1.EventTypeNormal, "RunCreated", "Create", "created BenchmarkRun %s (%s, repeat %d of %d)", run.Name, plan[i].Database.Name, plan[i].Repeat, max(1, suite.Spec.Repeats))

@@ -309,7 +309,8 @@ func near2(a, b float64) bool { return a-b < 0.006 && b-a < 0.006 }
 
 // The next run waits until the previous run's database is gone (here a finalizer holds the Cluster
 // after the run's teardown deleted it); a run deleted before it ended is recorded as failed and not
-// created again; a suite whose runs all failed is Failed.
+// created again; a run whose name a BenchmarkRun of someone else's already has is recorded as failed;
+// a suite whose runs all failed is Failed.
 func TestSuiteWaitsForTeardownAndRecordsDeletedRun(t *testing.T) {
 	ns := newNamespace(t, "suite-teardown")
 	pods := newClientPods()
@@ -318,13 +319,17 @@ func TestSuiteWaitsForTeardownAndRecordsDeletedRun(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "td"},
 		Spec: benchv1.BenchmarkSuiteSpec{
 			Repeats:   1,
-			Databases: []benchv1.SuiteDatabase{suiteDatabase("a", 2, "remote_apply"), suiteDatabase("b", 2, "remote_apply")},
+			Databases: []benchv1.SuiteDatabase{suiteDatabase("a", 2, "remote_apply"), suiteDatabase("b", 2, "remote_apply"), suiteDatabase("c", 2, "remote_apply")},
 			Workload: benchv1.WorkloadSpec{Warehouses: 20, Duration: &metav1.Duration{Duration: time.Minute},
 				RampUp: &metav1.Duration{}, Loader: benchv1.LoaderSpec{Pods: 4}},
 			Search: benchv1.SearchSpec{Mode: benchv1.SearchFixed},
 		},
 	}
 	ctx := context.Background()
+	foreign := newRun(ns, "td-c-1", 20, 10)
+	if err := k8s.Create(ctx, foreign); err != nil {
+		t.Fatal(err)
+	}
 	if err := k8s.Create(ctx, suite); err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +375,21 @@ func TestSuiteWaitsForTeardownAndRecordsDeletedRun(t *testing.T) {
 		return k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "td-b-1"}, second)
 	})
 	uid := second.UID
+	eventually(t, 20*time.Second, func() error { // deployed, then deleted before it ends
+		return k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "td-b-1-db"}, &cnpgv1.Cluster{})
+	})
 	if err := k8s.Delete(ctx, second); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, func() error {
+		cond := meta.FindStatusCondition(getSuite(t, suite).Status.Conditions, benchv1.ConditionComplete)
+		if cond == nil || !strings.Contains(cond.Message, "waiting for the database of td-b-1 to be torn down") {
+			return fmt.Errorf("Complete condition %+v", cond)
+		}
+		return nil
+	})
+	// The garbage collector (which envtest does not run) deletes what the deleted run owned.
+	if err := k8s.Delete(ctx, &cnpgv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "td-b-1-db"}}); err != nil {
 		t.Fatal(err)
 	}
 	var got *benchv1.BenchmarkSuite
@@ -385,13 +404,16 @@ func TestSuiteWaitsForTeardownAndRecordsDeletedRun(t *testing.T) {
 	if run, ok := suiteRunsOf(t, suite)["td-b-1"]; ok && run.UID != uid {
 		t.Error("the deleted run was created again")
 	}
+	if f := getRun(t, foreign); metav1.GetControllerOf(f) != nil || f.Labels[benchv1.SuiteLabel] != "" {
+		t.Errorf("the suite took over someone else's run: %+v %v", metav1.GetControllerOf(f), f.Labels)
+	}
 	recs := got.Status.Runs
-	if len(recs) != 2 || recs[0].Reason != "LoadFailed" || !strings.Contains(recs[0].Message, "out of disk") ||
-		recs[1].Phase != benchv1.PhaseFailed || recs[1].Reason != "RunDeleted" {
+	if len(recs) != 3 || recs[0].Reason != "LoadFailed" || !strings.Contains(recs[0].Message, "out of disk") ||
+		recs[1].Phase != benchv1.PhaseFailed || recs[1].Reason != "RunDeleted" || recs[2].Phase != benchv1.PhaseFailed || recs[2].Reason != "RunNameTaken" {
 		t.Errorf("records %+v", recs)
 	}
 	if c := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionFailed); c == nil || c.Status != metav1.ConditionTrue || c.Reason != "NoResult" ||
-		!strings.Contains(c.Message, "td-a-1 (LoadFailed), td-b-1 (RunDeleted)") {
+		!strings.Contains(c.Message, "td-a-1 (LoadFailed), td-b-1 (RunDeleted), td-c-1 (RunNameTaken)") {
 		t.Errorf("Failed condition %+v", c)
 	}
 	if got.Status.Leader != "" || got.Status.Results[0].TpmC != nil {
