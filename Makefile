@@ -27,7 +27,7 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy code.
 manifests: $(CONTROLLER_GEN) ## Generate the CRD and the manager's RBAC role from markers.
 	$(CONTROLLER_GEN) crd:allowDangerousTypes=true paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=manager-role paths=./controllers/... output:rbac:artifacts:config=config/rbac
-	cp config/crd/bases/bench.oltp.io_benchmarkruns.yaml charts/tpcc-operator/files/
+	cp config/crd/bases/bench.oltp.io_benchmarkruns.yaml config/crd/bases/bench.oltp.io_benchmarksuites.yaml charts/tpcc-operator/files/
 
 .PHONY: verify
 verify: $(CONTROLLER_GEN) ## Fail when generated files are stale, code is unformatted or vet complains.
@@ -62,6 +62,10 @@ cluster-down: ## Stop the local cluster and restore the machine as it was.
 .PHONY: demo
 demo: ## Run config/samples/demo.yaml end to end (current cluster, or the local one) and print its result.
 	hack/demo.sh
+
+.PHONY: demo-suite
+demo-suite: ## Run config/samples/suite-demo.yaml (PostgreSQL: remote_apply, remote_write, async) end to end and print the comparison.
+	hack/demo-suite.sh
 
 .PHONY: e2e
 e2e: ## The e2e suite on a real cluster (current one, or a local one brought up and removed).

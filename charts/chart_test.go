@@ -31,8 +31,6 @@ var (
 	helmPath, kubectl  string
 	errTools           error
 	repoRoot, _        = filepath.Abs("..")
-	generatedCRD       = filepath.Join(repoRoot, "config/crd/bases/bench.oltp.io_benchmarkruns.yaml")
-	chartCRD           = filepath.Join(chartDir, "files/bench.oltp.io_benchmarkruns.yaml")
 	generatedRolePath  = filepath.Join(repoRoot, "config/rbac/role.yaml")
 	kustomizeDirectory = filepath.Join(repoRoot, "config/default")
 )
@@ -226,28 +224,32 @@ func TestChartDefaultsMatchKustomize(t *testing.T) {
 	}
 }
 
-// TestChartCRDIsTheGeneratedOne: the chart ships controller-gen's CRD unchanged.
+// TestChartCRDIsTheGeneratedOne: the chart ships controller-gen's CRDs unchanged.
 func TestChartCRDIsTheGeneratedOne(t *testing.T) {
-	want, err := os.ReadFile(generatedCRD)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(chartCRD)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("charts/%s differs from %s: after `make manifests`, copy it: cp config/crd/bases/bench.oltp.io_benchmarkruns.yaml charts/%s", chartCRD, generatedCRD, chartCRD)
-	}
-	crd := find(mustRender(t), "CustomResourceDefinition", "benchmarkruns.bench.oltp.io")
-	if crd == nil {
-		t.Fatal("the chart renders no BenchmarkRun CRD")
-	}
-	if crd.GetAnnotations()["helm.sh/resource-policy"] != "keep" {
-		t.Errorf("CRD annotations %v: want helm.sh/resource-policy=keep, so uninstalling keeps recorded runs", crd.GetAnnotations())
-	}
-	if _, ok := crd.GetAnnotations()["controller-gen.kubebuilder.io/version"]; !ok {
-		t.Errorf("CRD annotations %v lost controller-gen's", crd.GetAnnotations())
+	for _, crdName := range []string{"benchmarkruns", "benchmarksuites"} {
+		generated := filepath.Join(repoRoot, "config/crd/bases/bench.oltp.io_"+crdName+".yaml")
+		shipped := filepath.Join(chartDir, "files/bench.oltp.io_"+crdName+".yaml")
+		want, err := os.ReadFile(generated)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(shipped)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("charts/%s differs from %s: after `make manifests`, copy it: cp %s charts/%s", shipped, generated, generated, shipped)
+		}
+		crd := find(mustRender(t), "CustomResourceDefinition", crdName+".bench.oltp.io")
+		if crd == nil {
+			t.Fatalf("the chart renders no %s CRD", crdName)
+		}
+		if crd.GetAnnotations()["helm.sh/resource-policy"] != "keep" {
+			t.Errorf("CRD annotations %v: want helm.sh/resource-policy=keep, so uninstalling keeps recorded runs", crd.GetAnnotations())
+		}
+		if _, ok := crd.GetAnnotations()["controller-gen.kubebuilder.io/version"]; !ok {
+			t.Errorf("CRD annotations %v lost controller-gen's", crd.GetAnnotations())
+		}
 	}
 }
 

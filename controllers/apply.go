@@ -6,6 +6,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -36,10 +37,16 @@ func (r *BenchmarkRunReconciler) applyDatabaseObject(ctx context.Context, run *b
 // createOnce creates an object owned by the run; an object of that name that already exists is
 // left as it is.
 func (r *BenchmarkRunReconciler) createOnce(ctx context.Context, run *benchv1.BenchmarkRun, obj client.Object) error {
-	if err := controllerutil.SetControllerReference(run, obj, r.Scheme); err != nil {
+	return createOwned(ctx, r.Client, r.Scheme, run, obj)
+}
+
+// createOwned creates an object controlled by owner, once: an object of that name that already
+// exists is left as it is, so a pass repeated after a restart never duplicates it.
+func createOwned(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner, obj client.Object) error {
+	if err := controllerutil.SetControllerReference(owner, obj, scheme); err != nil {
 		return err
 	}
-	if err := r.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
+	if err := c.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating %T %s: %w", obj, obj.GetName(), err)
 	}
 	return nil

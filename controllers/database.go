@@ -28,15 +28,20 @@ import (
 
 // backend is the run's database backend.
 func (r *BenchmarkRunReconciler) backend(run *benchv1.BenchmarkRun) engines.Backend {
+	return backendFor(run, r.Config.Images)
+}
+
+// backendFor is a run's database backend, with the operand images used when the run names none.
+func backendFor(run *benchv1.BenchmarkRun, images engines.Images) engines.Backend {
 	switch {
 	case run.Spec.Database.External != nil:
 		return external.Backend{}
 	case run.Spec.Database.Engine == benchv1.EngineCockroachDB:
-		return cockroach.Backend{DefaultImage: r.Config.Images.Cockroach}
+		return cockroach.Backend{DefaultImage: images.Cockroach}
 	case run.Spec.Database.Engine == benchv1.EngineYDB:
-		return ydb.Backend{DefaultImage: r.Config.Images.YDB}
+		return ydb.Backend{DefaultImage: images.YDB}
 	default:
-		return postgres.Backend{DefaultImage: r.Config.Images.Postgres}
+		return postgres.Backend{DefaultImage: images.Postgres}
 	}
 }
 

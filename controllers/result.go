@@ -89,13 +89,18 @@ func (r *BenchmarkRunReconciler) writeStepConfigMap(ctx context.Context, run *be
 }
 
 func (r *BenchmarkRunReconciler) applyConfigMap(ctx context.Context, run *benchv1.BenchmarkRun, name string, data map[string]string, binaryData map[string][]byte) error {
+	return applyOwnedConfigMap(ctx, r.Client, r.Scheme, run, name, engines.Labels(run), data, binaryData)
+}
+
+// applyOwnedConfigMap server-side applies a ConfigMap controlled by owner.
+func applyOwnedConfigMap(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner client.Object, name string, labels, data map[string]string, binaryData map[string][]byte) error {
 	cm := &corev1.ConfigMap{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: run.Namespace, Labels: engines.Labels(run)},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: owner.GetNamespace(), Labels: labels},
 		Data:       data,
 		BinaryData: binaryData,
 	}
-	if err := controllerutil.SetControllerReference(run, cm, r.Scheme); err != nil {
+	if err := controllerutil.SetControllerReference(owner, cm, scheme); err != nil {
 		return err
 	}
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(cm)
@@ -104,7 +109,7 @@ func (r *BenchmarkRunReconciler) applyConfigMap(ctx context.Context, run *benchv
 	}
 	u := &unstructured.Unstructured{Object: content}
 	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
-	if err := r.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {
+	if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {
 		return fmt.Errorf("applying ConfigMap %s: %w", name, err)
 	}
 	return nil

@@ -8,51 +8,73 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 )
 
-// updateStatus is the one place a run's status is written. It applies mutate to the freshest copy of
-// the run, records the observed generation, and patches with optimistic locking, so concurrent
-// writers never lose each other's updates. Nothing is written when nothing changed. A phase change
-// is announced as an event.
-func (r *BenchmarkRunReconciler) updateStatus(ctx context.Context, run *benchv1.BenchmarkRun, mutate func(*benchv1.BenchmarkRunStatus)) error {
-	var before, after benchv1.Phase
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		current := &benchv1.BenchmarkRun{}
-		if err := r.Get(ctx, client.ObjectKeyFromObject(run), current); err != nil {
+// writeStatus is the one place status is written, for every kind the operator reconciles. It
+// applies mutate to the status of the freshest copy of obj (newObj makes an empty one, status finds
+// an object's status), and patches with optimistic locking, so concurrent writers never lose each
+// other's updates. Nothing is written when nothing changed. obj gets the status written and its
+// resource version; before and after are the status as read and as written.
+func writeStatus[T client.Object, S any](ctx context.Context, c client.Client, obj T, newObj func() T, status func(T) *S, mutate func(current T, s *S)) (before, after S, err error) {
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		current := newObj()
+		if err := c.Get(ctx, client.ObjectKeyFromObject(obj), current); err != nil {
 			return err
 		}
-		updated := current.DeepCopy()
-		mutate(&updated.Status)
-		updated.Status.ObservedGeneration = current.Generation
-		before, after = current.Status.Phase, updated.Status.Phase
-		if equality.Semantic.DeepEqual(current.Status, updated.Status) {
-			run.Status = current.Status
+		updated := current.DeepCopyObject().(T)
+		mutate(current, status(updated))
+		before, after = *status(current), *status(updated)
+		if equality.Semantic.DeepEqual(before, after) {
+			*status(obj) = before
 			return nil
 		}
 		patch := client.MergeFromWithOptions(current, client.MergeFromWithOptimisticLock{})
-		if err := r.Status().Patch(ctx, updated, patch); err != nil {
+		if err := c.Status().Patch(ctx, updated, patch); err != nil {
 			return err
 		}
-		run.Status = updated.Status
-		run.ResourceVersion = updated.ResourceVersion
+		*status(obj) = *status(updated)
+		obj.SetResourceVersion(updated.GetResourceVersion())
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("updating status of %s: %w", client.ObjectKeyFromObject(run), err)
+		return before, after, fmt.Errorf("updating status of %s: %w", client.ObjectKeyFromObject(obj), err)
+	}
+	return before, after, nil
+}
+
+// updateStatus writes a run's status (writeStatus), records the observed generation, and announces
+// a phase change as an event.
+func (r *BenchmarkRunReconciler) updateStatus(ctx context.Context, run *benchv1.BenchmarkRun, mutate func(*benchv1.BenchmarkRunStatus)) error {
+	before, after, err := writeStatus(ctx, r.Client, run, func() *benchv1.BenchmarkRun { return &benchv1.BenchmarkRun{} },
+		func(o *benchv1.BenchmarkRun) *benchv1.BenchmarkRunStatus { return &o.Status },
+		func(current *benchv1.BenchmarkRun, s *benchv1.BenchmarkRunStatus) {
+			mutate(s)
+			s.ObservedGeneration = current.Generation
+		})
+	if err != nil {
+		return err
 	}
 	recordMetrics(run)
-	if before != after && r.Recorder != nil {
-		eventType := corev1.EventTypeNormal
-		if after == benchv1.PhaseFailed {
-			eventType = corev1.EventTypeWarning
-		}
-		r.Recorder.Eventf(run, nil, eventType, "Phase"+string(after), "ChangePhase", "phase %s -> %s", phaseName(before), after)
-	}
+	announcePhase(r.Recorder, run, before.Phase, after.Phase)
 	return nil
+}
+
+// announcePhase records a phase change as an event: a warning when it is Failed.
+func announcePhase(recorder events.EventRecorder, obj runtime.Object, before, after benchv1.Phase) {
+	if before == after || recorder == nil {
+		return
+	}
+	eventType := corev1.EventTypeNormal
+	if after == benchv1.PhaseFailed {
+		eventType = corev1.EventTypeWarning
+	}
+	recorder.Eventf(obj, nil, eventType, "Phase"+string(after), "ChangePhase", "phase %s -> %s", phaseName(before), after)
 }
 
 func phaseName(p benchv1.Phase) string {
@@ -62,9 +84,14 @@ func phaseName(p benchv1.Phase) string {
 	return string(p)
 }
 
-// setCondition sets one condition; its transition time changes only when its status does.
+// setCondition sets one condition of a run; its transition time changes only when its status does.
 func setCondition(status *benchv1.BenchmarkRunStatus, generation int64, conditionType string, value metav1.ConditionStatus, reason, message string) {
-	meta.SetStatusCondition(&status.Conditions, metav1.Condition{
+	setConditionIn(&status.Conditions, generation, conditionType, value, reason, message)
+}
+
+// setConditionIn sets one condition of a list; its transition time changes only when its status does.
+func setConditionIn(conditions *[]metav1.Condition, generation int64, conditionType string, value metav1.ConditionStatus, reason, message string) {
+	meta.SetStatusCondition(conditions, metav1.Condition{
 		Type:               conditionType,
 		Status:             value,
 		ObservedGeneration: generation,

@@ -224,7 +224,7 @@ func psql(t *testing.T, namespace, pod, query string) string {
 
 func dumpNamespace(t *testing.T, namespace string) {
 	for _, args := range [][]string{
-		{"get", "benchmarkruns,clusters.postgresql.cnpg.io,jobs,pods,pvc", "-o", "wide"},
+		{"get", "benchmarksuites,benchmarkruns,clusters.postgresql.cnpg.io,jobs,pods,pvc", "-o", "wide"},
 		{"get", "benchmarkruns", "-o", "yaml"},
 		{"get", "events", "--sort-by=.lastTimestamp"},
 	} {

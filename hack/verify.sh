@@ -19,6 +19,7 @@ diff -u api/v1alpha1/zz_generated.deepcopy.go "$scratch/object/zz_generated.deep
 diff -ru config/crd/bases "$scratch/crd" || stale=1
 diff -u config/rbac/role.yaml "$scratch/rbac/role.yaml" || stale=1
 diff -u "$scratch/crd/bench.oltp.io_benchmarkruns.yaml" charts/tpcc-operator/files/bench.oltp.io_benchmarkruns.yaml || stale=1
+diff -u "$scratch/crd/bench.oltp.io_benchmarksuites.yaml" charts/tpcc-operator/files/bench.oltp.io_benchmarksuites.yaml || stale=1
 if [ $stale -ne 0 ]; then
   echo "verify: generated files are stale; run 'make generate manifests' and commit the result" >&2
   exit 1

@@ -309,6 +309,8 @@ type StorageSpec struct {
 	// Size of each volume.
 	// +kubebuilder:default="10Gi"
 	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).isGreaterThan(quantity('0'))",message="storage.size must be positive"
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:MaxLength=64
 	// +optional
 	Size resource.Quantity `json:"size,omitempty"`
 

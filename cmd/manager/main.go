@@ -116,6 +116,15 @@ func run(ctx context.Context, cfg *rest.Config, o managerOptions) error {
 	if err := reconciler.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the BenchmarkRun controller: %w", err)
 	}
+	suites := &controllers.BenchmarkSuiteReconciler{
+		Client:       mgr.GetClient(),
+		Scheme:       mgr.GetScheme(),
+		Recorder:     mgr.GetEventRecorder("tpcc-operator"),
+		PollInterval: o.reconciler.PollInterval,
+	}
+	if err := suites.SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the BenchmarkSuite controller: %w", err)
+	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return err
 	}

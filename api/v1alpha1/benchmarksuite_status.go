@@ -1,0 +1,157 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// SuiteLabel marks the BenchmarkRuns a suite creates with the suite's name.
+const SuiteLabel = "bench.oltp.io/suite"
+
+// BenchmarkSuiteStatus is the progress of a suite's runs and the comparison of its databases.
+type BenchmarkSuiteStatus struct {
+	// Phase is Pending, Running, Succeeded (every run ended, at least one with a result) or Failed
+	// (every run ended, none with a result).
+	// +optional
+	Phase Phase `json:"phase,omitempty"`
+
+	// ObservedGeneration is the spec generation the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Conditions: Complete, Failed.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// Progress is "<runs ended>/<runs planned>".
+	// +optional
+	Progress string `json:"progress,omitempty"`
+
+	// Leader is the database with the highest mean tpmC so far.
+	// +optional
+	Leader string `json:"leader,omitempty"`
+
+	// Runs are the suite's runs in the order they run, recorded as they start and end. A recorded
+	// end is kept even if the BenchmarkRun is deleted later.
+	// +listType=atomic
+	// +optional
+	Runs []SuiteRunRecord `json:"runs,omitempty"`
+
+	// Results are one row per database, in spec order.
+	// +listType=atomic
+	// +optional
+	Results []SuiteDatabaseResult `json:"results,omitempty"`
+
+	// Notes say where the databases are not measured on equal terms (durability, resources,
+	// workload): a note, not a refusal.
+	// +listType=atomic
+	// +optional
+	Notes []string `json:"notes,omitempty"`
+
+	// Report names the ConfigMap holding the comparison (comparison.json, comparison.md).
+	// +optional
+	Report *ReportRef `json:"report,omitempty"`
+}
+
+// SuiteRunRecord is one BenchmarkRun of a suite.
+type SuiteRunRecord struct {
+	// Name of the BenchmarkRun: <suite>-<database>-<repeat>.
+	Name string `json:"name"`
+	// Database is the suite database's name.
+	Database string `json:"database"`
+	// Repeat is 1-based.
+	Repeat int32 `json:"repeat"`
+	// Phase is the run's phase as last seen; Succeeded and Failed are final.
+	// +optional
+	Phase Phase `json:"phase,omitempty"`
+	// StartTime is when the suite created the run.
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+	// CompletionTime is when the suite saw the run end.
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+	// Reason and Message say why a run failed.
+	// +optional
+	Reason string `json:"reason,omitempty"`
+	// +optional
+	Message string `json:"message,omitempty"`
+	// Result is the run's result, when it succeeded.
+	// +optional
+	Result *SuiteRunResult `json:"result,omitempty"`
+	// Report names the run's own report ConfigMap (every step and the merged histograms).
+	// +optional
+	Report string `json:"report,omitempty"`
+}
+
+// SuiteRunResult is a run's result as the suite compares it.
+type SuiteRunResult struct {
+	// MaxCompliantWarehouses is the run's largest compliant active warehouse count; 0 if none.
+	MaxCompliantWarehouses int32 `json:"maxCompliantWarehouses"`
+	// TpmC at that count.
+	TpmC float64 `json:"tpmC"`
+	// Efficiency at that count, in percent.
+	Efficiency float64 `json:"efficiency"`
+	// Latency is each transaction's p50/p95/p99 at the run's result step.
+	// +optional
+	Latency map[Transaction]LatencyPercentiles `json:"latency,omitempty"`
+}
+
+// LatencyPercentiles are one transaction type's median, 95th and 99th percentile response times.
+type LatencyPercentiles struct {
+	P50 metav1.Duration `json:"p50"`
+	P95 metav1.Duration `json:"p95"`
+	P99 metav1.Duration `json:"p99"`
+}
+
+// Statistic summarises one figure over a database's runs that have a result.
+type Statistic struct {
+	Mean float64 `json:"mean"`
+	Min  float64 `json:"min"`
+	Max  float64 `json:"max"`
+	// CI95 is the 95 % confidence interval of the mean (Student's t), with 3 or more runs.
+	// +optional
+	CI95 *Interval `json:"ci95,omitempty"`
+}
+
+// Interval is a closed interval [Low, High].
+type Interval struct {
+	Low  float64 `json:"low"`
+	High float64 `json:"high"`
+}
+
+// SuiteDatabaseResult is one database's row of the comparison.
+type SuiteDatabaseResult struct {
+	// Database is the suite database's name.
+	Database string `json:"database"`
+	// Engine of the database.
+	Engine Engine `json:"engine"`
+	// RunsDone are the database's runs that ended; RunsSucceeded those with a result.
+	RunsDone      int32 `json:"runsDone"`
+	RunsSucceeded int32 `json:"runsSucceeded"`
+	// Runs planned for the database (spec.repeats).
+	Runs int32 `json:"runs"`
+	// MaxCompliantWarehouses, TpmC and Efficiency over the runs that succeeded.
+	// +optional
+	MaxCompliantWarehouses *Statistic `json:"maxCompliantWarehouses,omitempty"`
+	// +optional
+	TpmC *Statistic `json:"tpmC,omitempty"`
+	// +optional
+	Efficiency *Statistic `json:"efficiency,omitempty"`
+	// Latency is each transaction's p50/p95/p99 at the result step, the mean over the runs that
+	// succeeded (each run's own figures are in status.runs[].result.latency).
+	// +optional
+	Latency map[Transaction]LatencyPercentiles `json:"latency,omitempty"`
+	// Durability is what a commit waits for, in words.
+	Durability string `json:"durability"`
+	// Leader is true for the database with the highest mean tpmC.
+	// +optional
+	Leader bool `json:"leader,omitempty"`
+	// RatioToLeader is this database's mean tpmC over the leader's (1 for the leader).
+	// +optional
+	RatioToLeader float64 `json:"ratioToLeader,omitempty"`
+	// Versus says it in words: the leader "1.05× YDB" (over the runner-up), the others
+	// "PostgreSQL is 1.05× this".
+	// +optional
+	Versus string `json:"versus,omitempty"`
+}

@@ -1,0 +1,91 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// BenchmarkSuite measures several databases the same way, one BenchmarkRun at a time, and compares
+// them: the same workload, SLA and search for every database, repeated and interleaved so drift
+// hits every database alike.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=bs,categories=tpcc
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Runs",type=string,JSONPath=`.status.progress`,description="Runs ended / planned"
+// +kubebuilder:printcolumn:name="Leader",type=string,JSONPath=`.status.leader`,description="Database with the highest mean tpmC"
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 24 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS label of at most 24 characters starting with a letter: it prefixes the names of the suite's runs"
+// +kubebuilder:validation:XValidation:rule="self.spec.databases.all(d, self.metadata.name.size() + d.name.size() <= 36)",message="spec.databases[].name: the run name <suite>-<database>-<repeat> must fit a BenchmarkRun name (40 characters), so metadata.name and each database name may have at most 36 characters together"
+type BenchmarkSuite struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   BenchmarkSuiteSpec   `json:"spec"`
+	Status BenchmarkSuiteStatus `json:"status,omitempty"`
+}
+
+// BenchmarkSuiteList is a list of BenchmarkSuites.
+//
+// +kubebuilder:object:root=true
+type BenchmarkSuiteList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []BenchmarkSuite `json:"items"`
+}
+
+// BenchmarkSuiteSpec is which databases to compare and how each is measured. It is fixed once the
+// suite exists: its runs are only comparable when measured under one specification.
+//
+// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable once the suite is created"
+// +kubebuilder:validation:XValidation:rule="!has(self.search.startWarehouses) || self.search.startWarehouses <= self.workload.warehouses",fieldPath=".search.startWarehouses",message="search.startWarehouses must not exceed workload.warehouses"
+// +kubebuilder:validation:XValidation:rule="!has(self.search.probeDuration) || !has(self.workload.duration) || duration(self.search.probeDuration) <= duration(self.workload.duration)",fieldPath=".search.probeDuration",message="search.probeDuration must not exceed workload.duration"
+// +kubebuilder:validation:XValidation:rule="!has(self.sla.maxReplicationLag) || self.databases.all(d, d.database.engine == 'PostgreSQL')",fieldPath=".sla.maxReplicationLag",message="sla.maxReplicationLag applies only when every database has engine PostgreSQL: CockroachDB and YDB replicate by consensus and expose no standby lag"
+type BenchmarkSuiteSpec struct {
+	// Databases are the databases compared, each measured by its own BenchmarkRuns.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	// +listType=map
+	// +listMapKey=name
+	Databases []SuiteDatabase `json:"databases"`
+
+	// Workload is the TPC-C data set and how each measured step runs, for every database.
+	Workload WorkloadSpec `json:"workload"`
+
+	// SLA decides whether a step is compliant, for every database.
+	// +kubebuilder:default={}
+	// +optional
+	SLA SLASpec `json:"sla,omitempty"`
+
+	// Search decides which active warehouse counts are measured, for every database.
+	// +kubebuilder:default={}
+	// +optional
+	Search SearchSpec `json:"search,omitempty"`
+
+	// Repeats is how many whole runs each database gets. Runs are interleaved (A1 B1 C1 A2 B2 C2);
+	// with 3 or more, results carry a 95 % confidence interval.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10
+	// +kubebuilder:default=1
+	// +optional
+	Repeats int32 `json:"repeats,omitempty"`
+}
+
+// SuiteDatabase is one database of a suite.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.database.teardown) || self.database.teardown == 'Delete'",fieldPath=".database.teardown",message="database.teardown must be Delete in a suite: its databases share the cluster's nodes, so each is torn down before the next run starts"
+type SuiteDatabase struct {
+	// Name identifies the database in the suite's results and names its runs
+	// (<suite>-<name>-<repeat>).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=20
+	// +kubebuilder:validation:Pattern=`^[a-z]([-a-z0-9]*[a-z0-9])?$`
+	Name string `json:"name"`
+
+	// Database is what to deploy (or use), as in a BenchmarkRun.
+	Database DatabaseSpec `json:"database"`
+}
+
+func init() {
+	SchemeBuilder.Register(&BenchmarkSuite{}, &BenchmarkSuiteList{})
+}

@@ -1,0 +1,197 @@
+package v1alpha1_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+)
+
+const validSuite = `
+apiVersion: bench.oltp.io/v1alpha1
+kind: BenchmarkSuite
+metadata:
+  namespace: default
+spec:
+  databases:
+  - name: pg
+    database:
+      engine: PostgreSQL
+      postgres: {instances: 3, synchronousReplicas: 2}
+  - name: crdb
+    database:
+      engine: CockroachDB
+  workload:
+    warehouses: 10
+    duration: 1m
+`
+
+func suiteManifest(t *testing.T, name string, edit func(spec map[string]any)) *unstructured.Unstructured {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(validSuite), &u.Object); err != nil {
+		t.Fatal(err)
+	}
+	u.SetName(name)
+	if edit != nil {
+		edit(u.Object["spec"].(map[string]any))
+	}
+	return u
+}
+
+// database returns spec.databases[i] of a manifest being edited.
+func database(spec map[string]any, i int) map[string]any {
+	return spec["databases"].([]any)[i].(map[string]any)
+}
+
+func pgDatabase(name string) map[string]any {
+	return map[string]any{"name": name, "database": map[string]any{"engine": "PostgreSQL"}}
+}
+
+// Every invalid suite is rejected at admission with a message naming the field.
+func TestAdmissionRejectsInvalidSuites(t *testing.T) {
+	cases := []struct {
+		name      string
+		suiteName string
+		edit      func(spec map[string]any)
+		want      []string
+	}{
+		{"no databases", "", func(s map[string]any) { s["databases"] = []any{} },
+			[]string{"spec.databases", "at least 1 items"}},
+		{"17 databases", "", func(s map[string]any) {
+			var dbs []any
+			for i := range 17 {
+				dbs = append(dbs, pgDatabase(fmt.Sprintf("db%d", i)))
+			}
+			s["databases"] = dbs
+		}, []string{"spec.databases", "must have at most 16 items"}},
+		{"duplicate database names", "", func(s map[string]any) { s["databases"] = []any{pgDatabase("pg"), pgDatabase("pg")} },
+			[]string{"spec.databases[1]", "Duplicate value"}},
+		{"database name not a DNS label", "", func(s map[string]any) { database(s, 0)["name"] = "PG_1" },
+			[]string{"spec.databases[0].name", "should match"}},
+		{"database name too long", "", func(s map[string]any) { database(s, 0)["name"] = "a-database-name-of-21c" },
+			[]string{"spec.databases[0].name", "may not be more than 20"}},
+		{"suite and database names too long for run names", "a-suite-name-of-24-chars", func(s map[string]any) { database(s, 0)["name"] = "a-database-of-20-chr" },
+			[]string{"spec.databases[].name", "must fit a BenchmarkRun name"}},
+		{"suite name too long", "a-suite-name-of-25-charss", nil,
+			[]string{"metadata.name must be a DNS label of at most 24 characters"}},
+		{"no repeats", "", func(s map[string]any) { s["repeats"] = int64(0) },
+			[]string{"spec.repeats", "greater than or equal to 1"}},
+		{"11 repeats", "", func(s map[string]any) { s["repeats"] = int64(11) },
+			[]string{"spec.repeats", "less than or equal to 10"}},
+		{"unknown engine", "", func(s map[string]any) { database(s, 1)["database"].(map[string]any)["engine"] = "MySQL" },
+			[]string{"spec.databases[1].database.engine", `Unsupported value: "MySQL"`}},
+		{"postgres block with CockroachDB", "", func(s map[string]any) {
+			database(s, 1)["database"].(map[string]any)["postgres"] = map[string]any{}
+		}, []string{"spec.databases[1].database.postgres", "postgres is only allowed with engine PostgreSQL"}},
+		{"synchronous replicas equal to instances", "", func(s map[string]any) {
+			database(s, 0)["database"].(map[string]any)["postgres"] = map[string]any{"instances": int64(2), "synchronousReplicas": int64(2)}
+		}, []string{"spec.databases[0].database.postgres.synchronousReplicas", "synchronousReplicas must be less than instances"}},
+		{"teardown Retain", "", func(s map[string]any) { database(s, 0)["database"].(map[string]any)["teardown"] = "Retain" },
+			[]string{"spec.databases[0].database.teardown", "database.teardown must be Delete in a suite"}},
+		{"external without secretRef", "", func(s map[string]any) {
+			database(s, 1)["database"].(map[string]any)["external"] = map[string]any{}
+		}, []string{"spec.databases[1].database.external.secretRef", "Required value"}},
+		{"no workload", "", func(s map[string]any) { delete(s, "workload") },
+			[]string{"spec.workload", "Required value"}},
+		{"no warehouses", "", func(s map[string]any) { s["workload"].(map[string]any)["warehouses"] = int64(0) },
+			[]string{"spec.workload.warehouses", "greater than or equal to 1"}},
+		{"percentile 100", "", func(s map[string]any) { s["sla"] = map[string]any{"latency": []any{latency("NewOrder", "100", "5s")}} },
+			[]string{"spec.sla.latency[0].percentile", "should match"}},
+		{"efficiency above 100", "", func(s map[string]any) { s["sla"] = map[string]any{"minEfficiencyPercent": int64(101)} },
+			[]string{"spec.sla.minEfficiencyPercent", "less than or equal to 100"}},
+		{"replication lag bound with CockroachDB", "", func(s map[string]any) { s["sla"] = map[string]any{"maxReplicationLag": "30s"} },
+			[]string{"spec.sla.maxReplicationLag", "sla.maxReplicationLag applies only when every database has engine PostgreSQL"}},
+		{"search start above the loaded warehouses", "", func(s map[string]any) { s["search"] = map[string]any{"startWarehouses": int64(11)} },
+			[]string{"spec.search.startWarehouses", "search.startWarehouses must not exceed workload.warehouses"}},
+		{"unknown search mode", "", func(s map[string]any) { s["search"] = map[string]any{"mode": "Random"} },
+			[]string{"spec.search.mode", `Unsupported value: "Random"`}},
+		{"unknown field", "", func(s map[string]any) { database(s, 0)["engine"] = "PostgreSQL" },
+			[]string{`unknown field "spec.databases[0].engine"`}},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			name := tc.suiteName
+			if name == "" {
+				name = fmt.Sprintf("invalid-suite-%d", i)
+			}
+			suite := suiteManifest(t, name, tc.edit)
+			err := k8s.Create(context.Background(), suite, client.FieldValidation(metav1.FieldValidationStrict))
+			if err == nil {
+				t.Fatalf("accepted; want rejection mentioning %q", tc.want)
+			}
+			if !apierrors.IsInvalid(err) && !apierrors.IsBadRequest(err) {
+				t.Fatalf("want an Invalid error, got %v", err)
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error does not mention %q:\n%v", want, err)
+				}
+			}
+		})
+	}
+}
+
+// A suite is stored with BenchmarkRun's defaults for the shared parts, and its spec is fixed.
+func TestSuiteDefaultsAndUpdates(t *testing.T) {
+	ctx := context.Background()
+	suite := suiteManifest(t, "suite-updates", nil)
+	if err := k8s.Create(ctx, suite, client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
+		t.Fatal(err)
+	}
+	stored := &benchv1.BenchmarkSuite{}
+	if err := k8s.Get(ctx, client.ObjectKeyFromObject(suite), stored); err != nil {
+		t.Fatal(err)
+	}
+	spec := stored.Spec
+	if spec.Repeats != 1 || spec.Search.Mode != benchv1.SearchMaxCompliant || spec.Workload.Wait != benchv1.WaitSpec ||
+		spec.SLA.MinEfficiencyPercent == nil || *spec.SLA.MinEfficiencyPercent != 85 || len(spec.SLA.Latency) != 5 ||
+		spec.Databases[0].Database.Teardown != benchv1.TeardownDelete {
+		t.Errorf("defaults not applied: %+v", spec)
+	}
+	for _, tc := range []struct{ name, patch, want string }{
+		{"repeats", `{"spec":{"repeats":3}}`, "spec is immutable once the suite is created"},
+		{"workload", `{"spec":{"workload":{"warehouses":20}}}`, "spec is immutable once the suite is created"},
+		{"databases", `{"spec":{"databases":[{"name":"pg","database":{"engine":"PostgreSQL"}}]}}`, "spec is immutable once the suite is created"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := &benchv1.BenchmarkSuite{}
+			obj.Namespace, obj.Name = stored.Namespace, stored.Name
+			err := k8s.Patch(ctx, obj, client.RawPatch(types.MergePatchType, []byte(tc.patch)))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("update: %v, want an error mentioning %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// The suite samples are accepted as written.
+func TestSuiteSamplesAreAccepted(t *testing.T) {
+	for _, file := range []string{"suite.yaml", "suite-demo.yaml"} {
+		t.Run(file, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join(repo, "config", "samples", file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			suite := &benchv1.BenchmarkSuite{}
+			if err := yaml.UnmarshalStrict(data, suite); err != nil {
+				t.Fatalf("sample does not match the API types: %v", err)
+			}
+			suite.Namespace = "default"
+			if err := k8s.Create(context.Background(), suite, client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
+				t.Fatalf("sample rejected: %v", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,314 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+	comparison "github.com/tpcc-operator/tpcc-operator/internal/report"
+)
+
+// BenchmarkSuiteReconciler runs a suite's BenchmarkRuns one at a time, in the plan's order
+// (benchmarksuite_runs.go), and compares their results (internal/report). The BenchmarkRun
+// reconciler does the measuring; this one only creates runs, watches them end, waits for each
+// run's database to be torn down before the next starts, and writes the comparison.
+type BenchmarkSuiteReconciler struct {
+	client.Client
+	// APIReader reads without the cache: the suite's runs (a run created a moment ago must be seen,
+	// never created again) and the objects of a run's database.
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
+	Recorder  events.EventRecorder
+	// PollInterval is how often a torn-down database is checked for being gone.
+	PollInterval time.Duration
+}
+
+// +kubebuilder:rbac:groups=bench.oltp.io,resources=benchmarksuites,verbs=get;list;watch
+// +kubebuilder:rbac:groups=bench.oltp.io,resources=benchmarksuites/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=bench.oltp.io,resources=benchmarkruns,verbs=create
+
+// Reconcile moves a suite forward. Which runs exist comes from the API server and the plan, never
+// from memory, so a restarted manager resumes without creating a run twice.
+func (r *BenchmarkSuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	suite := &benchv1.BenchmarkSuite{}
+	if err := r.Get(ctx, req.NamespacedName, suite); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !suite.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil // its runs and comparison go with it, through owner references
+	}
+	runs, err := r.suiteRuns(ctx, suite)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	plan := suitePlan(suite)
+	records := r.records(suite, plan, runs)
+
+	// The run under way, or the next to start: the first in the plan that has not ended.
+	var result ctrl.Result
+	waiting := ""
+	previous := -1 // the last run before i that the suite started
+	for i, rec := range records {
+		if comparison.Final(rec.Phase) {
+			if rec.StartTime != nil {
+				previous = i
+			}
+			continue
+		}
+		if _, exists := runs[rec.Name]; exists {
+			break // under way: its status changes bring the suite back here
+		}
+		if previous >= 0 {
+			gone, what, err := r.databaseGone(ctx, suiteRun(suite, plan[previous]))
+			if err != nil {
+				return ctrl.Result{}, err
+			}
+			if !gone {
+				waiting = fmt.Sprintf("waiting for the database of %s to be torn down before %s starts (%s still exists)", plan[previous].Name, rec.Name, what)
+				result.RequeueAfter = r.PollInterval
+				break
+			}
+		}
+		run := suiteRun(suite, plan[i])
+		if err := createOwned(ctx, r.Client, r.Scheme, suite, run); err != nil {
+			return ctrl.Result{}, err
+		}
+		// A BenchmarkRun of that name that is not the suite's was there first: that run is
+		// recorded as failed, and the suite goes on.
+		created := &benchv1.BenchmarkRun{}
+		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(run), created); err != nil {
+			return ctrl.Result{}, err
+		}
+		if owner := metav1.GetControllerOf(created); owner == nil || owner.UID != suite.UID {
+			now := metav1.Now()
+			records[i].Phase, records[i].Reason, records[i].CompletionTime = benchv1.PhaseFailed, "RunNameTaken", &now
+			records[i].Message = fmt.Sprintf("a BenchmarkRun named %s exists and is not this suite's", run.Name)
+			continue
+		}
+		log.FromContext(ctx).Info("created run", "run", run.Name)
+		r.event(suite, corev1.EventTypeNormal, "RunCreated", "Create", "created BenchmarkRun %s (%s, repeat %d of %d)", run.Name, plan[i].Database.Name, plan[i].Repeat, max(1, suite.Spec.Repeats))
+		now := metav1.Now()
+		records[i].Phase, records[i].StartTime = benchv1.PhasePending, &now
+		break
+	}
+
+	compared := comparison.Compare(comparison.Input{Suite: suite.Name, Namespace: suite.Namespace, Spec: suite.Spec, Runs: records, Generated: time.Now()})
+	if suite.Status.Report == nil || !equality.Semantic.DeepEqual(records, suite.Status.Runs) {
+		if err := r.writeComparison(ctx, suite, compared); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	for i, rec := range records { // announce each run's end once
+		if comparison.Final(rec.Phase) && (i >= len(suite.Status.Runs) || !comparison.Final(suite.Status.Runs[i].Phase)) {
+			if rec.Phase == benchv1.PhaseFailed {
+				r.event(suite, corev1.EventTypeWarning, "RunFailed", "Record", "BenchmarkRun %s failed (%s): %s; the suite goes on", rec.Name, rec.Reason, rec.Message)
+			} else {
+				r.event(suite, corev1.EventTypeNormal, "RunSucceeded", "Record", "BenchmarkRun %s ended", rec.Name)
+			}
+		}
+	}
+	return result, r.updateStatus(ctx, suite, func(s *benchv1.BenchmarkSuiteStatus) {
+		s.Runs = records
+		s.Results, s.Notes, s.Leader = compared.Results, compared.Notes, compared.Leader
+		s.Progress = fmt.Sprintf("%d/%d", compared.RunsDone, compared.RunsPlanned)
+		s.Report = &benchv1.ReportRef{ConfigMapName: ComparisonConfigMapName(suite)}
+		suiteConditions(s, suite.Generation, compared, waiting)
+	})
+}
+
+// suiteConditions sets the phase and the Complete and Failed conditions.
+func suiteConditions(s *benchv1.BenchmarkSuiteStatus, generation int64, c comparison.Comparison, waiting string) {
+	succeeded := 0
+	for _, r := range c.Results {
+		succeeded += int(r.RunsSucceeded)
+	}
+	progress := fmt.Sprintf("%d of %d runs ended", c.RunsDone, c.RunsPlanned)
+	switch {
+	case c.Complete && succeeded > 0:
+		s.Phase = benchv1.PhaseSucceeded
+		message := progress + ", " + fmt.Sprintf("%d with a result", succeeded)
+		if c.Leader != "" {
+			message += "; leader " + c.Leader
+		}
+		setConditionIn(&s.Conditions, generation, benchv1.ConditionComplete, metav1.ConditionTrue, "AllRunsEnded", message)
+		setConditionIn(&s.Conditions, generation, benchv1.ConditionFailed, metav1.ConditionFalse, "AllRunsEnded", message)
+	case c.Complete:
+		s.Phase = benchv1.PhaseFailed
+		message := progress + ", none with a result: " + failedRuns(c)
+		setConditionIn(&s.Conditions, generation, benchv1.ConditionComplete, metav1.ConditionFalse, "NoResult", message)
+		setConditionIn(&s.Conditions, generation, benchv1.ConditionFailed, metav1.ConditionTrue, "NoResult", message)
+	default:
+		s.Phase = benchv1.PhaseRunning
+		if c.RunsDone == 0 && len(c.Runs) > 0 && c.Runs[0].Phase == "" {
+			s.Phase = benchv1.PhasePending
+		}
+		message := progress
+		if waiting != "" {
+			message += "; " + waiting
+		}
+		setConditionIn(&s.Conditions, generation, benchv1.ConditionComplete, metav1.ConditionFalse, "RunsUnderWay", message)
+		setConditionIn(&s.Conditions, generation, benchv1.ConditionFailed, metav1.ConditionFalse, "RunsUnderWay", message)
+	}
+}
+
+func failedRuns(c comparison.Comparison) string {
+	var parts []string
+	for _, r := range c.Runs {
+		if r.Phase == benchv1.PhaseFailed {
+			parts = append(parts, fmt.Sprintf("%s (%s)", r.Name, r.Reason))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// suiteRuns are the suite's runs as the API server has them, by name: labelled with the suite and
+// controlled by it.
+func (r *BenchmarkSuiteReconciler) suiteRuns(ctx context.Context, suite *benchv1.BenchmarkSuite) (map[string]*benchv1.BenchmarkRun, error) {
+	list := &benchv1.BenchmarkRunList{}
+	if err := r.APIReader.List(ctx, list, client.InNamespace(suite.Namespace), client.MatchingLabels{benchv1.SuiteLabel: suite.Name}); err != nil {
+		return nil, fmt.Errorf("listing the runs of suite %s: %w", suite.Name, err)
+	}
+	runs := map[string]*benchv1.BenchmarkRun{}
+	for i := range list.Items {
+		run := &list.Items[i]
+		if owner := metav1.GetControllerOf(run); owner != nil && owner.UID == suite.UID {
+			runs[run.Name] = run
+		}
+	}
+	return runs, nil
+}
+
+// records are the suite's run records in plan order, brought up to date with the runs. A run whose
+// record says it started but which is gone was deleted before it ended: it is recorded as failed,
+// never created again.
+func (r *BenchmarkSuiteReconciler) records(suite *benchv1.BenchmarkSuite, plan []plannedRun, runs map[string]*benchv1.BenchmarkRun) []benchv1.SuiteRunRecord {
+	previous := map[string]benchv1.SuiteRunRecord{}
+	for _, rec := range suite.Status.Runs {
+		previous[rec.Name] = rec
+	}
+	records := make([]benchv1.SuiteRunRecord, len(plan))
+	for i, p := range plan {
+		rec, ok := previous[p.Name]
+		if !ok {
+			rec = benchv1.SuiteRunRecord{Name: p.Name, Database: p.Database.Name, Repeat: p.Repeat}
+		}
+		rec = *rec.DeepCopy()
+		run, exists := runs[p.Name]
+		switch {
+		case exists:
+			observeRun(&rec, run)
+		case rec.StartTime != nil && !comparison.Final(rec.Phase):
+			now := metav1.Now()
+			rec.Phase, rec.Reason, rec.CompletionTime = benchv1.PhaseFailed, "RunDeleted", &now
+			rec.Message = "the BenchmarkRun was deleted before it ended"
+		}
+		records[i] = rec
+	}
+	return records
+}
+
+// databaseGone says whether a run's database has been torn down: none of its objects and none of
+// its pods is left (a run tears its database down when it ends). It names what is left.
+func (r *BenchmarkSuiteReconciler) databaseGone(ctx context.Context, run *benchv1.BenchmarkRun) (bool, string, error) {
+	if run.Spec.Database.External != nil {
+		return true, "", nil
+	}
+	backend := backendFor(run, engines.Images{})
+	for _, ref := range backend.Observed(run) {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(ref.GVK)
+		err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: ref.Name}, u)
+		switch {
+		case err == nil:
+			return false, ref.GVK.Kind + " " + ref.Name, nil
+		case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
+		default:
+			return false, "", fmt.Errorf("reading %s %s: %w", ref.GVK.Kind, ref.Name, err)
+		}
+	}
+	if selector := backend.DatabasePods(run); selector != nil {
+		pods := &corev1.PodList{}
+		if err := r.APIReader.List(ctx, pods, client.InNamespace(run.Namespace), client.MatchingLabels(selector)); err != nil {
+			return false, "", fmt.Errorf("listing the database pods of %s: %w", run.Name, err)
+		}
+		if len(pods.Items) > 0 {
+			return false, fmt.Sprintf("%d database pods, e.g. %s", len(pods.Items), pods.Items[0].Name), nil
+		}
+	}
+	return true, "", nil
+}
+
+// writeComparison writes the comparison ConfigMap: comparison.json and comparison.md.
+func (r *BenchmarkSuiteReconciler) writeComparison(ctx context.Context, suite *benchv1.BenchmarkSuite, c comparison.Comparison) error {
+	body, err := comparison.JSON(c)
+	if err != nil {
+		return err
+	}
+	labels := map[string]string{"app.kubernetes.io/managed-by": "tpcc-operator", benchv1.SuiteLabel: suite.Name}
+	return applyOwnedConfigMap(ctx, r.Client, r.Scheme, suite, ComparisonConfigMapName(suite), labels,
+		map[string]string{"comparison.json": string(body), "comparison.md": comparison.Markdown(c)}, nil)
+}
+
+// updateStatus writes the suite's status (writeStatus) and announces a phase change.
+func (r *BenchmarkSuiteReconciler) updateStatus(ctx context.Context, suite *benchv1.BenchmarkSuite, mutate func(*benchv1.BenchmarkSuiteStatus)) error {
+	before, after, err := writeStatus(ctx, r.Client, suite, func() *benchv1.BenchmarkSuite { return &benchv1.BenchmarkSuite{} },
+		func(o *benchv1.BenchmarkSuite) *benchv1.BenchmarkSuiteStatus { return &o.Status },
+		func(current *benchv1.BenchmarkSuite, s *benchv1.BenchmarkSuiteStatus) {
+			mutate(s)
+			s.ObservedGeneration = current.Generation
+		})
+	if err != nil {
+		return err
+	}
+	announcePhase(r.Recorder, suite, before.Phase, after.Phase)
+	return nil
+}
+
+func (r *BenchmarkSuiteReconciler) event(suite *benchv1.BenchmarkSuite, eventType, reason, action, format string, args ...any) {
+	if r.Recorder != nil {
+		r.Recorder.Eventf(suite, nil, eventType, reason, action, format, args...)
+	}
+}
+
+// SetupWithManager registers the reconciler: it watches suites and the runs they own.
+func (r *BenchmarkSuiteReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.PollInterval == 0 {
+		r.PollInterval = DefaultConfig().PollInterval
+	}
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&benchv1.BenchmarkSuite{}).
+		Owns(&benchv1.BenchmarkRun{}, builder.WithPredicates(runPhaseChanged)).
+		Named("benchmarksuite").
+		Complete(r)
+}
+
+// runPhaseChanged lets through a run's creation, deletion and phase changes: the suite records
+// nothing else of a run until it ends, and a run's live progress changes its status every poll.
+var runPhaseChanged = predicate.Funcs{
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		before, ok1 := e.ObjectOld.(*benchv1.BenchmarkRun)
+		after, ok2 := e.ObjectNew.(*benchv1.BenchmarkRun)
+		return !ok1 || !ok2 || before.Status.Phase != after.Status.Phase
+	},
+}

@@ -1,0 +1,129 @@
+package controllers
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+)
+
+// The suite's plan is pure: which runs, in which order, named how, with which spec. The controller
+// derives everything else from the plan and the runs the API server has.
+
+// SuiteDatabaseLabel marks a suite's run with the suite database it measures.
+const SuiteDatabaseLabel = "bench.oltp.io/suite-database"
+
+// maxRecordedMessage bounds a failed run's message in the suite's status.
+const maxRecordedMessage = 512
+
+// plannedRun is one run of a suite's plan.
+type plannedRun struct {
+	Name     string
+	Database benchv1.SuiteDatabase
+	Repeat   int32
+}
+
+// SuiteRunName names a suite's run: <suite>-<database>-<repeat>.
+func SuiteRunName(suite *benchv1.BenchmarkSuite, database string, repeat int32) string {
+	return fmt.Sprintf("%s-%s-%d", suite.Name, database, repeat)
+}
+
+// ComparisonConfigMapName names the suite's comparison ConfigMap.
+func ComparisonConfigMapName(suite *benchv1.BenchmarkSuite) string { return suite.Name + "-comparison" }
+
+// suitePlan is the suite's runs in the order they run: every database once per repeat, in spec
+// order (A1 B1 C1 A2 B2 C2), so drift over time hits every database alike.
+func suitePlan(suite *benchv1.BenchmarkSuite) []plannedRun {
+	repeats := max(1, suite.Spec.Repeats)
+	plan := make([]plannedRun, 0, int(repeats)*len(suite.Spec.Databases))
+	for repeat := int32(1); repeat <= repeats; repeat++ {
+		for _, db := range suite.Spec.Databases {
+			plan = append(plan, plannedRun{Name: SuiteRunName(suite, db.Name, repeat), Database: db, Repeat: repeat})
+		}
+	}
+	return plan
+}
+
+// suiteRun is the BenchmarkRun of a planned run: the suite's workload, SLA and search, the
+// database's spec, torn down (Delete) when it ends, labelled with the suite. The caller sets the
+// suite as its controller.
+func suiteRun(suite *benchv1.BenchmarkSuite, p plannedRun) *benchv1.BenchmarkRun {
+	database := *p.Database.Database.DeepCopy()
+	database.Teardown = benchv1.TeardownDelete
+	return &benchv1.BenchmarkRun{
+		ObjectMeta: metav1.ObjectMeta{Namespace: suite.Namespace, Name: p.Name, Labels: map[string]string{
+			"app.kubernetes.io/managed-by": "tpcc-operator",
+			benchv1.SuiteLabel:             suite.Name,
+			SuiteDatabaseLabel:             p.Database.Name,
+		}},
+		Spec: benchv1.BenchmarkRunSpec{
+			Database: database,
+			Workload: *suite.Spec.Workload.DeepCopy(),
+			SLA:      *suite.Spec.SLA.DeepCopy(),
+			Search:   *suite.Spec.Search.DeepCopy(),
+		},
+	}
+}
+
+// observeRun brings a run's record up to date with the run: its phase, and once it has ended, its
+// result or why it failed. It never changes a record that has already ended.
+func observeRun(rec *benchv1.SuiteRunRecord, run *benchv1.BenchmarkRun) {
+	if rec.Phase == benchv1.PhaseSucceeded || rec.Phase == benchv1.PhaseFailed {
+		return
+	}
+	start := run.CreationTimestamp
+	rec.StartTime = &start
+	rec.Phase = run.Status.Phase
+	if rec.Phase == "" {
+		rec.Phase = benchv1.PhasePending
+	}
+	if run.Status.Report != nil {
+		rec.Report = run.Status.Report.ConfigMapName
+	}
+	switch rec.Phase {
+	case benchv1.PhaseSucceeded:
+		rec.Result = runResult(run)
+		rec.CompletionTime = conditionTime(run, benchv1.ConditionComplete)
+	case benchv1.PhaseFailed:
+		rec.Reason, rec.Message = "Failed", ""
+		if c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionFailed); c != nil {
+			rec.Reason, rec.Message = c.Reason, c.Message
+		}
+		if len(rec.Message) > maxRecordedMessage {
+			rec.Message = strings.ToValidUTF8(rec.Message[:maxRecordedMessage], "") + "…" // never half a character
+		}
+		rec.CompletionTime = conditionTime(run, benchv1.ConditionFailed)
+	}
+}
+
+// runResult is a succeeded run's result with each transaction's p50/p95/p99 at its result step.
+func runResult(run *benchv1.BenchmarkRun) *benchv1.SuiteRunResult {
+	r := run.Status.Result
+	if r == nil {
+		return nil
+	}
+	out := &benchv1.SuiteRunResult{MaxCompliantWarehouses: r.MaxCompliantWarehouses, TpmC: r.TpmC, Efficiency: r.Efficiency}
+	if r.Step == nil || int(*r.Step) >= len(run.Status.Steps) {
+		return out
+	}
+	step := run.Status.Steps[*r.Step]
+	if len(step.Transactions) > 0 {
+		out.Latency = map[benchv1.Transaction]benchv1.LatencyPercentiles{}
+		for t, s := range step.Transactions {
+			out.Latency[t] = benchv1.LatencyPercentiles{P50: s.P50, P95: s.P95, P99: s.P99}
+		}
+	}
+	return out
+}
+
+func conditionTime(run *benchv1.BenchmarkRun, conditionType string) *metav1.Time {
+	if c := meta.FindStatusCondition(run.Status.Conditions, conditionType); c != nil {
+		t := c.LastTransitionTime
+		return &t
+	}
+	now := metav1.Now()
+	return &now
+}

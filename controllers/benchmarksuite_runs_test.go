@@ -1,0 +1,90 @@
+package controllers
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+)
+
+func TestSuitePlanInterleaves(t *testing.T) {
+	suite := &benchv1.BenchmarkSuite{ObjectMeta: metav1.ObjectMeta{Namespace: "n", Name: "s"}, Spec: benchv1.BenchmarkSuiteSpec{
+		Repeats:   2,
+		Databases: []benchv1.SuiteDatabase{{Name: "a"}, {Name: "b"}, {Name: "c"}},
+	}}
+	var names []string
+	for _, p := range suitePlan(suite) {
+		names = append(names, p.Name)
+	}
+	if want := []string{"s-a-1", "s-b-1", "s-c-1", "s-a-2", "s-b-2", "s-c-2"}; !slices.Equal(names, want) {
+		t.Errorf("plan %v, want %v", names, want)
+	}
+	suite.Spec.Repeats = 0 // as stored before defaulting: one run each
+	if n := len(suitePlan(suite)); n != 3 {
+		t.Errorf("%d runs with repeats unset, want 3", n)
+	}
+}
+
+func TestSuiteRunSpec(t *testing.T) {
+	start := int32(5)
+	suite := &benchv1.BenchmarkSuite{ObjectMeta: metav1.ObjectMeta{Namespace: "n", Name: "s"}, Spec: benchv1.BenchmarkSuiteSpec{
+		Databases: []benchv1.SuiteDatabase{{Name: "pg", Database: benchv1.DatabaseSpec{Engine: benchv1.EnginePostgreSQL}}},
+		Workload:  benchv1.WorkloadSpec{Warehouses: 10, Wait: benchv1.WaitNone},
+		Search:    benchv1.SearchSpec{Mode: benchv1.SearchMaxCompliant, StartWarehouses: &start},
+	}}
+	run := suiteRun(suite, suitePlan(suite)[0])
+	if run.Name != "s-pg-1" || run.Namespace != "n" || run.Labels[benchv1.SuiteLabel] != "s" || run.Labels[SuiteDatabaseLabel] != "pg" {
+		t.Errorf("run %s/%s labels %v", run.Namespace, run.Name, run.Labels)
+	}
+	if run.Spec.Database.Teardown != benchv1.TeardownDelete || run.Spec.Workload.Wait != benchv1.WaitNone || *run.Spec.Search.StartWarehouses != 5 {
+		t.Errorf("spec %+v", run.Spec)
+	}
+	*run.Spec.Search.StartWarehouses = 7
+	if *suite.Spec.Search.StartWarehouses != 5 {
+		t.Error("the run shares the suite's spec instead of copying it")
+	}
+}
+
+func TestSuiteObserveRun(t *testing.T) {
+	step := int32(1)
+	created := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	ended := metav1.NewTime(created.Add(time.Hour))
+	ms := func(n int) metav1.Duration { return metav1.Duration{Duration: time.Duration(n) * time.Millisecond} }
+	run := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: "s-pg-1", CreationTimestamp: created}, Status: benchv1.BenchmarkRunStatus{
+		Phase: benchv1.PhaseSucceeded,
+		Steps: []benchv1.StepResult{
+			{Index: 0, Transactions: map[benchv1.Transaction]benchv1.TransactionStats{benchv1.NewOrder: {P50: ms(1), P95: ms(2), P99: ms(3)}}},
+			{Index: 1, Transactions: map[benchv1.Transaction]benchv1.TransactionStats{benchv1.NewOrder: {P50: ms(10), P90: ms(15), P95: ms(20), P99: ms(30)}}},
+		},
+		Result:     &benchv1.Result{MaxCompliantWarehouses: 8, TpmC: 100, Efficiency: 97.2, Step: &step},
+		Report:     &benchv1.ReportRef{ConfigMapName: "s-pg-1-report"},
+		Conditions: []metav1.Condition{{Type: benchv1.ConditionComplete, Status: metav1.ConditionTrue, LastTransitionTime: ended}},
+	}}
+	rec := benchv1.SuiteRunRecord{Name: "s-pg-1", Database: "pg", Repeat: 1}
+	observeRun(&rec, run)
+	want := benchv1.LatencyPercentiles{P50: ms(10), P95: ms(20), P99: ms(30)}
+	if rec.Phase != benchv1.PhaseSucceeded || rec.Result == nil || rec.Result.TpmC != 100 || rec.Result.Latency[benchv1.NewOrder] != want ||
+		rec.Report != "s-pg-1-report" || !rec.StartTime.Equal(&created) || !rec.CompletionTime.Equal(&ended) {
+		t.Errorf("record %+v result %+v", rec, rec.Result)
+	}
+	// An ended record never changes again.
+	run.Status.Result.TpmC = 1
+	observeRun(&rec, run)
+	if rec.Result.TpmC != 100 {
+		t.Error("an ended record changed")
+	}
+
+	failed := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: "s-pg-2"}, Status: benchv1.BenchmarkRunStatus{
+		Phase:      benchv1.PhaseFailed,
+		Conditions: []metav1.Condition{{Type: benchv1.ConditionFailed, Status: metav1.ConditionTrue, Reason: "LoadFailed", Message: strings.Repeat("x", 2000)}},
+	}}
+	rec = benchv1.SuiteRunRecord{Name: "s-pg-2"}
+	observeRun(&rec, failed)
+	if rec.Phase != benchv1.PhaseFailed || rec.Reason != "LoadFailed" || len(rec.Message) > maxRecordedMessage+4 || rec.Result != nil {
+		t.Errorf("failed record: phase %s reason %s, message of %d bytes", rec.Phase, rec.Reason, len(rec.Message))
+	}
+}

@@ -1,0 +1,209 @@
+// Package report is the comparison of a BenchmarkSuite's databases: statistics over repeated runs
+// (mean, min, max, Student's t 95 % confidence interval), what each database's commits wait for,
+// the notes on where the databases are not measured on equal terms, and the renderers of
+// comparison.json (a versioned schema: docs/comparison-schema.md) and comparison.md. It is pure:
+// the suite controller feeds it the suite's spec and run records, and any other front end (HTML,
+// a kubectl plugin) renders the same Comparison.
+package report
+
+import (
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+)
+
+// SchemaVersion is comparison.json's schema version.
+const SchemaVersion = 1
+
+// Comparison is a suite's databases compared: comparison.json is this, encoded.
+type Comparison struct {
+	SchemaVersion int       `json:"schemaVersion"`
+	Suite         string    `json:"suite"`
+	Namespace     string    `json:"namespace"`
+	Generated     time.Time `json:"generated"`
+	// Complete is true once every planned run has ended.
+	Complete bool `json:"complete"`
+	// RunsDone and RunsPlanned count the suite's runs.
+	RunsDone    int `json:"runsDone"`
+	RunsPlanned int `json:"runsPlanned"`
+
+	// Workload, SLA, Search and Repeats are shared by every database.
+	Workload benchv1.WorkloadSpec `json:"workload"`
+	SLA      benchv1.SLASpec      `json:"sla"`
+	Search   benchv1.SearchSpec   `json:"search"`
+	Repeats  int32                `json:"repeats"`
+
+	// Databases describe each database as configured, in spec order.
+	Databases []Database `json:"databases"`
+	// Leader is the database with the highest mean tpmC; empty before any result.
+	Leader string `json:"leader,omitempty"`
+	// Results are one row per database, in spec order.
+	Results []benchv1.SuiteDatabaseResult `json:"results"`
+	// Notes say where the databases are not measured on equal terms.
+	Notes []string `json:"notes,omitempty"`
+	// Runs are every run of the suite in the order they run; each links its own report.
+	Runs []Run `json:"runs"`
+}
+
+// Database is one database as configured.
+type Database struct {
+	Name       string         `json:"name"`
+	Engine     benchv1.Engine `json:"engine"`
+	Durability Durability     `json:"durability"`
+	Resources  Resources      `json:"resources"`
+	// Deployment summarises the topology: "PostgreSQL, 3 instances, 2 synchronous (remote_apply)".
+	Deployment string `json:"deployment"`
+}
+
+// Run is one run of the suite. Its report ConfigMap holds every step and the merged histograms.
+type Run struct {
+	Name     string                  `json:"name"`
+	Database string                  `json:"database"`
+	Repeat   int32                   `json:"repeat"`
+	Phase    benchv1.Phase           `json:"phase,omitempty"`
+	Start    *metav1.Time            `json:"start,omitempty"`
+	End      *metav1.Time            `json:"end,omitempty"`
+	Reason   string                  `json:"reason,omitempty"`
+	Message  string                  `json:"message,omitempty"`
+	Result   *benchv1.SuiteRunResult `json:"result,omitempty"`
+	// Report is the run's report ConfigMap (keys report.json and report.md).
+	Report string `json:"report,omitempty"`
+}
+
+// Input is what a comparison is computed from.
+type Input struct {
+	Suite, Namespace string
+	Spec             benchv1.BenchmarkSuiteSpec
+	// Runs are the suite's run records, planned ones included.
+	Runs      []benchv1.SuiteRunRecord
+	Generated time.Time
+}
+
+// Final says whether a run phase is an end.
+func Final(p benchv1.Phase) bool { return p == benchv1.PhaseSucceeded || p == benchv1.PhaseFailed }
+
+// Compare computes the comparison.
+func Compare(in Input) Comparison {
+	c := Comparison{SchemaVersion: SchemaVersion, Suite: in.Suite, Namespace: in.Namespace, Generated: in.Generated.UTC(),
+		Workload: in.Spec.Workload, SLA: in.Spec.SLA, Search: in.Spec.Search, Repeats: max(1, in.Spec.Repeats),
+		RunsPlanned: len(in.Spec.Databases) * int(max(1, in.Spec.Repeats))}
+	for _, r := range in.Runs {
+		if Final(r.Phase) {
+			c.RunsDone++
+		}
+		c.Runs = append(c.Runs, Run{Name: r.Name, Database: r.Database, Repeat: r.Repeat, Phase: r.Phase, Start: r.StartTime,
+			End: r.CompletionTime, Reason: r.Reason, Message: r.Message, Result: r.Result, Report: r.Report})
+	}
+	c.Complete = c.RunsDone == c.RunsPlanned
+	for _, d := range in.Spec.Databases {
+		c.Databases = append(c.Databases, Database{Name: d.Name, Engine: d.Database.Engine, Durability: DurabilityOf(d.Database),
+			Resources: ResourcesOf(d.Database), Deployment: deployment(d.Database)})
+		c.Results = append(c.Results, row(d, c.Repeats, in.Runs))
+	}
+	rank(&c)
+	c.Notes = Notes(c, in.Runs)
+	return c
+}
+
+// row is one database's results over its runs.
+func row(d benchv1.SuiteDatabase, repeats int32, runs []benchv1.SuiteRunRecord) benchv1.SuiteDatabaseResult {
+	r := benchv1.SuiteDatabaseResult{Database: d.Name, Engine: d.Database.Engine, Runs: repeats, Durability: DurabilityOf(d.Database).Words}
+	var warehouses, tpmC, efficiency []float64
+	latency := map[benchv1.Transaction][3][]time.Duration{}
+	for _, run := range runs {
+		if run.Database != d.Name || !Final(run.Phase) {
+			continue
+		}
+		r.RunsDone++
+		if run.Phase != benchv1.PhaseSucceeded || run.Result == nil {
+			continue
+		}
+		r.RunsSucceeded++
+		warehouses = append(warehouses, float64(run.Result.MaxCompliantWarehouses))
+		tpmC = append(tpmC, run.Result.TpmC)
+		efficiency = append(efficiency, run.Result.Efficiency)
+		for t, l := range run.Result.Latency {
+			v := latency[t]
+			v[0], v[1], v[2] = append(v[0], l.P50.Duration), append(v[1], l.P95.Duration), append(v[2], l.P99.Duration)
+			latency[t] = v
+		}
+	}
+	r.MaxCompliantWarehouses, r.TpmC, r.Efficiency = Summarize(warehouses), Summarize(tpmC), Summarize(efficiency)
+	if len(latency) > 0 {
+		r.Latency = map[benchv1.Transaction]benchv1.LatencyPercentiles{}
+		for t, v := range latency {
+			r.Latency[t] = benchv1.LatencyPercentiles{P50: meanDuration(v[0]), P95: meanDuration(v[1]), P99: meanDuration(v[2])}
+		}
+	}
+	return r
+}
+
+func meanDuration(ds []time.Duration) metav1.Duration {
+	var sum time.Duration
+	for _, d := range ds {
+		sum += d
+	}
+	// Rounded to the microsecond, the histograms' unit.
+	return metav1.Duration{Duration: (sum / time.Duration(max(1, len(ds)))).Round(time.Microsecond)}
+}
+
+// rank finds the leader (highest mean tpmC; the first in spec order on a tie) and each database's
+// ratio to it.
+func rank(c *Comparison) {
+	leader, runnerUp := -1, -1
+	for i, r := range c.Results {
+		if r.TpmC == nil {
+			continue
+		}
+		switch {
+		case leader < 0 || r.TpmC.Mean > c.Results[leader].TpmC.Mean:
+			leader, runnerUp = i, leader
+		case runnerUp < 0 || r.TpmC.Mean > c.Results[runnerUp].TpmC.Mean:
+			runnerUp = i
+		}
+	}
+	if leader < 0 {
+		return
+	}
+	lead := &c.Results[leader]
+	c.Leader = lead.Database
+	lead.Leader, lead.RatioToLeader = true, 1
+	if runnerUp >= 0 && c.Results[runnerUp].TpmC.Mean > 0 {
+		lead.Versus = fmt.Sprintf("%.2f× %s", lead.TpmC.Mean/c.Results[runnerUp].TpmC.Mean, c.Results[runnerUp].Database)
+	}
+	for i := range c.Results {
+		r := &c.Results[i]
+		if i == leader || r.TpmC == nil || lead.TpmC.Mean <= 0 {
+			continue
+		}
+		r.RatioToLeader = float64(int64(r.TpmC.Mean/lead.TpmC.Mean*10000+0.5)) / 10000
+		if r.TpmC.Mean > 0 {
+			r.Versus = fmt.Sprintf("%s is %.2f× this", lead.Database, lead.TpmC.Mean/r.TpmC.Mean)
+		} else {
+			r.Versus = "no compliant step"
+		}
+	}
+}
+
+// deployment summarises a database's topology.
+func deployment(db benchv1.DatabaseSpec) string {
+	if db.External != nil {
+		return fmt.Sprintf("%s, external", db.Engine)
+	}
+	switch db.Engine {
+	case benchv1.EngineCockroachDB:
+		return fmt.Sprintf("CockroachDB, %d nodes", db.EffectiveCockroach().Nodes)
+	case benchv1.EngineYDB:
+		y := db.EffectiveYDB()
+		return fmt.Sprintf("YDB, %d storage + %d database nodes, erasure %s", y.StorageNodes, y.DatabaseNodes, y.Erasure)
+	default:
+		p := db.EffectivePostgres()
+		if *p.SynchronousReplicas == 0 { // synchronous_commit then waits for the local flush only
+			return fmt.Sprintf("PostgreSQL, %d %s, asynchronous", p.Instances, pluralWord(int(p.Instances), "instance", "instances"))
+		}
+		return fmt.Sprintf("PostgreSQL, %d instances, %d synchronous (%s)", p.Instances, *p.SynchronousReplicas, p.SynchronousCommit)
+	}
+}

@@ -1,0 +1,102 @@
+package report
+
+import (
+	"fmt"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+)
+
+// Level orders what a commit's acknowledgement guarantees, weakest first.
+type Level int
+
+const (
+	// LevelUnknown: an external database; the operator does not know how it is configured.
+	LevelUnknown Level = iota
+	// LevelOneCopy: the commit is on one server's disk (asynchronous or no replication).
+	LevelOneCopy
+	// LevelRemoteMemory: another server has received the commit but not yet flushed it to disk.
+	LevelRemoteMemory
+	// LevelReplicatedDisk: the commit is on the disks of two or more servers (synchronous
+	// standbys with synchronous_commit on or remote_apply, a Raft majority, YDB's erasure).
+	LevelReplicatedDisk
+)
+
+// Durability is what a commit of a database waits for.
+type Durability struct {
+	// Words say it: "both synchronous standbys applied it (remote_apply)", "a Raft majority of 3
+	// replicas", "mirror-3-dc: …".
+	Words string `json:"words"`
+	// Level orders the guarantee; comparisons of levels drive the durability fairness note.
+	Level Level `json:"level"`
+	// Loses says what an acknowledged commit does not survive, for levels below the best.
+	Loses string `json:"-"`
+}
+
+// DurabilityOf says what a commit of the database waits for, from its spec with defaults applied.
+func DurabilityOf(db benchv1.DatabaseSpec) Durability {
+	if db.External != nil {
+		return Durability{Words: "not known: an external database the operator did not deploy", Level: LevelUnknown}
+	}
+	switch db.Engine {
+	case benchv1.EngineCockroachDB:
+		c := db.EffectiveCockroach()
+		if c.Nodes <= 1 {
+			return Durability{Words: "a single replica (1 node: nothing is replicated)", Level: LevelOneCopy,
+				Loses: "it loses acknowledged commits with its node's disk"}
+		}
+		return Durability{Words: fmt.Sprintf("a Raft majority of %d replicas", min(3, c.Nodes)), Level: LevelReplicatedDisk}
+	case benchv1.EngineYDB:
+		y := db.EffectiveYDB()
+		switch y.Erasure {
+		case benchv1.ErasureMirror3DC:
+			return Durability{Words: "mirror-3-dc (3 replicas in 3 failure domains)", Level: LevelReplicatedDisk}
+		case benchv1.ErasureBlock42:
+			return Durability{Words: "block-4-2 (erasure-coded over 6 parts, any 2 may be lost)", Level: LevelReplicatedDisk}
+		default:
+			return Durability{Words: "none (erasure none: a single copy)", Level: LevelOneCopy,
+				Loses: "it loses acknowledged commits with a storage node's disk"}
+		}
+	default:
+		return postgresDurability(db.EffectivePostgres())
+	}
+}
+
+func postgresDurability(p benchv1.PostgresSpec) Durability {
+	standbys := p.Instances - 1
+	n := *p.SynchronousReplicas
+	if n == 0 {
+		if standbys == 0 {
+			return Durability{Words: "the primary's own WAL flush (a single instance, no standby)", Level: LevelOneCopy,
+				Loses: "it loses acknowledged commits when its only instance's disk is lost"}
+		}
+		return Durability{Words: fmt.Sprintf("the primary's own WAL flush only (%s, 0 synchronous replicas)", plural(standbys, "asynchronous standby", "asynchronous standbys")),
+			Level: LevelOneCopy, Loses: "it can lose acknowledged commits when its primary fails"}
+	}
+	var who string
+	switch {
+	case n == standbys && n == 1:
+		who = "the synchronous standby"
+	case n == standbys && n == 2:
+		who = "both synchronous standbys"
+	case n == standbys:
+		who = fmt.Sprintf("all %d synchronous standbys", n)
+	default:
+		who = fmt.Sprintf("any %d of the %d standbys", n, standbys)
+	}
+	switch p.SynchronousCommit {
+	case "remote_write":
+		return Durability{Words: who + " wrote it to the operating system, not yet to disk (remote_write)", Level: LevelRemoteMemory,
+			Loses: "it can lose acknowledged commits when its primary and a synchronous standby's host fail together"}
+	case "on":
+		return Durability{Words: who + " flushed it to disk (on)", Level: LevelReplicatedDisk}
+	default:
+		return Durability{Words: who + " applied it (remote_apply)", Level: LevelReplicatedDisk}
+	}
+}
+
+func plural(n int32, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -1,0 +1,86 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+)
+
+// Notes say where the databases of a comparison are not measured on equal terms: a commit of one
+// waits for less than another's (durability not at parity), their pods request different CPU or
+// memory, the workload has no waits, a database has fewer results than planned. A note informs; it
+// refuses nothing. The order is stable: durability, resources, workload, runs.
+func Notes(c Comparison, runs []benchv1.SuiteRunRecord) []string {
+	var notes []string
+	notes = append(notes, durabilityNotes(c.Databases)...)
+	if n := resourceNote(c.Databases); n != "" {
+		notes = append(notes, n)
+	}
+	if c.Workload.Wait == benchv1.WaitNone {
+		notes = append(notes, "workload: wait None sends transactions without keying or think times: a stress test, "+
+			"not TPC-C, so tpmC and efficiency are not comparable with spec-compliant results")
+	}
+	for _, r := range c.Results {
+		if r.RunsDone == 0 || r.RunsSucceeded == r.RunsDone {
+			continue
+		}
+		var failed []string
+		for _, run := range runs {
+			if run.Database == r.Database && run.Phase == benchv1.PhaseFailed {
+				failed = append(failed, fmt.Sprintf("%s: %s", run.Name, run.Reason))
+			}
+		}
+		notes = append(notes, fmt.Sprintf("runs: %s has results from %d of %d ended runs (failed %s)",
+			r.Database, r.RunsSucceeded, r.RunsDone, strings.Join(failed, ", ")))
+	}
+	return notes
+}
+
+// durabilityNotes names each database whose commits wait for less than the best-guarded one's.
+func durabilityNotes(dbs []Database) []string {
+	best := -1
+	for i, d := range dbs {
+		if d.Durability.Level != LevelUnknown && (best < 0 || d.Durability.Level > dbs[best].Durability.Level) {
+			best = i
+		}
+	}
+	var notes []string
+	for _, d := range dbs {
+		if d.Durability.Level == LevelUnknown {
+			if len(dbs) > 1 {
+				notes = append(notes, fmt.Sprintf("durability: %s is external: what its commits wait for is not known, so its durability may not be at parity", d.Name))
+			}
+			continue
+		}
+		if best < 0 || d.Durability.Level >= dbs[best].Durability.Level {
+			continue
+		}
+		b := dbs[best]
+		notes = append(notes, fmt.Sprintf("durability not at parity: a commit on %s waits for %s; on %s for %s: %s, so %s's figures are not comparable on equal durability",
+			d.Name, d.Durability.Words, b.Name, b.Durability.Words, d.Durability.Loses, d.Name))
+	}
+	return notes
+}
+
+// resourceNote lists the databases' requested totals when they differ.
+func resourceNote(dbs []Database) string {
+	var deployed []Database
+	for _, d := range dbs {
+		if d.Resources.Pods > 0 {
+			deployed = append(deployed, d)
+		}
+	}
+	differ := false
+	for _, d := range deployed[min(1, len(deployed)):] {
+		differ = differ || !d.Resources.same(deployed[0].Resources)
+	}
+	if !differ {
+		return ""
+	}
+	parts := make([]string, len(deployed))
+	for i, d := range deployed {
+		parts[i] = fmt.Sprintf("%s %s", d.Name, d.Resources)
+	}
+	return "resources: the database pods request different totals: " + strings.Join(parts, "; ")
+}

@@ -1,0 +1,178 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+)
+
+// JSON is comparison.json: the Comparison, indented.
+func JSON(c Comparison) ([]byte, error) {
+	return json.MarshalIndent(c, "", "  ")
+}
+
+// Markdown is comparison.md: the study's tables — the result per database, the fairness notes,
+// the response times per database at the result step, and every run with its report.
+func Markdown(c Comparison) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# BenchmarkSuite %s/%s\n\n", c.Namespace, c.Suite)
+	status := fmt.Sprintf("%d of %d runs ended", c.RunsDone, c.RunsPlanned)
+	if !c.Complete {
+		status += " (in progress)"
+	}
+	fmt.Fprintf(&b, "%s.", status)
+	for _, r := range c.Results {
+		if r.Leader {
+			fmt.Fprintf(&b, " Leader: **%s** (%s).", r.Database, orDash(r.Versus))
+		}
+	}
+	b.WriteString("\n\n")
+	fmt.Fprintf(&b, "Every database: %s; %s; %s; %d %s each, interleaved.\n\n",
+		workloadWords(c.Workload), slaWords(c.SLA), searchWords(c.Search), c.Repeats, pluralWord(int(c.Repeats), "run", "runs"))
+
+	b.WriteString("## Results\n\n")
+	b.WriteString("| database | deployment | runs | max compliant warehouses | tpmC | efficiency % | a commit waits for | vs leader |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---|---|\n")
+	for i, r := range c.Results {
+		runs := fmt.Sprintf("%d/%d", r.RunsSucceeded, r.Runs)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Database, cell(c.Databases[i].Deployment), runs,
+			statCell(r.MaxCompliantWarehouses, "%.0f"), statCell(r.TpmC, "%.1f"), statCell(r.Efficiency, "%.2f"), cell(r.Durability), cell(orDash(r.Versus)))
+	}
+	b.WriteString("\nruns: with a result / planned. A figure is the mean over the runs with a result, then (min–max)")
+	b.WriteString(fmt.Sprintf(" and, from %d runs on, the 95 %% confidence interval of the mean (Student's t).\n", MinRunsForInterval))
+
+	if len(c.Notes) > 0 {
+		b.WriteString("\n## Fairness notes\n\n")
+		for _, n := range c.Notes {
+			fmt.Fprintf(&b, "- %s\n", n)
+		}
+	}
+
+	b.WriteString("\n## Response times at the result step\n")
+	for _, r := range c.Results {
+		fmt.Fprintf(&b, "\n### %s\n\n", r.Database)
+		if len(r.Latency) == 0 {
+			b.WriteString("No run with a result yet.\n")
+			continue
+		}
+		if r.RunsSucceeded > 1 {
+			fmt.Fprintf(&b, "Mean over %d runs of each run's figure at its result step.\n\n", r.RunsSucceeded)
+		}
+		b.WriteString("| transaction | p50 | p95 | p99 |\n|---|---:|---:|---:|\n")
+		for _, t := range benchv1.Transactions {
+			l, ok := r.Latency[t]
+			if !ok {
+				continue
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", t, Latency(l.P50.Duration), Latency(l.P95.Duration), Latency(l.P99.Duration))
+		}
+	}
+
+	b.WriteString("\n## Runs\n\n")
+	b.WriteString("| run | database | repeat | phase | warehouses | tpmC | efficiency % | report | reason |\n")
+	b.WriteString("|---|---|---:|---|---:|---:|---:|---|---|\n")
+	for _, r := range c.Runs {
+		w, t, e := "-", "-", "-"
+		if r.Result != nil {
+			w, t, e = fmt.Sprint(r.Result.MaxCompliantWarehouses), fmt.Sprintf("%.1f", r.Result.TpmC), fmt.Sprintf("%.2f", r.Result.Efficiency)
+		}
+		reason := r.Reason
+		if r.Message != "" {
+			reason += ": " + r.Message
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", r.Name, r.Database, r.Repeat, orDash(string(r.Phase)), w, t, e,
+			orDash(r.Report), cell(orDash(reason)))
+	}
+	return b.String()
+}
+
+// statCell is "mean" for one value, "mean (min–max)" for several, and with an interval
+// "mean ± half (95 % CI low–high; min–max)".
+func statCell(s *benchv1.Statistic, format string) string {
+	if s == nil {
+		return "-"
+	}
+	f := func(v float64) string { return fmt.Sprintf(format, v) }
+	switch {
+	case s.CI95 != nil:
+		return fmt.Sprintf("%s ± %s (95 %% CI %s–%s; %s–%s)", f(s.Mean), f((s.CI95.High-s.CI95.Low)/2), f(s.CI95.Low), f(s.CI95.High), f(s.Min), f(s.Max))
+	case s.Min != s.Max:
+		return fmt.Sprintf("%s (%s–%s)", f(s.Mean), f(s.Min), f(s.Max))
+	default:
+		return f(s.Mean)
+	}
+}
+
+// Latency formats a response time: milliseconds below a second, seconds above; "-" for none.
+func Latency(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "-"
+	case d < time.Second:
+		return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
+	default:
+		return fmt.Sprintf("%.2fs", d.Seconds())
+	}
+}
+
+func workloadWords(w benchv1.WorkloadSpec) string {
+	s := fmt.Sprintf("%d warehouses", w.Warehouses)
+	if w.Duration != nil {
+		s += ", steps of " + w.Duration.Duration.String()
+	}
+	if w.RampUp != nil {
+		s += " after a " + w.RampUp.Duration.String() + " ramp-up"
+	}
+	if w.Wait != "" {
+		s += ", wait " + string(w.Wait)
+	}
+	return s
+}
+
+func slaWords(s benchv1.SLASpec) string {
+	var parts []string
+	if s.MinEfficiencyPercent != nil {
+		parts = append(parts, fmt.Sprintf("efficiency ≥ %d %%", *s.MinEfficiencyPercent))
+	}
+	for _, l := range s.Latency {
+		parts = append(parts, fmt.Sprintf("%s p%s ≤ %s", l.Transaction, l.Percentile, l.Max.Duration))
+	}
+	if s.MaxReplicationLag != nil {
+		parts = append(parts, "standby replay lag ≤ "+s.MaxReplicationLag.Duration.String())
+	}
+	if len(parts) == 0 {
+		return "the default SLA"
+	}
+	return "SLA " + strings.Join(parts, ", ")
+}
+
+func searchWords(s benchv1.SearchSpec) string {
+	if s.Mode == benchv1.SearchFixed {
+		return "one step at the loaded warehouses"
+	}
+	w := "search MaxCompliant"
+	if s.Strategy != "" {
+		w += " (" + string(s.Strategy) + ")"
+	}
+	return w
+}
+
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// cell keeps a Markdown table cell on its row.
+func cell(s string) string { return strings.NewReplacer("|", "/", "\n", " ").Replace(s) }

@@ -1,0 +1,80 @@
+package report
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+)
+
+// Resources are the total CPU and memory the database's pods request.
+type Resources struct {
+	// Pods the operator deploys for the database (0 for an external one).
+	Pods int32 `json:"pods"`
+	// CPU and Memory requested by all of them together; absent when none is requested.
+	CPU    *resource.Quantity `json:"cpu,omitempty"`
+	Memory *resource.Quantity `json:"memory,omitempty"`
+}
+
+// ResourcesOf totals the requests of a database's pods: PostgreSQL's instances, CockroachDB's
+// nodes, YDB's storage and database nodes (each gets the block's resources).
+func ResourcesOf(db benchv1.DatabaseSpec) Resources {
+	if db.External != nil {
+		return Resources{}
+	}
+	var pods int32
+	var per corev1.ResourceRequirements
+	switch db.Engine {
+	case benchv1.EngineCockroachDB:
+		c := db.EffectiveCockroach()
+		pods, per = c.Nodes, c.Resources
+	case benchv1.EngineYDB:
+		y := db.EffectiveYDB()
+		pods, per = y.StorageNodes+y.DatabaseNodes, y.Resources
+	default:
+		p := db.EffectivePostgres()
+		pods, per = p.Instances, p.Resources
+	}
+	r := Resources{Pods: pods}
+	total := func(name corev1.ResourceName) *resource.Quantity {
+		q, ok := per.Requests[name]
+		if !ok {
+			if q, ok = per.Limits[name]; !ok { // requests default to limits
+				return nil
+			}
+		}
+		t := q.DeepCopy()
+		t.Mul(int64(pods))
+		return &t
+	}
+	r.CPU, r.Memory = total(corev1.ResourceCPU), total(corev1.ResourceMemory)
+	return r
+}
+
+// String is "24 CPU, 96Gi memory in 3 pods".
+func (r Resources) String() string {
+	if r.Pods == 0 {
+		return "not deployed by the operator"
+	}
+	cpu, memory := "no CPU request", "no memory request"
+	if r.CPU != nil {
+		cpu = r.CPU.String() + " CPU"
+	}
+	if r.Memory != nil {
+		memory = r.Memory.String() + " memory"
+	}
+	return fmt.Sprintf("%s, %s in %d %s", cpu, memory, r.Pods, pluralWord(int(r.Pods), "pod", "pods"))
+}
+
+// same says whether two totals request the same CPU and memory.
+func (r Resources) same(o Resources) bool {
+	eq := func(a, b *resource.Quantity) bool {
+		if a == nil || b == nil {
+			return a == nil && b == nil
+		}
+		return a.Cmp(*b) == 0
+	}
+	return eq(r.CPU, o.CPU) && eq(r.Memory, o.Memory)
+}
