@@ -10,6 +10,9 @@ import (
 type Level int
 
 const (
+	// LevelNoCopy: the tables write no WAL at all (PostgreSQL's unlogged tables): below one copy,
+	// since even the primary's own crash loses them.
+	LevelNoCopy Level = -1
 	// LevelUnknown: an external database; the operator does not know how it is configured.
 	LevelUnknown Level = iota
 	// LevelOneCopy: the commit is on one server's disk (asynchronous or no replication).
@@ -62,6 +65,11 @@ func DurabilityOf(db benchv1.DatabaseSpec) Durability {
 }
 
 func postgresDurability(p benchv1.PostgresSpec) Durability {
+	if p.Tables == benchv1.TablesUnlogged {
+		// The study's "NoWAL": whatever the replication, the TPC-C tables write no WAL.
+		return Durability{Words: "nothing: the TPC-C tables are unlogged (no WAL, not replicated, emptied by crash recovery)",
+			Level: LevelNoCopy, Loses: "it loses every row of the TPC-C tables in a crash or failover"}
+	}
 	standbys := p.Instances - 1
 	n := *p.SynchronousReplicas
 	if n == 0 {

@@ -83,6 +83,8 @@ func TestDurability(t *testing.T) {
 		{pg(5, 4, "remote_apply"), "all 4 synchronous standbys applied it (remote_apply)", LevelReplicatedDisk},
 		{pg(3, 0, "remote_apply"), "the primary's own WAL flush only (2 asynchronous standbys, 0 synchronous replicas)", LevelOneCopy},
 		{pg(1, 0, ""), "the primary's own WAL flush (a single instance, no standby)", LevelOneCopy},
+		{benchv1.DatabaseSpec{Engine: benchv1.EnginePostgreSQL, Postgres: &benchv1.PostgresSpec{Tables: benchv1.TablesUnlogged}},
+			"nothing: the TPC-C tables are unlogged (no WAL, not replicated, emptied by crash recovery)", LevelNoCopy},
 		{benchv1.DatabaseSpec{Engine: benchv1.EngineCockroachDB}, "a Raft majority of 3 replicas", LevelReplicatedDisk},
 		{benchv1.DatabaseSpec{Engine: benchv1.EngineCockroachDB, Cockroach: &benchv1.CockroachSpec{Nodes: 5}}, "a Raft majority of 3 replicas", LevelReplicatedDisk},
 		{benchv1.DatabaseSpec{Engine: benchv1.EngineCockroachDB, Cockroach: &benchv1.CockroachSpec{Nodes: 1}}, "a single replica (1 node: nothing is replicated)", LevelOneCopy},
