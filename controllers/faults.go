@@ -244,11 +244,12 @@ func (r *BenchmarkRunReconciler) verifyDatabasePod(ctx context.Context, run *ben
 	return nil
 }
 
-// deletePod deletes one pod instance: a pod already gone, or re-created under the name with
+// deletePod deletes one pod instance with no grace period — the database gets no chance to shut
+// down cleanly, as when its machine dies. A pod already gone, or re-created under the name with
 // another UID, is not touched.
 func (r *BenchmarkRunReconciler) deletePod(ctx context.Context, run *benchv1.BenchmarkRun, name string, uid types.UID) error {
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: run.Namespace, Name: name}}
-	err := r.Delete(ctx, pod, client.Preconditions{UID: &uid})
+	err := r.Delete(ctx, pod, client.Preconditions{UID: &uid}, client.GracePeriodSeconds(0))
 	if err == nil || apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 		return nil
 	}

@@ -1,0 +1,100 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	cnpgv1 "github.com/cloudnative-pg/api/pkg/api/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+)
+
+// TestPostgresFailover: PostgreSQL with two synchronous standbys under remote_apply, one Fixed
+// step, then the result step with KillPrimary 20 s into its measured interval. CloudNativePG
+// promotes a standby, the clients reconnect through the -rw Service, the run completes; the step
+// records the outage, the new primary and the recovery, and the ledger and the TPC-C consistency
+// conditions pass. Without think times (wait None) the clients commit every second, so the outage
+// is the failover's, not a lull of the workload.
+func TestPostgresFailover(t *testing.T) {
+	ns := newNamespace(t, "e2e-failover")
+	run := smallSyncRun(ns, "failover")
+	run.Spec.Workload.Wait = benchv1.WaitNone
+	run.Spec.Faults = []benchv1.Fault{{Action: benchv1.FaultKillPrimary, At: metav1.Duration{Duration: 20 * time.Second}}}
+	run.Spec.SLA.MaxUnavailability = &metav1.Duration{Duration: 2 * time.Minute}
+	ctx := context.Background()
+	if err := k8s.Create(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	key := client.ObjectKeyFromObject(run)
+	done := waitFor(t, key, runTimeout, "phase Succeeded", func(r *benchv1.BenchmarkRun) bool {
+		return r.Status.Phase == benchv1.PhaseSucceeded || r.Status.Phase == benchv1.PhaseFailed
+	})
+	if done.Status.Phase != benchv1.PhaseSucceeded {
+		t.Fatalf("phase %s, conditions %+v, steps %+v", done.Status.Phase, done.Status.Conditions, done.Status.Steps)
+	}
+	if len(done.Status.Steps) != 2 {
+		t.Fatalf("%d steps, want the Fixed step and the fault step", len(done.Status.Steps))
+	}
+	step := done.Status.Steps[1]
+	t.Logf("fault step: %d active warehouses, tpmC %.1f, compliant %v, reasons %q", step.ActiveWarehouses, step.TpmC, step.Compliant, step.Reasons)
+	if step.Kind != benchv1.StepFault || step.Fault == nil || len(step.Fault.Injections) != 1 {
+		t.Fatalf("step 1: kind %s, fault %+v", step.Kind, step.Fault)
+	}
+	f := step.Fault
+	inj := f.Injections[0]
+	t.Logf("injection: %+v", inj)
+	if inj.State != benchv1.FaultInjected || inj.Pod == "" || inj.PrimaryBefore != inj.Pod {
+		t.Errorf("injection %+v: want the primary's pod deleted", inj)
+	}
+	if inj.PrimaryAfter == "" || inj.PrimaryAfter == inj.PrimaryBefore || inj.PromotedTime == nil {
+		t.Errorf("CloudNativePG promoted %q at %v, want another instance than %s", inj.PrimaryAfter, inj.PromotedTime, inj.PrimaryBefore)
+	} else {
+		t.Logf("promoted %s %s after the deletion", inj.PrimaryAfter, inj.PromotedTime.Sub(inj.Time.Time))
+	}
+	if inj.ReadyTime == nil {
+		t.Errorf("the deleted instance was never seen ready again")
+	} else {
+		t.Logf("every instance ready %s after the deletion", inj.ReadyTime.Sub(inj.Time.Time))
+	}
+	m := f.Measurement
+	if m == nil {
+		t.Fatal("no measurement of the fault")
+	}
+	t.Logf("measurement: unavailability %s from %v, recovery %v, baseline %.1f New-Orders/s, errors %v, commits unknown %d",
+		m.Unavailability.Duration, m.UnavailableFrom, m.Recovery, m.BaselineNewOrdersPerSecond, m.Errors, m.CommitsUnknown)
+	for tx, st := range m.LatencyAfter {
+		t.Logf("  minute after: %-12s count %5d p50 %-8s p90 %-8s p99 %-8s max %s", tx, st.Count, st.P50.Duration, st.P90.Duration, st.P99.Duration, st.Max.Duration)
+	}
+	if m.Unavailability.Duration < time.Second || m.BaselineNewOrdersPerSecond <= 0 {
+		t.Errorf("unavailability %s, baseline %.2f/s: a killed primary stops commits for a while", m.Unavailability.Duration, m.BaselineNewOrdersPerSecond)
+	}
+	if m.Recovery == nil {
+		t.Errorf("throughput never came back to 90 %% of the minute before")
+	}
+	if l := f.Ledger; l == nil || !l.Pass || l.Acknowledged == 0 || l.Districts != 20 {
+		t.Errorf("ledger %+v: want a pass over 20 districts", l)
+	} else {
+		t.Logf("ledger: %+v", *l)
+	}
+	if f.Consistency != "passed" {
+		t.Errorf("consistency after the fault: %q", f.Consistency)
+	}
+	cluster := &cnpgv1.Cluster{}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: done.Status.Database.Name}, cluster); err == nil {
+		t.Logf("Cluster now: primary %s, ready %d of %d", cluster.Status.CurrentPrimary, cluster.Status.ReadyInstances, cluster.Status.Instances)
+	}
+	report := &corev1.ConfigMap{}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: done.Status.Report.ConfigMapName}, report); err != nil {
+		t.Fatal(err)
+	}
+	if md := report.Data["report.md"]; !strings.Contains(md, "## Faults in step 1") {
+		t.Errorf("report.md has no fault section:\n%s", md)
+	}
+}
