@@ -274,15 +274,32 @@ func (r *BenchmarkRunReconciler) observeFailover(ctx context.Context, run *bench
 			return err
 		}
 	}
-	if len(pending) == 0 {
-		return nil
-	}
-	observed, err := r.observe(ctx, run, append(r.backend(run).Observed(run), targets.OwnerChain(run)...))
+	updated, err := r.failoverSeen(ctx, run, targets, pending)
 	if err != nil {
 		return err
 	}
+	for _, inj := range updated {
+		if err := r.setInjection(ctx, run, index, inj); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// failoverSeen reads what the engine's operator reports now and returns the injections whose
+// record it changes: the new primary and its promotion time, and the time the deleted pod's
+// replacement (another UID) and every instance were ready again.
+func (r *BenchmarkRunReconciler) failoverSeen(ctx context.Context, run *benchv1.BenchmarkRun, targets engines.FaultTargets, pending []benchv1.FaultInjection) ([]benchv1.FaultInjection, error) {
+	if len(pending) == 0 {
+		return nil, nil
+	}
+	observed, err := r.observe(ctx, run, append(r.backend(run).Observed(run), targets.OwnerChain(run)...))
+	if err != nil {
+		return nil, err
+	}
 	roles := targets.Roles(run, observed)
 	now := time.Now()
+	var out []benchv1.FaultInjection
 	for _, inj := range pending {
 		changed := inj
 		if roles.Primary != "" && inj.PrimaryBefore != "" && roles.Primary != inj.PrimaryBefore && inj.PrimaryAfter == "" {
@@ -296,19 +313,69 @@ func (r *BenchmarkRunReconciler) observeFailover(ctx context.Context, run *bench
 		pod := &corev1.Pod{}
 		err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: inj.Pod}, pod)
 		if err != nil && !apierrors.IsNotFound(err) {
-			return err
+			return nil, err
 		}
 		replaced := err == nil && string(pod.UID) != inj.PodUID && podReady(pod)
 		if replaced && roles.Instances > 0 && roles.Ready >= roles.Instances {
 			changed.ReadyTime = &metav1.MicroTime{Time: now}
 		}
 		if changed.PrimaryAfter != inj.PrimaryAfter || changed.ReadyTime != nil {
-			if err := r.setInjection(ctx, run, index, changed); err != nil {
-				return err
-			}
+			out = append(out, changed)
 		}
 	}
-	return nil
+	return out, nil
+}
+
+// readyWait bounds how long after a fault the run waits, once its fault step is recorded, for the
+// database to be whole again (the deleted instance back and ready) before it goes on: a suite's
+// next run, or a retained database, should not start degraded. Past it the injection keeps no
+// readyTime, which says so.
+const readyWait = 10 * time.Minute
+
+// awaitRecovery records, after a fault step, when the database was whole again; it returns false
+// while it still waits.
+func (r *BenchmarkRunReconciler) awaitRecovery(ctx context.Context, run *benchv1.BenchmarkRun, step int) (bool, error) {
+	targets, ok := r.backend(run).(engines.FaultTargets)
+	if !ok {
+		return true, nil
+	}
+	var pending []benchv1.FaultInjection
+	for _, inj := range run.Status.Steps[step].Fault.Injections {
+		if inj.State == benchv1.FaultInjected && inj.ReadyTime == nil && inj.Time != nil && time.Since(inj.Time.Time) < readyWait {
+			pending = append(pending, inj)
+		}
+	}
+	if len(pending) == 0 {
+		return true, nil
+	}
+	updated, err := r.failoverSeen(ctx, run, targets, pending)
+	if err != nil {
+		return false, err
+	}
+	if len(updated) > 0 {
+		if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
+			if step >= len(s.Steps) || s.Steps[step].Fault == nil {
+				return
+			}
+			for _, u := range updated {
+				if old := findInjection(s.Steps[step].Fault.Injections, int(u.Fault)); old != nil {
+					*old = u
+				}
+			}
+		}); err != nil {
+			return false, err
+		}
+	}
+	return len(updated) == len(pending) && allReady(updated), nil
+}
+
+func allReady(list []benchv1.FaultInjection) bool {
+	for _, inj := range list {
+		if inj.ReadyTime == nil {
+			return false
+		}
+	}
+	return true
 }
 
 func podReady(p *corev1.Pod) bool {
@@ -492,7 +559,17 @@ func (r *BenchmarkRunReconciler) reconcileFaultCheck(ctx context.Context, run *b
 			last = i
 		}
 	}
-	if last < 0 || run.Status.Steps[last].Fault.Consistency != "" {
+	if last < 0 {
+		return true, ctrl.Result{}, nil
+	}
+	whole, err := r.awaitRecovery(ctx, run, last)
+	if err != nil {
+		return false, ctrl.Result{}, err
+	}
+	if run.Status.Steps[last].Fault.Consistency != "" {
+		if !whole {
+			return false, ctrl.Result{RequeueAfter: r.Config.PollInterval}, nil
+		}
 		return true, ctrl.Result{}, nil
 	}
 	step := run.Status.Steps[last]

@@ -3,7 +3,11 @@
 package e2e
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +30,10 @@ func TestPostgresFailover(t *testing.T) {
 	ns := newNamespace(t, "e2e-failover")
 	run := smallSyncRun(ns, "failover")
 	run.Spec.Workload.Wait = benchv1.WaitNone
-	run.Spec.Faults = []benchv1.Fault{{Action: benchv1.FaultKillPrimary, At: metav1.Duration{Duration: 20 * time.Second}}}
+	// 90 s steps, the fault 15 s in: the 75 s after it hold the failover, the standby's return
+	// (with 2 synchronous standbys required, commits wait for it) and the recovery window.
+	run.Spec.Workload.Duration = &metav1.Duration{Duration: 90 * time.Second}
+	run.Spec.Faults = []benchv1.Fault{{Action: benchv1.FaultKillPrimary, At: metav1.Duration{Duration: 15 * time.Second}}}
 	run.Spec.SLA.MaxUnavailability = &metav1.Duration{Duration: 2 * time.Minute}
 	ctx := context.Background()
 	if err := k8s.Create(ctx, run); err != nil {
@@ -97,4 +104,44 @@ func TestPostgresFailover(t *testing.T) {
 	if md := report.Data["report.md"]; !strings.Contains(md, "## Faults in step 1") {
 		t.Errorf("report.md has no fault section:\n%s", md)
 	}
+	logFaultSeries(t, report, inj.Time.Time)
+}
+
+// logFaultSeries logs the fault step's completions per second around the fault, from the report's
+// series.json.gz: what the measurement was made of.
+func logFaultSeries(t *testing.T, report *corev1.ConfigMap, fault time.Time) {
+	var series struct {
+		Steps []struct {
+			Index  int32 `json:"index"`
+			Series struct {
+				Start         time.Time                     `json:"start"`
+				LengthSeconds float64                       `json:"lengthSeconds"`
+				Index         []int                         `json:"index"`
+				Types         map[string]map[string][]int64 `json:"types"`
+			} `json:"series"`
+		} `json:"steps"`
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(report.BinaryData["series.json.gz"]))
+	if err != nil {
+		t.Errorf("series.json.gz: %v", err)
+		return
+	}
+	if err := json.NewDecoder(zr).Decode(&series); err != nil || len(series.Steps) < 2 {
+		t.Errorf("series.json.gz: %v, %d steps", err, len(series.Steps))
+		return
+	}
+	s := series.Steps[1].Series
+	var line strings.Builder
+	for j, idx := range s.Index {
+		at := s.Start.Add(time.Duration(idx-s.Index[0]) * time.Duration(s.LengthSeconds*float64(time.Second)))
+		if at.Before(fault.Add(-5*time.Second)) || at.After(fault.Add(70*time.Second)) {
+			continue
+		}
+		var n int64
+		for _, cols := range s.Types {
+			n += cols["completed"][j]
+		}
+		fmt.Fprintf(&line, " %+.0fs:%d", at.Sub(fault).Seconds(), n)
+	}
+	t.Logf("completed transactions per second around the fault (offset from it):%s", line.String())
 }
