@@ -330,7 +330,7 @@ func (r *BenchmarkRunReconciler) failoverSeen(ctx context.Context, run *benchv1.
 // database to be whole again (the deleted instance back and ready) before it goes on: a suite's
 // next run, or a retained database, should not start degraded. Past it the injection keeps no
 // readyTime, which says so.
-const readyWait = 10 * time.Minute
+const readyWait = 5 * time.Minute
 
 // awaitRecovery records, after a fault step, when the database was whole again; it returns false
 // while it still waits.
@@ -466,6 +466,7 @@ func faultRecord(run *benchv1.BenchmarkRun, injections []benchv1.FaultInjection,
 	}
 	m := &benchv1.FaultMeasurement{
 		Unavailability:             metav1.Duration{Duration: figures.Unavailability},
+		UnavailableAtEnd:           figures.UnavailableAtEnd,
 		BaselineNewOrdersPerSecond: round2(figures.BaselineNewOrdersPerSecond),
 	}
 	if !figures.UnavailableFrom.IsZero() {
@@ -488,7 +489,7 @@ func faultRecord(run *benchv1.BenchmarkRun, injections []benchv1.FaultInjection,
 	m.LatencyAfter = st.AfterFault.stats()
 	rec.Measurement = m
 	if bound := run.Spec.SLA.MaxUnavailability; bound != nil {
-		checks = append(checks, sla.UnavailabilityCheck(figures.Unavailability, bound.Duration))
+		checks = append(checks, sla.UnavailabilityCheck(figures.Unavailability, bound.Duration, figures.UnavailableAtEnd))
 	}
 	return rec, checks
 }
@@ -597,6 +598,9 @@ func (r *BenchmarkRunReconciler) reconcileFaultCheck(ctx context.Context, run *b
 		return false, ctrl.Result{}, err
 	}
 	r.deleteJob(ctx, check)
+	if !whole {
+		return false, ctrl.Result{RequeueAfter: r.Config.PollInterval}, nil
+	}
 	return true, ctrl.Result{}, nil
 }
 

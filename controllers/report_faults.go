@@ -42,8 +42,12 @@ func faultSection(run *benchv1.BenchmarkRun) string {
 			if m.Recovery != nil {
 				recovery = m.Recovery.Duration.String()
 			}
+			outage := m.Unavailability.Duration.String()
+			if m.UnavailableAtEnd {
+				outage = "at least " + outage + " (nothing committed again before the step ended)"
+			}
 			fmt.Fprintf(&b, "- unavailability (longest stretch without a commit): %s; recovery to 90 %% of %.2f New-Orders/s: %s; New-Orders with an unknown commit outcome: %d\n",
-				m.Unavailability.Duration, m.BaselineNewOrdersPerSecond, recovery, m.CommitsUnknown)
+				outage, m.BaselineNewOrdersPerSecond, recovery, m.CommitsUnknown)
 			if len(m.Errors) > 0 {
 				var parts []string
 				for _, t := range benchv1.Transactions {

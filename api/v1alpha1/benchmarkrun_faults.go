@@ -132,6 +132,10 @@ type FaultMeasurement struct {
 	// UnavailableFrom is where that run of seconds starts.
 	// +optional
 	UnavailableFrom *metav1.Time `json:"unavailableFrom,omitempty"`
+	// UnavailableAtEnd: nothing committed from that point to the end of the step, so the outage
+	// lasted at least Unavailability (a lower bound, not its length).
+	// +optional
+	UnavailableAtEnd bool `json:"unavailableAtEnd,omitempty"`
 	// Recovery is the time from the fault until the first second whose New-Order commits reach
 	// 90 % of the mean of the minute before the fault; absent when throughput never came back.
 	// +optional

@@ -33,6 +33,9 @@ const (
 type FaultFigures struct {
 	Unavailability  time.Duration
 	UnavailableFrom time.Time // zero when there was no outage
+	// UnavailableAtEnd: the outage lasted to the series' last interval, so Unavailability is a
+	// lower bound.
+	UnavailableAtEnd bool
 	// Recovered says whether the rate came back; Recovery is then the time from the fault.
 	Recovered bool
 	Recovery  time.Duration
@@ -114,6 +117,7 @@ func MeasureFault(s snapshot.CompactSeries, origin, measuredStart, faultAt time.
 		out.Unavailability = time.Duration(bestLen) * length
 		out.UnavailableFrom = start(bestStart)
 		outageEnd = bestStart + bestLen
+		out.UnavailableAtEnd = outageEnd == last+1
 	}
 
 	// Recovery: the first window from the outage's end whose mean rate reaches the share.
@@ -148,11 +152,18 @@ func MeasureFault(s snapshot.CompactSeries, origin, measuredStart, faultAt time.
 	return out, nil
 }
 
-// UnavailabilityCheck is the criterion of sla.maxUnavailability.
-func UnavailabilityCheck(measured, bound time.Duration) Check {
+// UnavailabilityCheck is the criterion of sla.maxUnavailability. An outage that lasted to the end
+// of the step (atEnd) fails it whatever its measured length: the database did not commit again
+// while it was measured.
+func UnavailabilityCheck(measured, bound time.Duration, atEnd bool) Check {
 	ch := Check{Name: "unavailability", Status: Pass,
 		Detail: fmt.Sprintf("unavailability: %s without a commit after the fault ≤ %s", formatDuration(measured), formatDuration(bound))}
-	if measured > bound {
+	switch {
+	case atEnd:
+		ch.Status = Fail
+		ch.Detail = fmt.Sprintf("unavailability: no commit again before the end of the step (at least %s; sla.maxUnavailability %s)",
+			formatDuration(measured), formatDuration(bound))
+	case measured > bound:
 		ch.Status = Fail
 		ch.Detail = fmt.Sprintf("unavailability: %s without a commit after the fault > sla.maxUnavailability %s", formatDuration(measured), formatDuration(bound))
 	}

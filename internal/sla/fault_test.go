@@ -59,6 +59,7 @@ func TestMeasureFault(t *testing.T) {
 		recovery               time.Duration
 		baseline               float64
 		newOrderErrors         int64
+		atEnd                  bool
 	}{
 		{
 			// 20 s ramp-up (nothing measured), 70 s at 10/s, fault at 90.5 s: 12 s of nothing,
@@ -81,6 +82,12 @@ func TestMeasureFault(t *testing.T) {
 			name: "never recovers", newOrders: concat(repeat(10, 60), repeat(0, 5), repeat(3, 40)),
 			measuredStart: sec(0), faultAt: sec(60),
 			unavailable: 5 * time.Second, unavailableFrom: sec(60), baseline: 10,
+		},
+		{
+			// Nothing commits again before the step ends: the outage is at least what was seen.
+			name: "down to the end", newOrders: concat(repeat(10, 60), repeat(0, 30)),
+			measuredStart: sec(0), faultAt: sec(60),
+			unavailable: 30 * time.Second, unavailableFrom: sec(60), baseline: 10, atEnd: true,
 		},
 		{
 			// Interval 65 was not delivered: the outage is not known to span it.
@@ -107,6 +114,9 @@ func TestMeasureFault(t *testing.T) {
 			if f.Recovered != tc.recovered || f.Recovery != tc.recovery {
 				t.Errorf("recovered %v after %s, want %v after %s", f.Recovered, f.Recovery, tc.recovered, tc.recovery)
 			}
+			if f.UnavailableAtEnd != tc.atEnd {
+				t.Errorf("unavailable at the end %v, want %v", f.UnavailableAtEnd, tc.atEnd)
+			}
 			if f.BaselineNewOrdersPerSecond != tc.baseline {
 				t.Errorf("baseline %.2f/s, want %.2f/s", f.BaselineNewOrdersPerSecond, tc.baseline)
 			}
@@ -120,9 +130,14 @@ func TestMeasureFault(t *testing.T) {
 func TestUnavailabilityCheck(t *testing.T) {
 	for _, tc := range []struct {
 		measured, bound time.Duration
+		atEnd           bool
 		want            Status
-	}{{12 * time.Second, 30 * time.Second, Pass}, {30 * time.Second, 30 * time.Second, Pass}, {31 * time.Second, 30 * time.Second, Fail}} {
-		if got := UnavailabilityCheck(tc.measured, tc.bound); got.Status != tc.want {
+	}{
+		{12 * time.Second, 30 * time.Second, false, Pass}, {30 * time.Second, 30 * time.Second, false, Pass},
+		{31 * time.Second, 30 * time.Second, false, Fail},
+		{10 * time.Second, 30 * time.Second, true, Fail}, // the step ended before any commit came back
+	} {
+		if got := UnavailabilityCheck(tc.measured, tc.bound, tc.atEnd); got.Status != tc.want {
 			t.Errorf("%s against %s: %s (%s)", tc.measured, tc.bound, got.Status, got.Detail)
 		}
 	}
