@@ -163,12 +163,14 @@ func (r *BenchmarkRunReconciler) applyFaults(ctx context.Context, run *benchv1.B
 			inj = &decided
 		}
 		done := *inj
-		if err := r.deletePod(ctx, run, inj.Pod, types.UID(inj.PodUID)); err != nil {
+		if deleted, err := r.deletePod(ctx, run, inj.Pod, types.UID(inj.PodUID)); err != nil {
 			done.State, done.Message = benchv1.FaultFailed, err.Error()
 		} else {
 			done.State = benchv1.FaultInjected
-			r.Recorder.Eventf(run, nil, corev1.EventTypeWarning, "FaultInjected", "DeletePod", "step %d: %s deleted pod %s (planned %s)",
-				index, f.Action, inj.Pod, inj.PlannedTime.UTC().Format(time.RFC3339))
+			if deleted { // a repeated deletion (after a restart) that found the pod gone says nothing
+				r.Recorder.Eventf(run, nil, corev1.EventTypeWarning, "FaultInjected", "DeletePod", "step %d: %s deleted pod %s (planned %s)",
+					index, f.Action, inj.Pod, inj.PlannedTime.UTC().Format(time.RFC3339))
+			}
 		}
 		if err := r.setInjection(ctx, run, index, done); err != nil {
 			return 0, err
@@ -247,13 +249,16 @@ func (r *BenchmarkRunReconciler) verifyDatabasePod(ctx context.Context, run *ben
 // deletePod deletes one pod instance with no grace period — the database gets no chance to shut
 // down cleanly, as when its machine dies. A pod already gone, or re-created under the name with
 // another UID, is not touched.
-func (r *BenchmarkRunReconciler) deletePod(ctx context.Context, run *benchv1.BenchmarkRun, name string, uid types.UID) error {
+func (r *BenchmarkRunReconciler) deletePod(ctx context.Context, run *benchv1.BenchmarkRun, name string, uid types.UID) (deleted bool, err error) {
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: run.Namespace, Name: name}}
-	err := r.Delete(ctx, pod, client.Preconditions{UID: &uid}, client.GracePeriodSeconds(0))
-	if err == nil || apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
-		return nil
+	err = r.Delete(ctx, pod, client.Preconditions{UID: &uid}, client.GracePeriodSeconds(0))
+	switch {
+	case err == nil:
+		return true, nil
+	case apierrors.IsNotFound(err) || apierrors.IsConflict(err):
+		return false, nil
 	}
-	return fmt.Errorf("deleting pod %s: %w", name, err)
+	return false, fmt.Errorf("deleting pod %s: %w", name, err)
 }
 
 // observeFailover records, for each injection, the primary the engine's operator chose after it

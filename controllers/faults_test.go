@@ -197,7 +197,11 @@ func TestFaultKillPrimaryOnceAcrossRestart(t *testing.T) {
 	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "pgf-db-1"}, pod); err != nil || pod.UID != recreated {
 		t.Errorf("re-created pgf-db-1: %v, UID %s want %s", err, pod.UID, recreated)
 	}
-	assertEventCount(t, ns, "pgf", "FaultInjected", 1)
+	// At most one event says a pod was deleted (the manager stopped right after the deletion may
+	// not have sent it; a repeated deletion that found the pod gone sends none).
+	if n := eventCount(t, ns, "pgf", "FaultInjected"); n > 1 {
+		t.Errorf("%d FaultInjected events, want at most 1", n)
+	}
 
 	m := f.Measurement
 	if m == nil {
@@ -259,25 +263,22 @@ func TestFaultFailureFailsTheRun(t *testing.T) {
 	}
 }
 
-func assertEventCount(t *testing.T, namespace, run, reason string, want int) {
+func eventCount(t *testing.T, namespace, run, reason string) int {
 	t.Helper()
-	eventually(t, 10*time.Second, func() error {
-		list := &corev1.EventList{}
-		if err := k8s.List(context.Background(), list, client.InNamespace(namespace)); err != nil {
-			return err
-		}
-		n := 0
-		for _, e := range list.Items {
-			if e.InvolvedObject.Name == run && e.Reason == reason {
-				n += max(1, int(e.Count))
-				if e.Series != nil {
-					n = max(n, int(e.Series.Count))
-				}
+	time.Sleep(time.Second) // events are sent asynchronously
+	list := &corev1.EventList{}
+	if err := k8s.List(context.Background(), list, client.InNamespace(namespace)); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range list.Items {
+		if e.InvolvedObject.Name == run && e.Reason == reason {
+			c := max(1, int(e.Count))
+			if e.Series != nil {
+				c = max(c, int(e.Series.Count))
 			}
+			n += c
 		}
-		if n != want {
-			return fmt.Errorf("%d %s events, want %d", n, reason, want)
-		}
-		return nil
-	})
+	}
+	return n
 }
