@@ -314,3 +314,28 @@ func contains(s string, parts ...string) error {
 	}
 	return nil
 }
+
+// Single short runs with few New-Orders: the ratios between them are within counting noise, and
+// the comparison says by how much (the local demo's figures: 2 warehouses, one minute).
+func TestPrecisionNote(t *testing.T) {
+	spec := study()
+	spec.Workload.Duration = &metav1.Duration{Duration: time.Minute}
+	c := Compare(Input{Suite: "s", Namespace: "n", Spec: spec, Runs: []benchv1.SuiteRunRecord{
+		succeeded("s-pg-1", "pg", 1, 2, 128.27), succeeded("s-ydb-1", "ydb", 1, 2, 93.29), succeeded("s-crdb-1", "crdb", 1, 2, 77.75),
+	}})
+	want := "precision: counting noise alone moves tpmC by pg ±17 % (about 33 New-Orders a step, 1 run); ydb ±20 % (about 24 New-Orders a step, 1 run); crdb ±22 % (about 20 New-Orders a step, 1 run)"
+	if err := contains(strings.Join(c.Notes, "\n"), want); err != nil {
+		t.Error(err)
+	}
+	// Three runs each give confidence intervals: no note.
+	spec.Repeats = 3
+	var runs []benchv1.SuiteRunRecord
+	for r := int32(1); r <= 3; r++ {
+		for _, db := range []string{"pg", "ydb", "crdb"} {
+			runs = append(runs, succeeded(fmt.Sprintf("s-%s-%d", db, r), db, r, 2, 100))
+		}
+	}
+	if c := Compare(Input{Suite: "s", Namespace: "n", Spec: spec, Runs: runs}); strings.Contains(strings.Join(c.Notes, "\n"), "precision") {
+		t.Errorf("notes %q with 3 runs each", c.Notes)
+	}
+}
