@@ -186,8 +186,10 @@ func TestFaultKillPrimaryOnceAcrossRestart(t *testing.T) {
 	if inj.State != benchv1.FaultInjected || inj.Pod != "pgf-db-1" || inj.PodUID != string(instances["pgf-db-1"]) || inj.PrimaryBefore != "pgf-db-1" {
 		t.Errorf("injection %+v", inj)
 	}
-	if late := inj.Time.Sub(inj.PlannedTime.Time); late < 0 || late > time.Second {
-		t.Errorf("deleted %s after the planned moment, want within a second", late)
+	// On time: the reconciler requeues for the planned moment (a loaded machine may add a little).
+	late := inj.Time.Sub(inj.PlannedTime.Time)
+	if late < 0 || late > 2*time.Second {
+		t.Errorf("deleted %s after the planned moment, want within a second or two", late)
 	}
 	if inj.PrimaryAfter != "pgf-db-2" || inj.PromotedTime == nil || inj.PromotedTime.Sub(promoted).Abs() > time.Millisecond || inj.ReadyTime == nil {
 		t.Errorf("failover: primary after %q at %v (promoted %v), ready %v", inj.PrimaryAfter, inj.PromotedTime, promoted, inj.ReadyTime)
@@ -210,13 +212,18 @@ func TestFaultKillPrimaryOnceAcrossRestart(t *testing.T) {
 	if m.Unavailability.Duration != 7*time.Second || m.BaselineNewOrdersPerSecond != 10 {
 		t.Errorf("unavailability %s, baseline %.2f/s: want 7s and 10/s", m.Unavailability.Duration, m.BaselineNewOrdersPerSecond)
 	}
-	// Back at 10/s from second 13: 8 s after the second the fault fell in, less its offset in it.
-	if m.Recovery == nil || m.Recovery.Duration < 7*time.Second || m.Recovery.Duration > 8*time.Second {
-		t.Errorf("recovery %v, want 7-8s", m.Recovery)
+	// Back at 10/s from second 13: 13 s after the step's start less the fault's 5 s and lateness.
+	if want := 8*time.Second - late; m.Recovery == nil || (m.Recovery.Duration-want).Abs() > 10*time.Millisecond {
+		t.Errorf("recovery %v, want %s", m.Recovery, want)
 	}
-	// The minute after the fault: seconds 5..29 of the step, 10 New-Orders each but the 7 empty.
-	if no := m.LatencyAfter[benchv1.NewOrder]; no.Count != 180 || no.P90.Duration <= 0 {
-		t.Errorf("New-Order latency after the fault %+v, want 180 samples", no)
+	// The minute after the fault: from the second it fell in to 29, 10 New-Orders each but the
+	// 7 empty seconds 6..12 (180 when it fell in second 5, 170 in second 6).
+	want := int64(180)
+	if late >= time.Second {
+		want = 170
+	}
+	if no := m.LatencyAfter[benchv1.NewOrder]; no.Count != want || no.P90.Duration <= 0 {
+		t.Errorf("New-Order latency after the fault %+v, want %d samples", no, want)
 	}
 	if m.CommitsUnknown != 2 {
 		t.Errorf("commits unknown %d, want 2", m.CommitsUnknown)
