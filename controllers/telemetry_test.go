@@ -96,7 +96,7 @@ func TestStepTelemetryReplicationLagAndReport(t *testing.T) {
 	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: ReportConfigMapName(run)}, cm); err != nil {
 		t.Fatal(err)
 	}
-	var rep report
+	var rep reportDoc
 	if err := json.Unmarshal([]byte(cm.Data["report.json"]), &rep); err != nil {
 		t.Fatal(err)
 	}
