@@ -260,4 +260,3 @@ func (r *BenchmarkRunReconciler) readStepData(ctx context.Context, run *benchv1.
 	}
 	return out, nil
 }
-

@@ -23,4 +23,3 @@ func RunResult(run *benchv1.BenchmarkRun) *benchv1.SuiteRunResult {
 	}
 	return out
 }
-
