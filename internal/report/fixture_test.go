@@ -73,7 +73,7 @@ func run20() *benchv1.BenchmarkRun {
 	run := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: "pg-capacity", Namespace: "bench"},
 		Spec: benchv1.BenchmarkRunSpec{Database: pg(3, 2, "remote_apply"),
 			Workload: benchv1.WorkloadSpec{Warehouses: 200, Duration: pdur(5 * time.Minute), RampUp: pdur(time.Minute), Wait: benchv1.WaitSpec},
-			SLA: benchv1.SLASpec{MinEfficiencyPercent: i32(90), Latency: []benchv1.LatencyBound{{Transaction: benchv1.NewOrder, Percentile: "90", Max: dur(5 * time.Second)}}}}}
+			SLA:      benchv1.SLASpec{MinEfficiencyPercent: i32(90), Latency: []benchv1.LatencyBound{{Transaction: benchv1.NewOrder, Percentile: "90", Max: dur(5 * time.Second)}}}}}
 	plan := []struct {
 		kind benchv1.StepKind
 		w    int32

@@ -222,4 +222,3 @@ func TestNiceTicks(t *testing.T) {
 		}
 	}
 }
-

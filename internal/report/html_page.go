@@ -26,11 +26,13 @@ func newPage(title string) *page {
 	return p
 }
 
-func (p *page) raw(s string)                  { p.b.WriteString(s) }
+func (p *page) raw(s string)                   { p.b.WriteString(s) }
 func (p *page) printf(format string, a ...any) { fmt.Fprintf(&p.b, format, a...) }
-func (p *page) h(level int, text string)      { fmt.Fprintf(&p.b, "<h%d>%s</h%d>\n", level, esc(text), level) }
-func (p *page) para(text string)              { fmt.Fprintf(&p.b, "<p>%s</p>\n", esc(text)) }
-func (p *page) notice(text string)            { fmt.Fprintf(&p.b, "<p class=\"notice\">%s</p>\n", esc(text)) }
+func (p *page) h(level int, text string) {
+	fmt.Fprintf(&p.b, "<h%d>%s</h%d>\n", level, esc(text), level)
+}
+func (p *page) para(text string)   { fmt.Fprintf(&p.b, "<p>%s</p>\n", esc(text)) }
+func (p *page) notice(text string) { fmt.Fprintf(&p.b, "<p class=\"notice\">%s</p>\n", esc(text)) }
 
 // list writes a bulleted list.
 func (p *page) list(items []string) {
