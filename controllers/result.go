@@ -151,9 +151,11 @@ func (r *BenchmarkRunReconciler) reconcileResult(ctx context.Context, run *bench
 			return false, ctrl.Result{}, err
 		}
 	}
-	if err := r.applyConfigMap(ctx, run, ReportConfigMapName(run), map[string]string{
-		"report.json": string(body), "report.md": md,
-	}, binary); err != nil {
+	data := map[string]string{"report.json": string(body), "report.md": md}
+	if page := reportHTML(run, result, binary[seriesKey], maxReportBytes-len(body)-len(md)-len(binary[seriesKey])); page != "" {
+		data["report.html"] = page
+	}
+	if err := r.applyConfigMap(ctx, run, ReportConfigMapName(run), data, binary); err != nil {
 		return false, ctrl.Result{}, err
 	}
 	if reason, message := faultFailure(run); reason != "" {
