@@ -68,3 +68,23 @@ func (s *Series) Step(index int32) *StepSeries {
 	}
 	return nil
 }
+
+// DecodeStepSeries reads one step's series ConfigMap (<run>-step-N-series, key series.json.gz):
+// the same document as a step of series.json.gz, without its index. A run under way, or one whose
+// series.json.gz did not fit its report ConfigMap, has its series there.
+func DecodeStepSeries(gz []byte, index int32) (*StepSeries, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, fmt.Errorf("step %d series: %w", index, err)
+	}
+	body, err := io.ReadAll(io.LimitReader(zr, 64<<20))
+	if err != nil {
+		return nil, fmt.Errorf("step %d series: %w", index, err)
+	}
+	var s StepSeries
+	if err := json.Unmarshal(body, &s); err != nil {
+		return nil, fmt.Errorf("step %d series: %w", index, err)
+	}
+	s.Index = index
+	return &s, nil
+}
