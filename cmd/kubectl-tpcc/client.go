@@ -141,4 +141,6 @@ func (k *cluster) configMap(ctx context.Context, namespace, name string) (*corev
 
 var errNoName = errors.New("NAME is required")
 
-func keyOf(namespace, name string) client.ObjectKey { return client.ObjectKey{Namespace: namespace, Name: name} }
+func keyOf(namespace, name string) client.ObjectKey {
+	return client.ObjectKey{Namespace: namespace, Name: name}
+}

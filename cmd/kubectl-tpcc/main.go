@@ -33,9 +33,12 @@ type options struct {
 	poll time.Duration
 }
 
+// nowFunc is the clock (tests fix it).
+var nowFunc = time.Now
+
 // run executes the plugin with args and returns its exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	o := &options{config: genericclioptions.NewConfigFlags(true), stdout: stdout, stderr: stderr, now: time.Now}
+	o := &options{config: genericclioptions.NewConfigFlags(true), stdout: stdout, stderr: stderr, now: nowFunc}
 	root := &cobra.Command{
 		Use:           "tpcc",
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl tpcc"},

@@ -102,7 +102,7 @@ func status(ctx context.Context, o *options, name string, watch bool, timeout ti
 	if err != nil {
 		return err
 	}
-	start := o.now()
+	start, deadline := o.now(), time.Now().Add(timeout)
 	if !watch || report.Final(s.phase()) {
 		fmt.Fprint(o.stdout, s.full(start))
 		return endCode(s, watch)
@@ -120,7 +120,7 @@ func status(ctx context.Context, o *options, name string, watch bool, timeout ti
 			fmt.Fprintf(o.stdout, "\n%s", s.full(now))
 			return endCode(s, true)
 		}
-		if timeout > 0 && now.Sub(start) >= timeout {
+		if timeout > 0 && time.Now().After(deadline) {
 			return withCode(exitIncomplete, "%s did not end within --timeout %s (it is %s)", name, timeout, phaseOf(s.phase()))
 		}
 		select {
