@@ -30,7 +30,7 @@ func i64(v int64) *int64                    { return &v }
 // latencyAt is a transaction's p90 at w active warehouses: flat, then a knee near 130.
 func latencyAt(t benchv1.Transaction, w int32) time.Duration {
 	base := map[benchv1.Transaction]float64{benchv1.NewOrder: 42, benchv1.Payment: 18, benchv1.OrderStatus: 9, benchv1.Delivery: 95, benchv1.StockLevel: 31}[t]
-	knee := math.Exp(float64(w-130) / 9)
+	knee := min(25, math.Exp(float64(w-130)/9)) // overloaded: queues of seconds, not minutes
 	return time.Duration((base + base*knee*3) * float64(time.Millisecond)).Round(100 * time.Microsecond)
 }
 

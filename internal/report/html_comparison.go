@@ -116,8 +116,8 @@ func ComparisonHTML(c Comparison, curves []Curve) string {
 			tl, el = append(tl, t), append(el, e)
 		}
 		zero := 0.0
-		p.raw(chart{Title: "tpmC against active warehouses (full-length steps)", XLabel: "active warehouses", YLabel: "tpmC", Height: 300, Lines: tl, XMin: &zero, YZero: true}.svg())
-		p.raw(chart{Title: "Efficiency against active warehouses (full-length steps)", XLabel: "active warehouses", YLabel: "efficiency %", Height: 260, Lines: el, XMin: &zero, YZero: true}.svg())
+		p.raw(chart{Title: "tpmC against active warehouses (full-length steps)", XLabel: "active warehouses", YLabel: "tpmC", Height: 300, Lines: tl, XMin: &zero, YZero: true, XWhole: true}.svg())
+		p.raw(chart{Title: "Efficiency against active warehouses (full-length steps)", XLabel: "active warehouses", YLabel: "efficiency %", Height: 260, Lines: el, XMin: &zero, YZero: true, XWhole: true}.svg())
 		p.para("One line per run, coloured by database; filled markers: compliant steps.")
 	}
 

@@ -117,7 +117,7 @@ func runHead(in RunInput) string {
 			}
 			lines = append(lines, l)
 		}
-		p.raw(chart{Title: "p90 response time per step", XLabel: "step", YLabel: "p90 (ms)", Lines: lines, YZero: true}.svg())
+		p.raw(chart{Title: "p90 response time per step", XLabel: "step", YLabel: "p90 (ms)", Lines: lines, YZero: true, XWhole: true}.svg())
 		var prow [][]string
 		for _, s := range steps {
 			row := []string{fmt.Sprint(s.Index), fmt.Sprint(s.ActiveWarehouses)}
@@ -212,7 +212,7 @@ func capacityChart(title, ylabel string, steps []benchv1.StepResult, value func(
 		lines = append(lines, line{Name: "12.86 × warehouses", Color: "#999", Dashed: true, Points: []point{{X: 0, Y: 0}, {X: maxW, Y: 12.86 * maxW}}})
 	}
 	zero := 0.0
-	return chart{Title: title, XLabel: "active warehouses", YLabel: ylabel, Lines: lines, XMin: &zero, YZero: true}.svg()
+	return chart{Title: title, XLabel: "active warehouses", YLabel: ylabel, Lines: lines, XMin: &zero, YZero: true, XWhole: true}.svg()
 }
 
 // runSeriesSection draws each step's time series: latency with checkpoints and faults, the

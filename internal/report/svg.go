@@ -59,6 +59,8 @@ type chart struct {
 	// XMin/XMax fix the x range (else the data's); YZero starts the y axis at 0.
 	XMin, XMax *float64
 	YZero      bool
+	// XWhole keeps whole-number x ticks only (steps, warehouses).
+	XWhole bool
 }
 
 const (
@@ -173,7 +175,7 @@ func (c chart) svg() string {
 		fmt.Fprintf(&b, `<text x="%d" y="%s" class="tick" text-anchor="end">%s</text>`, padLeft-4, f1(y+4), num(t))
 	}
 	for _, t := range niceTicks(xmin, xmax, 8) {
-		if t < xmin-1e-9 || t > xmax+1e-9 {
+		if t < xmin-1e-9 || t > xmax+1e-9 || (c.XWhole && t != math.Trunc(t)) {
 			continue
 		}
 		x := sx(t)
