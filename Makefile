@@ -15,8 +15,9 @@ help: ## List the targets.
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-13s %s\n", $$1, $$2}'
 
 .PHONY: build
-build: ## Build the manager and the tpcc client into bin/.
+build: ## Build the manager, the tpcc client and the kubectl plugin (bin/kubectl-tpcc: copy it onto PATH) into bin/.
 	go build -o $(BIN)/manager ./cmd/manager
+	go build -o $(BIN)/kubectl-tpcc ./cmd/kubectl-tpcc
 	@if [ -d cmd/tpcc ]; then go build -o $(BIN)/tpcc ./cmd/tpcc; fi
 
 .PHONY: generate

@@ -112,7 +112,7 @@ func (r *BenchmarkSuiteReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 
 	compared := comparison.Compare(comparison.Input{Suite: suite.Name, Namespace: suite.Namespace, Spec: suite.Spec, Runs: records, Generated: time.Now()})
 	if suite.Status.Report == nil || !equality.Semantic.DeepEqual(records, suite.Status.Runs) {
-		if err := r.writeComparison(ctx, suite, compared); err != nil {
+		if err := r.writeComparison(ctx, suite, compared, curves(records, runs)); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
@@ -256,15 +256,30 @@ func (r *BenchmarkSuiteReconciler) databaseGone(ctx context.Context, run *benchv
 	return true, "", nil
 }
 
-// writeComparison writes the comparison ConfigMap: comparison.json and comparison.md.
-func (r *BenchmarkSuiteReconciler) writeComparison(ctx context.Context, suite *benchv1.BenchmarkSuite, c comparison.Comparison) error {
+// writeComparison writes the comparison ConfigMap: comparison.json, comparison.md and
+// report.html (the capacity curves of the runs that still exist).
+func (r *BenchmarkSuiteReconciler) writeComparison(ctx context.Context, suite *benchv1.BenchmarkSuite, c comparison.Comparison, curves []comparison.Curve) error {
 	body, err := comparison.JSON(c)
 	if err != nil {
 		return err
 	}
 	labels := map[string]string{"app.kubernetes.io/managed-by": "tpcc-operator", benchv1.SuiteLabel: suite.Name}
-	return applyOwnedConfigMap(ctx, r.Client, r.Scheme, suite, ComparisonConfigMapName(suite), labels,
-		map[string]string{"comparison.json": string(body), "comparison.md": comparison.Markdown(c)}, nil)
+	data := map[string]string{"comparison.json": string(body), "comparison.md": comparison.Markdown(c)}
+	if page := comparison.ComparisonHTML(c, curves); len(body)+len(data["comparison.md"])+len(page) <= maxReportBytes {
+		data["report.html"] = page
+	}
+	return applyOwnedConfigMap(ctx, r.Client, r.Scheme, suite, ComparisonConfigMapName(suite), labels, data, nil)
+}
+
+// curves are the steps of the suite's runs that exist, in the plan's order.
+func curves(records []benchv1.SuiteRunRecord, runs map[string]*benchv1.BenchmarkRun) []comparison.Curve {
+	var out []comparison.Curve
+	for _, rec := range records {
+		if run := runs[rec.Name]; run != nil && len(run.Status.Steps) > 0 {
+			out = append(out, comparison.Curve{Run: rec.Name, Database: rec.Database, Steps: run.Status.Steps})
+		}
+	}
+	return out
 }
 
 // updateStatus writes the suite's status (writeStatus) and announces a phase change.

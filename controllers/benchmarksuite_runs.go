@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	comparison "github.com/tpcc-operator/tpcc-operator/internal/report"
 )
 
 // The suite's plan is pure: which runs, in which order, named how, with which spec. The controller
@@ -85,7 +86,7 @@ func observeRun(rec *benchv1.SuiteRunRecord, run *benchv1.BenchmarkRun) {
 	}
 	switch rec.Phase {
 	case benchv1.PhaseSucceeded:
-		rec.Result = runResult(run)
+		rec.Result = comparison.RunResult(run)
 		rec.CompletionTime = conditionTime(run, benchv1.ConditionComplete)
 	case benchv1.PhaseFailed:
 		rec.Reason, rec.Message = "Failed", ""
@@ -97,26 +98,6 @@ func observeRun(rec *benchv1.SuiteRunRecord, run *benchv1.BenchmarkRun) {
 		}
 		rec.CompletionTime = conditionTime(run, benchv1.ConditionFailed)
 	}
-}
-
-// runResult is a succeeded run's result with each transaction's p50/p95/p99 at its result step.
-func runResult(run *benchv1.BenchmarkRun) *benchv1.SuiteRunResult {
-	r := run.Status.Result
-	if r == nil {
-		return nil
-	}
-	out := &benchv1.SuiteRunResult{MaxCompliantWarehouses: r.MaxCompliantWarehouses, TpmC: r.TpmC, Efficiency: r.Efficiency}
-	if r.Step == nil || int(*r.Step) >= len(run.Status.Steps) {
-		return out
-	}
-	step := run.Status.Steps[*r.Step]
-	if len(step.Transactions) > 0 {
-		out.Latency = map[benchv1.Transaction]benchv1.LatencyPercentiles{}
-		for t, s := range step.Transactions {
-			out.Latency[t] = benchv1.LatencyPercentiles{P50: s.P50, P95: s.P95, P99: s.P99}
-		}
-	}
-	return out
 }
 
 func conditionTime(run *benchv1.BenchmarkRun, conditionType string) *metav1.Time {

@@ -288,6 +288,9 @@ func TestSuiteRunsOneAtATimeInterleaved(t *testing.T) {
 		"### apply", "| NewOrder |", "| cmp-write-1 | write | 1 | Failed |"); err != nil {
 		t.Error(err)
 	}
+	if err := containsAll(cm.Data["report.html"], "<svg", `class="bar"`, "Mean tpmC per database", "tpmC against active warehouses"); err != nil {
+		t.Error("report.html:", err)
+	}
 	assertEvents(t, ns, "cmp", "RunCreated", "RunFailed", "RunSucceeded", "PhaseSucceeded")
 	for name, ids := range stepJobs.seen {
 		if len(ids) != 1 {

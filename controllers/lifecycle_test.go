@@ -224,7 +224,7 @@ func assertSearchResult(t *testing.T, got *benchv1.BenchmarkRun, boundaryWarehou
 	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: got.Namespace, Name: got.Status.Report.ConfigMapName}, cm); err != nil {
 		t.Fatalf("report: %v", err)
 	}
-	var parsed report
+	var parsed reportDoc
 	if err := json.Unmarshal([]byte(cm.Data["report.json"]), &parsed); err != nil {
 		t.Fatalf("report.json: %v", err)
 	}

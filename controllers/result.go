@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
-	"sort"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -22,6 +19,7 @@ import (
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
+	"github.com/tpcc-operator/tpcc-operator/internal/report"
 	"github.com/tpcc-operator/tpcc-operator/internal/search"
 	"github.com/tpcc-operator/tpcc-operator/internal/sla"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
@@ -45,8 +43,8 @@ const reportVersion = 2
 // maxReportBytes keeps the report ConfigMap under the API server's 1 MiB with room for its metadata.
 const maxReportBytes = 1000 << 10
 
-// report is the report ConfigMap's report.json.
-type report struct {
+// reportDoc is the report ConfigMap's report.json.
+type reportDoc struct {
 	SchemaVersion int                      `json:"schemaVersion"`
 	Run           string                   `json:"run"`
 	Namespace     string                   `json:"namespace"`
@@ -130,7 +128,7 @@ func (r *BenchmarkRunReconciler) reconcileResult(ctx context.Context, run *bench
 	if err != nil {
 		return false, ctrl.Result{}, err
 	}
-	rep := report{SchemaVersion: reportVersion, Run: run.Name, Namespace: run.Namespace, Engine: run.Spec.Database.Engine, Spec: run.Spec,
+	rep := reportDoc{SchemaVersion: reportVersion, Run: run.Name, Namespace: run.Namespace, Engine: run.Spec.Database.Engine, Spec: run.Spec,
 		Result: result, Environment: run.Status.Environment, Steps: steps, Generated: time.Now().UTC()}
 	if run.Status.Database != nil {
 		rep.Sizing = run.Status.Database.Sizing
@@ -139,7 +137,7 @@ func (r *BenchmarkRunReconciler) reconcileResult(ctx context.Context, run *bench
 	if err != nil {
 		return false, ctrl.Result{}, err
 	}
-	md := markdownReport(run, result)
+	md := report.RunMarkdown(run, result)
 	binary := map[string][]byte{seriesKey: series}
 	rep.Series = seriesKey
 	body, err := json.MarshalIndent(rep, "", "  ")
@@ -153,9 +151,11 @@ func (r *BenchmarkRunReconciler) reconcileResult(ctx context.Context, run *bench
 			return false, ctrl.Result{}, err
 		}
 	}
-	if err := r.applyConfigMap(ctx, run, ReportConfigMapName(run), map[string]string{
-		"report.json": string(body), "report.md": md,
-	}, binary); err != nil {
+	data := map[string]string{"report.json": string(body), "report.md": md}
+	if page := reportHTML(run, result, binary[seriesKey], maxReportBytes-len(body)-len(md)-len(binary[seriesKey])); page != "" {
+		data["report.html"] = page
+	}
+	if err := r.applyConfigMap(ctx, run, ReportConfigMapName(run), data, binary); err != nil {
 		return false, ctrl.Result{}, err
 	}
 	if reason, message := faultFailure(run); reason != "" {
@@ -261,159 +261,4 @@ func (r *BenchmarkRunReconciler) readStepData(ctx context.Context, run *benchv1.
 		out = append(out, data)
 	}
 	return out, nil
-}
-
-// markdownReport is the human report: every step, then the result step's latency table.
-func markdownReport(run *benchv1.BenchmarkRun, result benchv1.Result) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# BenchmarkRun %s/%s — %s\n\n%s\n\n", run.Namespace, run.Name, run.Spec.Database.Engine, result.Message)
-	if len(result.RestsOn) > 0 {
-		fmt.Fprintf(&b, "The result rests on the full-length steps %s", joinInt32(result.RestsOn))
-		if result.SearchTime != nil {
-			fmt.Fprintf(&b, "; the search took %s of steps (ramp-ups included)", result.SearchTime.Duration)
-		}
-		fmt.Fprintf(&b, ".\n\n")
-	}
-	fmt.Fprintf(&b, "| step | kind | measured | active warehouses | tpmC | efficiency %% | compliant | NewOrder p90 | Payment p90 | OrderStatus p90 | Delivery p90 | StockLevel p90 | max replay lag | checkpoints | peak CPU | reasons |\n")
-	fmt.Fprintf(&b, "|---:|---|---:|---:|---:|---:|:-:|---:|---:|---:|---:|---:|---|---:|---|---|\n")
-	for _, s := range run.Status.Steps {
-		measured := ""
-		if s.Duration != nil {
-			measured = s.Duration.Duration.String()
-		}
-		kind := s.Kind
-		if kind == "" {
-			kind = benchv1.StepFull
-		}
-		fmt.Fprintf(&b, "| %d | %s | %s | %d | %.1f | %.2f | %s |", s.Index, kind, measured, s.ActiveWarehouses, s.TpmC, s.Efficiency, yesNo(s.Compliant))
-		for _, t := range benchv1.Transactions {
-			fmt.Fprintf(&b, " %s |", formatLatency(s.Transactions[t].P90.Duration))
-		}
-		lag, checkpoints, cpu, reasons := telemetryCells(s)
-		fmt.Fprintf(&b, " %s | %s | %s | %s |\n", lag, checkpoints, cpu, strings.ReplaceAll(strings.Join(reasons, "; "), "|", "/"))
-	}
-	if result.Step != nil {
-		s := run.Status.Steps[*result.Step]
-		fmt.Fprintf(&b, "\n## Response times at %d active warehouses\n\n", s.ActiveWarehouses)
-		fmt.Fprintf(&b, "| transaction | count | p50 | p90 | p95 | p99 | max |\n|---|---:|---:|---:|---:|---:|---:|\n")
-		for _, t := range benchv1.Transactions {
-			ts := s.Transactions[t]
-			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s |\n", t, ts.Count, formatLatency(ts.P50.Duration),
-				formatLatency(ts.P90.Duration), formatLatency(ts.P95.Duration), formatLatency(ts.P99.Duration), formatLatency(ts.Max.Duration))
-		}
-	}
-	b.WriteString(faultSection(run))
-	b.WriteString(environmentSection(run.Status.Environment))
-	if run.Status.Database != nil {
-		b.WriteString(sizingLine(run.Status.Database.Sizing))
-	}
-	return b.String()
-}
-
-// sizingLine is the Markdown report's line on the settings sized from the database's memory.
-func sizingLine(s *benchv1.DatabaseSizing) string {
-	if s == nil {
-		return ""
-	}
-	names := make([]string, 0, len(s.Settings))
-	for k := range s.Settings {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	parts := make([]string, len(names))
-	for i, k := range names {
-		parts[i] = k + "=" + s.Settings[k]
-		if slices.Contains(s.UserSet, k) {
-			parts[i] += " (the run's)"
-		}
-	}
-	return fmt.Sprintf("- sized from %s of memory (%s) per instance (docs/sizing.md): %s\n", s.Memory.String(), s.MemoryFrom, strings.Join(parts, ", "))
-}
-
-// telemetryCells are a step's telemetry columns of the Markdown report: each standby's largest
-// replay lag, checkpoints started, each pod's peak CPU, and the reasons with the client-bound signs.
-func telemetryCells(s benchv1.StepResult) (lag, checkpoints, cpu string, reasons []string) {
-	lag, checkpoints, cpu, reasons = "-", "-", "-", s.Reasons
-	t := s.Telemetry
-	if t == nil {
-		return lag, checkpoints, cpu, reasons
-	}
-	var parts []string
-	for _, sb := range t.Standbys {
-		parts = append(parts, fmt.Sprintf("%s %s", sb.Name, formatLatency(sb.MaxReplayLag.Duration)))
-	}
-	if len(parts) > 0 {
-		lag = strings.Join(parts, ", ")
-	}
-	if t.Checkpoints != nil {
-		checkpoints = fmt.Sprint(*t.Checkpoints)
-	}
-	parts = nil
-	for _, p := range t.Pods {
-		parts = append(parts, fmt.Sprintf("%s %s", p.Name, p.PeakCPU.String()))
-	}
-	if len(parts) > 0 {
-		cpu = strings.Join(parts, ", ")
-	}
-	return lag, checkpoints, cpu, append(append([]string(nil), reasons...), t.ClientBound...)
-}
-
-// environmentSection is the Markdown report's account of what the figures were measured on.
-func environmentSection(env *benchv1.RunEnvironment) string {
-	if env == nil {
-		return ""
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "\n## Environment\n\n- server: %s\n- client %s, operator %s\n", env.ServerVersion, env.ClientVersion, env.OperatorVersion)
-	for _, n := range env.Nodes {
-		cpu, memory := "", ""
-		if n.CPU != nil {
-			cpu = n.CPU.String() + " CPU"
-		}
-		if n.Memory != nil {
-			memory = n.Memory.String()
-		}
-		fmt.Fprintf(&b, "- node %s: kernel %s, %s, %s, %s %s\n", n.Name, n.KernelVersion, n.OSImage, n.ContainerRuntimeVersion, cpu, memory)
-	}
-	if env.StorageClass != "" {
-		fmt.Fprintf(&b, "- storage class %s (%s)\n", env.StorageClass, env.StorageProvisioner)
-	}
-	if len(env.Settings) > 0 {
-		names := make([]string, 0, len(env.Settings))
-		for k := range env.Settings {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		parts := make([]string, len(names))
-		for i, k := range names {
-			parts[i] = k + "=" + env.Settings[k]
-		}
-		fmt.Fprintf(&b, "- settings that differ from the server's defaults: %s\n", strings.Join(parts, ", "))
-	}
-	return b.String()
-}
-
-func formatLatency(d time.Duration) string {
-	if d == 0 {
-		return "-"
-	}
-	if d < time.Second {
-		return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond))
-	}
-	return fmt.Sprintf("%.2fs", d.Seconds())
-}
-
-func yesNo(v bool) string {
-	if v {
-		return "yes"
-	}
-	return "no"
-}
-
-func joinInt32(v []int32) string {
-	parts := make([]string, len(v))
-	for i, x := range v {
-		parts[i] = fmt.Sprint(x)
-	}
-	return strings.Join(parts, " and ")
 }

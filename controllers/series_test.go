@@ -168,7 +168,7 @@ func BenchmarkReportSeriesSize(b *testing.B) {
 		}
 		data = append(data, sd)
 	}
-	reportJSON, err := json.MarshalIndent(report{SchemaVersion: reportVersion, Steps: data}, "", "  ")
+	reportJSON, err := json.MarshalIndent(reportDoc{SchemaVersion: reportVersion, Steps: data}, "", "  ")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/report"
 )
 
 // A step's time series is collected from two client pods while it runs — across a manager
@@ -96,7 +97,7 @@ func TestStepTelemetryReplicationLagAndReport(t *testing.T) {
 	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: ReportConfigMapName(run)}, cm); err != nil {
 		t.Fatal(err)
 	}
-	var rep report
+	var rep reportDoc
 	if err := json.Unmarshal([]byte(cm.Data["report.json"]), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -106,6 +107,13 @@ func TestStepTelemetryReplicationLagAndReport(t *testing.T) {
 	if md := cm.Data["report.md"]; !strings.Contains(md, "s1 2.90s, s2 4.0ms") || !strings.Contains(md, "## Environment") ||
 		!strings.Contains(md, "synchronous_standby_names=ANY 2 (s1, s2)") {
 		t.Errorf("report.md lacks the lag column or the environment:\n%s", md)
+	}
+	if page := cm.Data["report.html"]; !strings.Contains(page, "<svg") || !strings.Contains(page, "Step 0: standby replay lag") ||
+		!strings.Contains(page, "Step 0: p90 response time over time") {
+		t.Errorf("report.html lacks the time-series charts (%d bytes)", len(page))
+	}
+	if decoded, err := report.DecodeSeries(cm.BinaryData[seriesKey]); err != nil || decoded.Step(0) == nil || len(decoded.Step(0).Series.Index) != 30 {
+		t.Errorf("series.json.gz as internal/report reads it: %v", err)
 	}
 	var series seriesReport
 	if err := gunzipJSON(cm.BinaryData[seriesKey], &series); err != nil {

@@ -37,45 +37,27 @@ k -n "$RUN_NS" apply -f "$RUN_FILE" >/dev/null
 run_start=$(date +%s)
 say "BenchmarkRun $RUN_NS/$name applied ($RUN_FILE); following it:"
 
-# One line per change: phase, load progress, the running step with its live tpmC and p90s.
-progress='{{with .status.phase}}{{.}}{{end}}|{{with .status.load}}{{.warehousesLoaded}}/{{.warehouses}}{{end}}|{{with .status.current}}step {{.index}}: {{.activeWarehouses}} warehouses, {{with .elapsed}}{{.}}{{else}}starting{{end}}{{with .tpmC}}, tpmC {{.}}{{end}}{{with .p90}}, p90{{range $t, $d := .}} {{$t}} {{$d}}{{end}}{{end}}{{end}}|{{with .status.steps}}{{len .}}{{else}}0{{end}}'
-case $TIMEOUT in
-  *m) timeout_seconds=$((${TIMEOUT%m} * 60)) ;;
-  *s) timeout_seconds=${TIMEOUT%s} ;;
-  *) die "DEMO_TIMEOUT=$TIMEOUT: want minutes (45m) or seconds (600s)" ;;
+# The progress view is the plugin's: `kubectl tpcc status -w` prints a line per change (phase,
+# load, the running step with its live tpmC and p90s; live figures at most every 15 s), then the
+# final status. Exit 0: Succeeded, 7: Failed, 6: not ended within DEMO_TIMEOUT (docs/kubectl-tpcc.md).
+plugin=$ROOT/bin/kubectl-tpcc
+(cd "$ROOT" && go build -o "$plugin" ./cmd/kubectl-tpcc)
+status=0
+"$plugin" -n "$RUN_NS" status "$name" -w --timeout "$TIMEOUT" || status=$?
+case $status in
+  0) phase=Succeeded ;;
+  7) phase=Failed ;;
+  6) die "the run did not end within $TIMEOUT" ;;
+  *) die "kubectl tpcc status exited $status" ;;
 esac
-deadline=$(($(date +%s) + timeout_seconds))
-last="" last_print=0
-while :; do
-  line=$(k -n "$RUN_NS" get benchmarkrun "$name" -o go-template="$progress" 2>/dev/null) || line=""
-  IFS='|' read -r phase loaded current steps <<<"$line"
-  # A new phase or step shows at once; live figures of a running step at most every 15 s.
-  now=$(date +%s)
-  if [ -n "$phase" ] && { [ "${line%%|*}|${line##*|}" != "${last%%|*}|${last##*|}" ] ||
-    { [ "$line" != "$last" ] && [ $((now - last_print)) -ge 15 ]; }; }; then
-    text="$phase"
-    [ -n "$loaded" ] && [ "$phase" = Loading ] && text+=" — $loaded warehouses loaded"
-    [ -n "$current" ] && text+=" — $current"
-    [ "${steps:-0}" != 0 ] && text+=" — $steps step(s) recorded"
-    say "$text"
-    last=$line last_print=$now
-  fi
-  case $phase in Succeeded | Failed) break ;; esac
-  [ "$(date +%s)" -lt "$deadline" ] || die "the run did not end within $TIMEOUT"
-  sleep 5
-done
 
 echo
 k -n "$RUN_NS" get benchmarkrun "$name"
 echo
-if [ "$phase" = Failed ]; then
-  k -n "$RUN_NS" get benchmarkrun "$name" -o go-template='{{range .status.conditions}}{{.type}}={{.status}} {{.reason}}: {{.message}}{{"\n"}}{{end}}'
-fi
-report=$(k -n "$RUN_NS" get benchmarkrun "$name" -o go-template='{{with .status.report}}{{.configMapName}}{{end}}')
-if [ -n "$report" ]; then
-  k -n "$RUN_NS" get configmap "$report" -o go-template='{{index .data "report.md"}}'
+if "$plugin" -n "$RUN_NS" report "$name" -o md; then
   echo
-  echo "Full report: kubectl -n $RUN_NS get configmap $report -o jsonpath='{.data.report\.json}'"
+  "$plugin" -n "$RUN_NS" report "$name" -o html -f "$ROOT/bin/$name.html" || true
+  echo "HTML report: $ROOT/bin/$name.html (kubectl tpcc report $name -o html|md|json; install: cp bin/kubectl-tpcc onto PATH)"
 fi
 say "run $phase after $(elapsed $(($(date +%s) - run_start))) (demo total $(elapsed $(($(date +%s) - demo_start))))"
 [ "$phase" = Succeeded ]

@@ -18,7 +18,7 @@ func JSON(c Comparison) ([]byte, error) {
 // the response times per database at the result step, and every run with its report.
 func Markdown(c Comparison) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# BenchmarkSuite %s/%s\n\n", c.Namespace, c.Suite)
+	fmt.Fprintf(&b, "# %s\n\n", comparisonTitle(c))
 	status := fmt.Sprintf("%d of %d runs ended", c.RunsDone, c.RunsPlanned)
 	if !c.Complete {
 		status += " (in progress)"
@@ -176,3 +176,15 @@ func orDash(s string) string {
 
 // cell keeps a Markdown table cell on its row.
 func cell(s string) string { return strings.NewReplacer("|", "/", "\n", " ").Replace(s) }
+
+// comparisonTitle names a suite's comparison, or a comparison of runs (no suite).
+func comparisonTitle(c Comparison) string {
+	if c.Suite == "" {
+		names := make([]string, len(c.Runs))
+		for i, r := range c.Runs {
+			names[i] = r.Name
+		}
+		return fmt.Sprintf("Comparison of BenchmarkRuns %s/%s", c.Namespace, strings.Join(names, ", "))
+	}
+	return fmt.Sprintf("BenchmarkSuite %s/%s", c.Namespace, c.Suite)
+}

@@ -1,4 +1,4 @@
-package controllers
+package report
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 )
 
-// faultSection is the report's account of every step that applied faults: what was deleted, what
+// faultSection is the run report's account of every step that applied faults: what was deleted, what
 // the engine's operator did, the outage the clients saw, and the ledger and consistency checks.
 func faultSection(run *benchv1.BenchmarkRun) string {
 	var b strings.Builder
@@ -61,8 +61,8 @@ func faultSection(run *benchv1.BenchmarkRun) string {
 				fmt.Fprintf(&b, "\n| minute after the fault | count | p50 | p90 | p99 | max |\n|---|---:|---:|---:|---:|---:|\n")
 				for _, t := range benchv1.Transactions {
 					if ts, ok := m.LatencyAfter[t]; ok {
-						fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s |\n", t, ts.Count, formatLatency(ts.P50.Duration), formatLatency(ts.P90.Duration),
-							formatLatency(ts.P99.Duration), formatLatency(ts.Max.Duration))
+						fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s |\n", t, ts.Count, Latency(ts.P50.Duration), Latency(ts.P90.Duration),
+							Latency(ts.P99.Duration), Latency(ts.Max.Duration))
 					}
 				}
 				b.WriteString("\n")

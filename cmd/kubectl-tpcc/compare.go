@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/report"
+)
+
+func compareCommand(o *options) *cobra.Command {
+	var format, file string
+	cmd := &cobra.Command{
+		Use:   "compare RUN RUN...",
+		Short: "Compare existing runs as a suite compares its databases, with the fairness notes where their workloads, SLAs or durability differ",
+		Args:  cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
+			if o.all {
+				return withCode(exitUsage, "compare takes runs of one namespace (-n) or NAMESPACE/NAME, not -A")
+			}
+			k, err := connect(o.config, false)
+			if err != nil {
+				return err
+			}
+			var runs []*benchv1.BenchmarkRun
+			var running []string
+			for _, arg := range args {
+				ns, name := k.namespace, arg
+				if i := strings.IndexByte(arg, '/'); i >= 0 {
+					ns, name = arg[:i], arg[i+1:]
+				}
+				run, err := k.run(cmd.Context(), ns, name)
+				if err != nil {
+					return err
+				}
+				runs = append(runs, run)
+				if !report.Final(run.Status.Phase) {
+					running = append(running, fmt.Sprintf("%s is %s", run.Name, phaseOf(run.Status.Phase)))
+				}
+			}
+			c := report.CompareRuns(runs, o.now())
+			var out []byte
+			switch format {
+			case formatJSON:
+				body, err := report.JSON(c)
+				if err != nil {
+					return err
+				}
+				out = append(body, '\n')
+			case formatMarkdown:
+				out = []byte(report.Markdown(c))
+			default:
+				var curves []report.Curve
+				for _, r := range runs {
+					curves = append(curves, report.Curve{Run: r.Name, Database: r.Name, Steps: r.Status.Steps})
+				}
+				out = []byte(report.ComparisonHTML(c, curves))
+			}
+			if err := o.write(file, out); err != nil {
+				return err
+			}
+			if len(running) > 0 {
+				return withCode(exitIncomplete, "not every run has ended (%s): the comparison holds the results so far", strings.Join(running, ", "))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&format, "output", "o", formatMarkdown, "html, md or json")
+	cmd.Flags().StringVarP(&file, "filename", "f", "", "write the comparison to this file instead of stdout")
+	return cmd
+}

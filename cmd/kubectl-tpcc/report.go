@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/report"
+)
+
+func reportCommand(o *options) *cobra.Command {
+	var format, file string
+	cmd := &cobra.Command{
+		Use:   "report NAME",
+		Short: "A run's or a suite's report as HTML (self-contained), Markdown or JSON",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
+			k, err := connect(o.config, o.all)
+			if err != nil {
+				return err
+			}
+			t, err := k.find(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			var out []byte
+			var incomplete string
+			if t.run != nil {
+				out, incomplete, err = runReport(cmd.Context(), k, t.run, format, o.now())
+			} else {
+				out, incomplete, err = suiteReport(cmd.Context(), k, t.suite, format, o.now())
+			}
+			if err != nil {
+				return err
+			}
+			if err := o.write(file, out); err != nil {
+				return err
+			}
+			if incomplete != "" {
+				return withCode(exitIncomplete, "%s", incomplete)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&format, "output", "o", formatMarkdown, "html, md or json")
+	cmd.Flags().StringVarP(&file, "filename", "f", "", "write the report to this file instead of stdout")
+	return cmd
+}
+
+// partialReport is -o json of a run without a report ConfigMap yet: its status so far.
+type partialReport struct {
+	SchemaVersion int                        `json:"schemaVersion"`
+	Partial       bool                       `json:"partial"`
+	Run           string                     `json:"run"`
+	Namespace     string                     `json:"namespace"`
+	Phase         benchv1.Phase              `json:"phase"`
+	Spec          benchv1.BenchmarkRunSpec   `json:"spec"`
+	Result        benchv1.Result             `json:"result"`
+	Status        benchv1.BenchmarkRunStatus `json:"status"`
+	Generated     time.Time                  `json:"generated"`
+}
+
+// runReport renders a run's report from its status and series (the report ConfigMap's
+// series.json.gz, else the steps' series ConfigMaps); -o json is report.json as the operator wrote it.
+func runReport(ctx context.Context, k *cluster, run *benchv1.BenchmarkRun, format string, now time.Time) ([]byte, string, error) {
+	incomplete := ""
+	if !report.Final(run.Status.Phase) {
+		incomplete = fmt.Sprintf("BenchmarkRun %s/%s is %s: the report holds what is recorded so far", run.Namespace, run.Name, phaseOf(run.Status.Phase))
+	}
+	name := run.Name + "-report"
+	if run.Status.Report != nil {
+		name = run.Status.Report.ConfigMapName
+	}
+	cm, err := k.configMap(ctx, run.Namespace, name)
+	if err != nil {
+		return nil, "", err
+	}
+	result := report.PartialResult(run)
+	switch format {
+	case formatJSON:
+		if cm != nil && cm.Data["report.json"] != "" {
+			return []byte(cm.Data["report.json"]), incomplete, nil
+		}
+		body, err := json.MarshalIndent(partialReport{SchemaVersion: 2, Partial: true, Run: run.Name, Namespace: run.Namespace, Phase: run.Status.Phase,
+			Spec: run.Spec, Result: result, Status: run.Status, Generated: now.UTC()}, "", "  ")
+		return append(body, '\n'), incomplete, err
+	case formatMarkdown:
+		return []byte(report.RunMarkdown(run, result)), incomplete, nil
+	}
+	in := report.RunInput{Run: run, Result: result, Generated: now}
+	if cm != nil && len(cm.BinaryData["series.json.gz"]) > 0 {
+		if in.Series, err = report.DecodeSeries(cm.BinaryData["series.json.gz"]); err != nil {
+			return nil, "", fmt.Errorf("ConfigMap %s: %w", name, err)
+		}
+	} else if in.Series, err = stepSeries(ctx, k, run); err != nil {
+		return nil, "", err
+	}
+	return []byte(report.RunHTML(in)), incomplete, nil
+}
+
+// stepSeries gathers the steps' series ConfigMaps (<run>-step-N-series), the current step's too.
+func stepSeries(ctx context.Context, k *cluster, run *benchv1.BenchmarkRun) (*report.Series, error) {
+	indexes := []int32{}
+	for _, s := range run.Status.Steps {
+		indexes = append(indexes, s.Index)
+	}
+	if c := run.Status.Current; c != nil {
+		indexes = append(indexes, c.Index)
+	}
+	out := &report.Series{SchemaVersion: 1}
+	for _, i := range indexes {
+		name := fmt.Sprintf("%s-step-%d-series", run.Name, i)
+		cm, err := k.configMap(ctx, run.Namespace, name)
+		if err != nil {
+			return nil, err
+		}
+		if cm == nil || len(cm.BinaryData["series.json.gz"]) == 0 {
+			continue
+		}
+		s, err := report.DecodeStepSeries(cm.BinaryData["series.json.gz"], i)
+		if err != nil {
+			return nil, fmt.Errorf("ConfigMap %s: %w", name, err)
+		}
+		out.Steps = append(out.Steps, *s)
+	}
+	if len(out.Steps) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// suiteReport renders a suite's comparison: comparison.json from <suite>-comparison (computed
+// from the suite's status while that does not exist yet), the runs' steps for the curves.
+func suiteReport(ctx context.Context, k *cluster, suite *benchv1.BenchmarkSuite, format string, now time.Time) ([]byte, string, error) {
+	name := suite.Name + "-comparison"
+	if suite.Status.Report != nil {
+		name = suite.Status.Report.ConfigMapName
+	}
+	cm, err := k.configMap(ctx, suite.Namespace, name)
+	if err != nil {
+		return nil, "", err
+	}
+	var c report.Comparison
+	if cm != nil && cm.Data["comparison.json"] != "" {
+		if err := json.Unmarshal([]byte(cm.Data["comparison.json"]), &c); err != nil {
+			return nil, "", fmt.Errorf("ConfigMap %s comparison.json: %w", name, err)
+		}
+	} else {
+		c = report.Compare(report.Input{Suite: suite.Name, Namespace: suite.Namespace, Spec: suite.Spec, Runs: suite.Status.Runs, Generated: now})
+	}
+	incomplete := ""
+	if !c.Complete {
+		incomplete = fmt.Sprintf("BenchmarkSuite %s/%s has %d of %d runs ended: the comparison holds those so far", suite.Namespace, suite.Name, c.RunsDone, c.RunsPlanned)
+	}
+	switch format {
+	case formatJSON:
+		body, err := report.JSON(c)
+		return append(body, '\n'), incomplete, err
+	case formatMarkdown:
+		return []byte(report.Markdown(c)), incomplete, nil
+	}
+	var curves []report.Curve
+	for _, r := range c.Runs {
+		run, err := k.run(ctx, suite.Namespace, r.Name)
+		if codeOf(err) == exitNotFound {
+			continue // deleted since, or not started: no curve
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		curves = append(curves, report.Curve{Run: r.Name, Database: r.Database, Steps: run.Status.Steps})
+	}
+	return []byte(report.ComparisonHTML(c, curves)), incomplete, nil
+}

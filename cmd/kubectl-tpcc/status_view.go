@@ -1,0 +1,205 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/report"
+)
+
+// The status views are pure: they render an object as read at now.
+
+// runStatus is `kubectl tpcc status RUN`: the phase, the load, the current step with elapsed and
+// remaining time, its live tpmC and p90 per transaction, the steps so far and the result.
+func runStatus(run *benchv1.BenchmarkRun, now time.Time) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "BenchmarkRun %s/%s (%s): %s\n", run.Namespace, run.Name, run.Spec.Database.Engine, phaseOf(run.Status.Phase))
+	if l := run.Status.Load; l != nil {
+		fmt.Fprintf(&b, "load: %s\n", loadWords(l, now))
+	}
+	if c := run.Status.Current; c != nil {
+		fmt.Fprintf(&b, "current: %s\n", currentWords(c, now))
+		if p90 := p90Words(c.P90); p90 != "" {
+			fmt.Fprintf(&b, "  p90 %s\n", p90)
+		}
+	}
+	if len(run.Status.Steps) > 0 {
+		fmt.Fprintf(&b, "steps so far:\n")
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "  STEP\tKIND\tWAREHOUSES\tTPMC\tEFFICIENCY\tCOMPLIANT\tNEWORDER P90\tREASONS\n")
+		for _, s := range run.Status.Steps {
+			kind := s.Kind
+			if kind == "" {
+				kind = benchv1.StepFull
+			}
+			compliant := "no"
+			if s.Compliant {
+				compliant = "yes"
+			}
+			fmt.Fprintf(tw, "  %d\t%s\t%d\t%.1f\t%.2f%%\t%s\t%s\t%s\n", s.Index, kind, s.ActiveWarehouses, s.TpmC, s.Efficiency, compliant,
+				report.Latency(s.Transactions[benchv1.NewOrder].P90.Duration), strings.Join(s.Reasons, "; "))
+		}
+		_ = tw.Flush()
+	}
+	if r := run.Status.Result; r != nil {
+		fmt.Fprintf(&b, "result: %s\n", r.Message)
+	}
+	if run.Status.Phase == benchv1.PhaseFailed {
+		for _, c := range run.Status.Conditions {
+			if c.Type == benchv1.ConditionFailed && c.Status == "True" {
+				fmt.Fprintf(&b, "failed: %s: %s\n", c.Reason, c.Message)
+			}
+		}
+	}
+	if r := run.Status.Report; r != nil {
+		fmt.Fprintf(&b, "report: ConfigMap %s (kubectl tpcc report %s -o html -f %s.html)\n", r.ConfigMapName, run.Name, run.Name)
+	}
+	return b.String()
+}
+
+// runLine is the one-line progress of a run that status -w prints on each change: phase, load,
+// the running step with its live figures, the steps recorded.
+func runLine(run *benchv1.BenchmarkRun, now time.Time) string {
+	parts := []string{phaseOf(run.Status.Phase)}
+	if l := run.Status.Load; l != nil && run.Status.Phase == benchv1.PhaseLoading {
+		parts = append(parts, loadWords(l, now))
+	}
+	if c := run.Status.Current; c != nil {
+		s := currentWords(c, now)
+		if p90 := p90Words(c.P90); p90 != "" {
+			s += ", p90 " + p90
+		}
+		parts = append(parts, s)
+	}
+	if n := len(run.Status.Steps); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d step(s) recorded", n))
+	}
+	return strings.Join(parts, " — ")
+}
+
+// runKey is what makes a change worth a line at once (phase, step, steps recorded); live figures
+// only refresh the line every so often.
+func runKey(run *benchv1.BenchmarkRun) string {
+	key := fmt.Sprintf("%s|%d", run.Status.Phase, len(run.Status.Steps))
+	if c := run.Status.Current; c != nil {
+		key += fmt.Sprintf("|%d|%t", c.Index, c.StartTime != nil)
+	}
+	return key
+}
+
+func phaseOf(p benchv1.Phase) string {
+	if p == "" {
+		return string(benchv1.PhasePending)
+	}
+	return string(p)
+}
+
+func loadWords(l *benchv1.LoadStatus, now time.Time) string {
+	s := fmt.Sprintf("%d/%d warehouses loaded", l.WarehousesLoaded, l.Warehouses)
+	switch {
+	case l.CompletionTime != nil && l.StartTime != nil:
+		s += fmt.Sprintf(" in %s", l.CompletionTime.Sub(l.StartTime.Time).Round(time.Second))
+	case l.StartTime != nil:
+		s += fmt.Sprintf(", %s so far", now.Sub(l.StartTime.Time).Round(time.Second))
+	}
+	return s
+}
+
+// currentWords describes the step under way: elapsed of planned, remaining, live tpmC.
+func currentWords(c *benchv1.StepProgress, now time.Time) string {
+	kind := c.Kind
+	if kind == "" {
+		kind = benchv1.StepFull
+	}
+	s := fmt.Sprintf("step %d (%s, %d active warehouses, %d pods)", c.Index, kind, c.ActiveWarehouses, c.Pods)
+	if c.StartTime == nil {
+		return s + ": starting (pods starting or ramping up)"
+	}
+	elapsed := now.Sub(c.StartTime.Time)
+	if c.Elapsed != nil && elapsed < c.Elapsed.Duration {
+		elapsed = c.Elapsed.Duration
+	}
+	elapsed = max(0, elapsed).Round(time.Second)
+	if c.Duration != nil {
+		remaining := max(0, c.Duration.Duration-elapsed).Round(time.Second)
+		s += fmt.Sprintf(": %s of %s elapsed, %s remaining", elapsed, c.Duration.Duration, remaining)
+	} else {
+		s += fmt.Sprintf(": %s elapsed", elapsed)
+	}
+	if c.TpmC > 0 {
+		s += fmt.Sprintf(", tpmC %.1f", c.TpmC)
+	}
+	return s
+}
+
+func p90Words(p90 map[benchv1.Transaction]metav1.Duration) string {
+	var parts []string
+	for _, t := range benchv1.Transactions {
+		if d, ok := p90[t]; ok {
+			parts = append(parts, fmt.Sprintf("%s %s", t, report.Latency(d.Duration)))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// suiteStatus is `kubectl tpcc status SUITE`: phase, progress, leader, each run, and the current
+// run's own status when it is under way.
+func suiteStatus(suite *benchv1.BenchmarkSuite, current *benchv1.BenchmarkRun, now time.Time) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "BenchmarkSuite %s/%s: %s, %s runs ended", suite.Namespace, suite.Name, phaseOf(suite.Status.Phase), orDash(suite.Status.Progress))
+	if suite.Status.Leader != "" {
+		fmt.Fprintf(&b, ", leader %s", suite.Status.Leader)
+	}
+	b.WriteString("\n")
+	if len(suite.Status.Runs) > 0 {
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "  RUN\tDATABASE\tREPEAT\tPHASE\tWAREHOUSES\tTPMC\tREASON\n")
+		for _, r := range suite.Status.Runs {
+			w, t := "-", "-"
+			if r.Result != nil {
+				w, t = fmt.Sprint(r.Result.MaxCompliantWarehouses), fmt.Sprintf("%.1f", r.Result.TpmC)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.Name, r.Database, r.Repeat, orDash(string(r.Phase)), w, t, orDash(r.Reason))
+		}
+		_ = tw.Flush()
+	}
+	for _, n := range suite.Status.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	if current != nil {
+		b.WriteString("\n")
+		b.WriteString(runStatus(current, now))
+	}
+	return b.String()
+}
+
+// suiteLine is the one-line progress of a suite, with its current run's line.
+func suiteLine(suite *benchv1.BenchmarkSuite, current *benchv1.BenchmarkRun, now time.Time) string {
+	s := fmt.Sprintf("%s — %s runs ended", phaseOf(suite.Status.Phase), orDash(suite.Status.Progress))
+	if current != nil {
+		s += " — " + current.Name + ": " + runLine(current, now)
+	}
+	return s
+}
+
+// currentRun is the suite's run under way, if any.
+func currentRunName(suite *benchv1.BenchmarkSuite) string {
+	for _, r := range suite.Status.Runs {
+		if r.StartTime != nil && !report.Final(r.Phase) {
+			return r.Name
+		}
+	}
+	return ""
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

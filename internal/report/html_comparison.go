@@ -1,0 +1,159 @@
+package report
+
+import (
+	"fmt"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+)
+
+// Curve is one run's steps, for the capacity curves overlaid in a comparison.
+type Curve struct {
+	Run      string
+	Database string
+	Steps    []benchv1.StepResult
+}
+
+// ComparisonHTML is a suite's (or a comparison of runs') report.html: tpmC per database with its
+// spread, the results and fairness notes, the per-transaction p50/p95/p99 table, the runs'
+// capacity curves overlaid (curves may be empty: the section then says so) and every run.
+func ComparisonHTML(c Comparison, curves []Curve) string {
+	title := comparisonTitle(c)
+	p := newPage(title)
+	p.h(1, title)
+	status := fmt.Sprintf("%d of %d runs ended", c.RunsDone, c.RunsPlanned)
+	if !c.Complete {
+		status += " (in progress: the figures are those of the runs ended so far)"
+	}
+	if c.Leader != "" {
+		status += ". Leader: " + c.Leader
+	}
+	p.para(status + ".")
+	p.para(fmt.Sprintf("Every database: %s; %s; %s; %d %s each.", workloadWords(c.Workload), slaWords(c.SLA), searchWords(c.Search),
+		c.Repeats, pluralWord(int(c.Repeats), "run", "runs")))
+
+	p.h(2, "tpmC per database")
+	var bars []bar
+	withCI := false
+	for i, r := range c.Results {
+		br := bar{Label: r.Database, Color: color(i), Leader: r.Leader, NoResult: r.TpmC == nil}
+		if s := r.TpmC; s != nil {
+			br.Value, br.Low, br.High = s.Mean, s.Min, s.Max
+			br.Title = fmt.Sprintf("%s: %s tpmC", r.Database, statCell(s, "%.1f"))
+			if s.CI95 != nil {
+				br.Low, br.High, withCI = s.CI95.Low, s.CI95.High, true
+			}
+		} else {
+			br.Title = r.Database + ": no result"
+		}
+		bars = append(bars, br)
+	}
+	p.raw(barChart("Mean tpmC per database", "tpmC", bars))
+	whisker := "Whiskers: min–max over the runs with a result."
+	if withCI {
+		whisker = fmt.Sprintf("Whiskers: the 95 %% confidence interval of the mean (Student's t) where a database has %d or more runs with a result, else min–max.", MinRunsForInterval)
+	}
+	p.para(whisker + " ★ marks the leader.")
+
+	p.h(2, "Results")
+	var rows [][]string
+	for i, r := range c.Results {
+		deployment := ""
+		if i < len(c.Databases) {
+			deployment = c.Databases[i].Deployment
+		}
+		rows = append(rows, []string{r.Database, deployment, fmt.Sprintf("%d/%d", r.RunsSucceeded, r.Runs), statCell(r.MaxCompliantWarehouses, "%.0f"),
+			statCell(r.TpmC, "%.1f"), statCell(r.Efficiency, "%.2f"), r.Durability, orDash(r.Versus)})
+	}
+	p.table([]string{"<database", "<deployment", "runs", "max compliant warehouses", "tpmC", "efficiency %", "<a commit waits for", "<vs leader"}, rows, nil)
+	if len(c.Notes) > 0 {
+		p.h(2, "Fairness notes")
+		p.list(c.Notes)
+	}
+
+	p.h(2, "Response times at the result step")
+	header := []string{"<transaction"}
+	for _, r := range c.Results {
+		header = append(header, r.Database+" p50", r.Database+" p95", r.Database+" p99")
+	}
+	var lrows [][]string
+	for _, t := range benchv1.Transactions {
+		row := []string{string(t)}
+		for _, r := range c.Results {
+			l, ok := r.Latency[t]
+			if !ok {
+				row = append(row, "-", "-", "-")
+				continue
+			}
+			row = append(row, Latency(l.P50.Duration), Latency(l.P95.Duration), Latency(l.P99.Duration))
+		}
+		lrows = append(lrows, row)
+	}
+	p.table(header, lrows, nil)
+	p.para("A database's figure is the mean over its runs with a result of each run's figure at its result step.")
+
+	p.h(2, "Capacity curves")
+	if len(curves) == 0 {
+		p.para("The runs' steps are not available (their BenchmarkRuns are gone): no curves.")
+	} else {
+		dbColor := map[string]string{}
+		for i, d := range c.Results {
+			dbColor[d.Database] = color(i)
+		}
+		var tl, el []line
+		for i, cv := range curves {
+			col := dbColor[cv.Database]
+			if col == "" {
+				col = color(len(c.Results) + i)
+			}
+			t := line{Name: cv.Run, Color: col, Markers: true, Dashed: i > 0 && curves[i-1].Database == cv.Database}
+			e := line{Name: t.Name, Color: t.Color, Markers: true, Dashed: t.Dashed}
+			for _, s := range sortedFull(cv.Steps) {
+				title := fmt.Sprintf("%s step %d: %d active warehouses, %.1f tpmC, %.2f%%, %s", cv.Run, s.Index, s.ActiveWarehouses, s.TpmC, s.Efficiency,
+					map[bool]string{true: "compliant", false: "not compliant"}[s.Compliant])
+				t.Points = append(t.Points, point{X: float64(s.ActiveWarehouses), Y: s.TpmC, Marked: s.Compliant, Title: title})
+				e.Points = append(e.Points, point{X: float64(s.ActiveWarehouses), Y: s.Efficiency, Marked: s.Compliant, Title: title})
+			}
+			tl, el = append(tl, t), append(el, e)
+		}
+		zero := 0.0
+		p.raw(chart{Title: "tpmC against active warehouses (full-length steps)", XLabel: "active warehouses", YLabel: "tpmC", Height: 300, Lines: tl, XMin: &zero, YZero: true, XWhole: true}.svg())
+		p.raw(chart{Title: "Efficiency against active warehouses (full-length steps)", XLabel: "active warehouses", YLabel: "efficiency %", Height: 260, Lines: el, XMin: &zero, YZero: true, XWhole: true}.svg())
+		p.para("One line per run, coloured by database; filled markers: compliant steps.")
+	}
+
+	p.h(2, "Runs")
+	var rr [][]string
+	for _, r := range c.Runs {
+		w, t, e := "-", "-", "-"
+		if r.Result != nil {
+			w, t, e = fmt.Sprint(r.Result.MaxCompliantWarehouses), fmt.Sprintf("%.1f", r.Result.TpmC), fmt.Sprintf("%.2f", r.Result.Efficiency)
+		}
+		reason := r.Reason
+		if r.Message != "" {
+			reason += ": " + r.Message
+		}
+		rr = append(rr, []string{r.Name, r.Database, fmt.Sprint(r.Repeat), orDash(string(r.Phase)), w, t, e, orDash(r.Report), orDash(reason)})
+	}
+	p.table([]string{"<run", "<database", "repeat", "<phase", "warehouses", "tpmC", "efficiency %", "<report", "<reason"}, rr, nil)
+	return p.end(c.Generated)
+}
+
+// sortedFull are a run's full-length steps by active warehouses (the last step at a count wins).
+func sortedFull(steps []benchv1.StepResult) []benchv1.StepResult {
+	byW := map[int32]benchv1.StepResult{}
+	for _, s := range steps {
+		if s.Kind == "" || s.Kind == benchv1.StepFull {
+			byW[s.ActiveWarehouses] = s
+		}
+	}
+	out := make([]benchv1.StepResult, 0, len(byW))
+	for _, s := range byW {
+		out = append(out, s)
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].ActiveWarehouses < out[j-1].ActiveWarehouses; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}

@@ -1,0 +1,299 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// The HTML reports' charts are inline SVG written here by hand: no script, no stylesheet from the
+// network, no dependency. A chart is a plot area with a labelled x and y axis, nice ticks, lines,
+// point markers, vertical markers (checkpoints, faults) and shaded bands (outages) on the x axis.
+
+// palette colours the lines of a chart in order; colorblind-safe (Okabe–Ito).
+var palette = []string{"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"}
+
+func color(i int) string { return palette[i%len(palette)] }
+
+// point is one (x, y) of a line. Marked points draw a filled circle (compliant steps), the others
+// a hollow one when the line shows markers.
+type point struct {
+	X, Y   float64
+	Marked bool
+	Title  string // hover text
+}
+
+// line is one series of a chart.
+type line struct {
+	Name    string
+	Color   string
+	Points  []point
+	Markers bool // draw each point
+	NoLine  bool // points only
+	Dashed  bool
+}
+
+// vmark is a vertical line at X (a checkpoint, a fault) with a short label.
+type vmark struct {
+	X     float64
+	Label string
+	Color string
+}
+
+// band is a shaded stretch of the x axis (an outage).
+type band struct {
+	From, To float64
+	Label    string
+}
+
+// chart is a line chart.
+type chart struct {
+	Title          string
+	XLabel, YLabel string
+	Width, Height  int
+	Lines          []line
+	Marks          []vmark
+	Bands          []band
+	// XMin/XMax fix the x range (else the data's); YZero starts the y axis at 0.
+	XMin, XMax *float64
+	YZero      bool
+	// XWhole keeps whole-number x ticks only (steps, warehouses).
+	XWhole bool
+}
+
+const (
+	padLeft, padRight, padTop, padBottom = 64, 16, 28, 44
+)
+
+// niceTicks returns about n round tick values covering [lo, hi].
+func niceTicks(lo, hi float64, n int) []float64 {
+	if hi <= lo {
+		hi = lo + 1
+	}
+	raw := (hi - lo) / float64(n)
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	var ticks []float64
+	first, last := math.Floor(lo/step+1e-9), math.Ceil(hi/step-1e-9)
+	for k := first; k <= last; k++ {
+		v, _ := strconv.ParseFloat(strconv.FormatFloat(k*step, 'g', 12, 64), 64)
+		ticks = append(ticks, v+0) // +0: no "-0"
+	}
+	return ticks
+}
+
+// num formats a tick or a figure compactly: 1200 → 1200, 0.25 → 0.25, 1.5e6 → 1.5M.
+func num(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1e6:
+		return strconv.FormatFloat(v/1e6, 'f', -1, 64) + "M"
+	case a >= 1e4:
+		return strconv.FormatFloat(v/1e3, 'f', -1, 64) + "k"
+	case a == math.Trunc(a):
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	default:
+		return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
+	}
+}
+
+// f1 writes a coordinate with one decimal.
+func f1(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) }
+
+func esc(s string) string { return html.EscapeString(s) }
+
+// svg renders the chart.
+func (c chart) svg() string {
+	w, h := c.Width, c.Height
+	if w == 0 {
+		w = 720
+	}
+	if h == 0 {
+		h = 260
+	}
+	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, l := range c.Lines {
+		for _, p := range l.Points {
+			xmin, xmax, ymin, ymax = math.Min(xmin, p.X), math.Max(xmax, p.X), math.Min(ymin, p.Y), math.Max(ymax, p.Y)
+		}
+	}
+	for _, m := range c.Marks {
+		xmin, xmax = math.Min(xmin, m.X), math.Max(xmax, m.X)
+	}
+	for _, b := range c.Bands {
+		xmin, xmax = math.Min(xmin, b.From), math.Max(xmax, b.To)
+	}
+	if c.XMin != nil {
+		xmin = *c.XMin
+	}
+	if c.XMax != nil {
+		xmax = *c.XMax
+	}
+	if math.IsInf(xmin, 0) {
+		xmin, xmax = 0, 1
+	}
+	if math.IsInf(ymin, 0) {
+		ymin, ymax = 0, 1
+	}
+	if c.YZero {
+		ymin = math.Min(0, ymin)
+	}
+	if xmax == xmin {
+		xmin, xmax = xmin-1, xmax+1
+	}
+	yticks := niceTicks(ymin, ymax, 5)
+	ymin, ymax = math.Min(ymin, yticks[0]), math.Max(ymax, yticks[len(yticks)-1])
+	if ymax == ymin {
+		ymax = ymin + 1
+	}
+	pw, ph := float64(w-padLeft-padRight), float64(h-padTop-padBottom)
+	sx := func(x float64) float64 { return padLeft + (x-xmin)/(xmax-xmin)*pw }
+	sy := func(y float64) float64 { return padTop + ph - (y-ymin)/(ymax-ymin)*ph }
+
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s">`, w, h, w, h, esc(c.Title))
+	fmt.Fprintf(&b, `<title>%s</title>`, esc(c.Title))
+	fmt.Fprintf(&b, `<text x="%d" y="16" class="title">%s</text>`, padLeft, esc(c.Title))
+	for _, bd := range c.Bands {
+		x0, x1 := sx(math.Max(bd.From, xmin)), sx(math.Min(bd.To, xmax))
+		fmt.Fprintf(&b, `<rect class="band" x="%s" y="%d" width="%s" height="%s" fill="#d55e00" fill-opacity="0.18"><title>%s</title></rect>`,
+			f1(x0), padTop, f1(math.Max(1, x1-x0)), f1(ph), esc(bd.Label))
+		fmt.Fprintf(&b, `<text x="%s" y="%d" class="note">%s</text>`, f1(x0+2), padTop+10, esc(bd.Label))
+	}
+	// axes and grid
+	for _, t := range yticks {
+		y := sy(t)
+		fmt.Fprintf(&b, `<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#ddd"/>`, padLeft, f1(y), w-padRight, f1(y))
+		fmt.Fprintf(&b, `<text x="%d" y="%s" class="tick" text-anchor="end">%s</text>`, padLeft-4, f1(y+4), num(t))
+	}
+	for _, t := range niceTicks(xmin, xmax, 8) {
+		if t < xmin-1e-9 || t > xmax+1e-9 || (c.XWhole && t != math.Trunc(t)) {
+			continue
+		}
+		x := sx(t)
+		fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#888"/>`, f1(x), f1(padTop+ph), f1(x), f1(padTop+ph+4))
+		fmt.Fprintf(&b, `<text x="%s" y="%s" class="tick" text-anchor="middle">%s</text>`, f1(x), f1(padTop+ph+16), num(t))
+	}
+	fmt.Fprintf(&b, `<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#444"/>`, padLeft, f1(padTop+ph), w-padRight, f1(padTop+ph))
+	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%s" stroke="#444"/>`, padLeft, padTop, padLeft, f1(padTop+ph))
+	fmt.Fprintf(&b, `<text x="%s" y="%d" class="axis" text-anchor="middle">%s</text>`, f1(padLeft+pw/2), h-6, esc(c.XLabel))
+	fmt.Fprintf(&b, `<text x="14" y="%s" class="axis" text-anchor="middle" transform="rotate(-90 14 %s)">%s</text>`, f1(padTop+ph/2), f1(padTop+ph/2), esc(c.YLabel))
+	for _, m := range c.Marks {
+		col := m.Color
+		if col == "" {
+			col = "#666"
+		}
+		x := sx(m.X)
+		fmt.Fprintf(&b, `<line class="mark" x1="%s" y1="%d" x2="%s" y2="%s" stroke="%s" stroke-dasharray="3 3"><title>%s</title></line>`, f1(x), padTop, f1(x), f1(padTop+ph), col, esc(m.Label))
+	}
+	for i, l := range c.Lines {
+		col := l.Color
+		if col == "" {
+			col = color(i)
+		}
+		if len(l.Points) > 1 && !l.NoLine {
+			pts := make([]string, len(l.Points))
+			for j, p := range l.Points {
+				pts[j] = f1(sx(p.X)) + "," + f1(sy(p.Y))
+			}
+			dash := ""
+			if l.Dashed {
+				dash = ` stroke-dasharray="6 3"`
+			}
+			fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.5"%s points="%s"><title>%s</title></polyline>`, col, dash, strings.Join(pts, " "), esc(l.Name))
+		}
+		if l.Markers || len(l.Points) == 1 {
+			for _, p := range l.Points {
+				fill := "#fff"
+				if p.Marked {
+					fill = col
+				}
+				fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="4" stroke="%s" fill="%s"><title>%s</title></circle>`, f1(sx(p.X)), f1(sy(p.Y)), col, fill, esc(p.Title))
+			}
+		}
+	}
+	// legend, right-aligned rows at the top of the plot
+	for i, l := range c.Lines {
+		if l.Name == "" || len(c.Lines) < 2 {
+			continue
+		}
+		col := l.Color
+		if col == "" {
+			col = color(i)
+		}
+		y := padTop + 12 + 14*i
+		x := w - padRight - 170
+		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"/><text x="%d" y="%d" class="legend">%s</text>`, x, y-4, x+14, y-4, col, x+18, y, esc(l.Name))
+	}
+	b.WriteString(`</svg>`)
+	return b.String()
+}
+
+// bar is one bar of a bar chart with optional whiskers.
+type bar struct {
+	Label            string
+	Value            float64
+	Low, High        float64 // the whisker; equal to Value (or zero) draws none
+	Color, Title     string
+	Leader, NoResult bool
+}
+
+// barChart draws one vertical bar per label with whiskers.
+func barChart(title, ylabel string, bars []bar) string {
+	w, h := max(360, 120*len(bars)+padLeft+padRight), 300
+	ymax := 0.0
+	for _, br := range bars {
+		ymax = math.Max(ymax, math.Max(br.Value, br.High))
+	}
+	yticks := niceTicks(0, math.Max(ymax, 1), 5)
+	ymax = yticks[len(yticks)-1]
+	pw, ph := float64(w-padLeft-padRight), float64(h-padTop-padBottom)
+	sy := func(y float64) float64 { return padTop + ph - y/ymax*ph }
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="chart bars" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s">`, w, h, w, h, esc(title))
+	fmt.Fprintf(&b, `<title>%s</title><text x="%d" y="16" class="title">%s</text>`, esc(title), padLeft, esc(title))
+	for _, t := range yticks {
+		y := sy(t)
+		fmt.Fprintf(&b, `<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#ddd"/>`, padLeft, f1(y), w-padRight, f1(y))
+		fmt.Fprintf(&b, `<text x="%d" y="%s" class="tick" text-anchor="end">%s</text>`, padLeft-4, f1(y+4), num(t))
+	}
+	fmt.Fprintf(&b, `<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#444"/>`, padLeft, f1(padTop+ph), w-padRight, f1(padTop+ph))
+	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%s" stroke="#444"/>`, padLeft, padTop, padLeft, f1(padTop+ph))
+	fmt.Fprintf(&b, `<text x="14" y="%s" class="axis" text-anchor="middle" transform="rotate(-90 14 %s)">%s</text>`, f1(padTop+ph/2), f1(padTop+ph/2), esc(ylabel))
+	slot := pw / float64(max(1, len(bars)))
+	for i, br := range bars {
+		cx := padLeft + slot*(float64(i)+0.5)
+		bw := math.Min(60, slot*0.6)
+		col := br.Color
+		if col == "" {
+			col = color(i)
+		}
+		y := sy(br.Value)
+		fmt.Fprintf(&b, `<rect class="bar" x="%s" y="%s" width="%s" height="%s" fill="%s"><title>%s</title></rect>`, f1(cx-bw/2), f1(y), f1(bw), f1(padTop+ph-y), col, esc(br.Title))
+		if br.High > br.Low {
+			yl, yh := sy(br.Low), sy(br.High)
+			fmt.Fprintf(&b, `<g class="whisker" stroke="#222"><line x1="%s" y1="%s" x2="%s" y2="%s"/><line x1="%s" y1="%s" x2="%s" y2="%s"/><line x1="%s" y1="%s" x2="%s" y2="%s"/></g>`,
+				f1(cx), f1(yl), f1(cx), f1(yh), f1(cx-8), f1(yl), f1(cx+8), f1(yl), f1(cx-8), f1(yh), f1(cx+8), f1(yh))
+		}
+		label := num(br.Value)
+		if br.NoResult {
+			label = "no result"
+		}
+		fmt.Fprintf(&b, `<text x="%s" y="%s" class="tick" text-anchor="middle">%s</text>`, f1(cx), f1(math.Min(y, sy(br.High))-4), esc(label))
+		name := br.Label
+		if br.Leader {
+			name += " ★"
+		}
+		fmt.Fprintf(&b, `<text x="%s" y="%s" class="axis" text-anchor="middle">%s</text>`, f1(cx), f1(padTop+ph+16), esc(name))
+	}
+	b.WriteString(`</svg>`)
+	return b.String()
+}
