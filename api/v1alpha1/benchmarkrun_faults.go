@@ -126,8 +126,8 @@ const (
 
 // FaultMeasurement is the outage as the clients saw it, from their per-second series.
 type FaultMeasurement struct {
-	// Unavailability is the longest run of seconds without a single committed transaction after
-	// the fault.
+	// Unavailability is the longest run of seconds after the fault in which no writing transaction
+	// (New-Order, Payment, Delivery) completed.
 	Unavailability metav1.Duration `json:"unavailability"`
 	// UnavailableFrom is where that run of seconds starts.
 	// +optional

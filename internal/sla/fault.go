@@ -10,8 +10,10 @@ import (
 // What a fault cost, read from a step's merged per-interval series (snapshot.CompactSeries):
 //
 //   - Unavailability: the longest run of consecutive intervals, from the one the fault fell in,
-//     in which no transaction of any type completed (commit or business rollback: the database
-//     answered). A missing interval (no pod delivered it) ends a run: it is not known to be empty.
+//     in which no writing transaction (New-Order, Payment, Delivery) completed — committed, or
+//     rolled back as the spec requires: the database answered. Order-Status and Stock-Level read
+//     only; they complete on a database whose commits are all held, so they do not count. A
+//     missing interval (no pod delivered it) ends a run: it is not known to be empty.
 //   - Baseline: the mean New-Orders per second of the measured intervals in the minute before
 //     the fault.
 //   - Recovery: from the fault to the start of the first RecoveryWindow-long stretch, starting at or
@@ -73,6 +75,9 @@ func MeasureFault(s snapshot.CompactSeries, origin, measuredStart, faultAt time.
 	for j, idx := range s.Index {
 		pos[idx] = j
 		for t, cols := range s.Types {
+			if t == snapshot.OrderStatus || t == snapshot.StockLevel {
+				continue // read-only: they complete on a database that commits nothing
+			}
 			completed[idx] += cols.Completed[j]
 			if t == snapshot.NewOrder {
 				newOrders[idx] += cols.Completed[j]

@@ -11,7 +11,7 @@ import (
 // errors; a negative New-Order count marks an interval no pod delivered.
 func faultSeries(newOrders, errors []int64) snapshot.CompactSeries {
 	s := snapshot.CompactSeries{LengthSeconds: 1, Types: map[snapshot.Transaction]*snapshot.CompactColumns{
-		snapshot.NewOrder: {}, snapshot.Payment: {}}}
+		snapshot.NewOrder: {}, snapshot.Payment: {}, snapshot.StockLevel: {}}}
 	for i, n := range newOrders {
 		if n < 0 {
 			continue
@@ -26,6 +26,9 @@ func faultSeries(newOrders, errors []int64) snapshot.CompactSeries {
 		}
 		no.Errors = append(no.Errors, e)
 		pay.Errors = append(pay.Errors, 0)
+		// Reads complete throughout, outage or not: they never end one.
+		st := s.Types[snapshot.StockLevel]
+		st.Completed, st.Errors = append(st.Completed, 3), append(st.Errors, 0)
 	}
 	return s
 }
