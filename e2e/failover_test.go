@@ -20,13 +20,13 @@ import (
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 )
 
-// TestPostgresFailover: PostgreSQL with two synchronous standbys under remote_apply, one Fixed
+// testPostgresFailover: PostgreSQL with two synchronous standbys under remote_apply, one Fixed
 // step, then the result step with KillPrimary 20 s into its measured interval. CloudNativePG
 // promotes a standby, the clients reconnect through the -rw Service, the run completes; the step
 // records the outage, the new primary and the recovery, and the ledger and the TPC-C consistency
 // conditions pass. Without think times (wait None) the clients commit every second, so the outage
 // is the failover's, not a lull of the workload.
-func TestPostgresFailover(t *testing.T) {
+func testPostgresFailover(t *testing.T) {
 	ns := newNamespace(t, "e2e-failover")
 	run := smallSyncRun(ns, "failover")
 	run.Spec.Workload.Wait = benchv1.WaitNone

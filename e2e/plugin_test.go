@@ -14,11 +14,11 @@ import (
 	"golang.org/x/net/html"
 )
 
-// TestPluginFollowsAndReports builds kubectl-tpcc, follows a small run with `kubectl tpcc status
+// testPluginFollowsAndReports builds kubectl-tpcc, follows a small run with `kubectl tpcc status
 // -w` (as kubectl runs the plugin: the binary kubectl-tpcc on PATH) until it ends, then writes its
 // HTML report with `kubectl tpcc report -o html -f` and checks the file: well-formed, self-contained,
 // with its charts.
-func TestPluginFollowsAndReports(t *testing.T) {
+func testPluginFollowsAndReports(t *testing.T) {
 	ns := newNamespace(t, "plugin")
 	bin := t.TempDir()
 	build := exec.Command("go", "build", "-o", filepath.Join(bin, "kubectl-tpcc"), "./cmd/kubectl-tpcc")

