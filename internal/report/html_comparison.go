@@ -124,15 +124,7 @@ func ComparisonHTML(c Comparison, curves []Curve) string {
 	p.h(2, "Runs")
 	var rr [][]string
 	for _, r := range c.Runs {
-		w, t, e := "-", "-", "-"
-		if r.Result != nil {
-			w, t, e = fmt.Sprint(r.Result.MaxCompliantWarehouses), fmt.Sprintf("%.1f", r.Result.TpmC), fmt.Sprintf("%.2f", r.Result.Efficiency)
-		}
-		reason := r.Reason
-		if r.Message != "" {
-			reason += ": " + r.Message
-		}
-		rr = append(rr, []string{r.Name, r.Database, fmt.Sprint(r.Repeat), orDash(string(r.Phase)), w, t, e, orDash(r.Report), orDash(reason)})
+		rr = append(rr, runCells(r))
 	}
 	p.table([]string{"<run", "<database", "repeat", "<phase", "warehouses", "tpmC", "efficiency %", "<report", "<reason"}, rr, nil)
 	return p.end(c.Generated)

@@ -82,20 +82,7 @@ func runHead(in RunInput) string {
 	p.h(2, "Steps")
 	var rows [][]string
 	for _, s := range steps {
-		measured := ""
-		if s.Duration != nil {
-			measured = s.Duration.Duration.String()
-		}
-		kind := s.Kind
-		if kind == "" {
-			kind = benchv1.StepFull
-		}
-		row := []string{fmt.Sprint(s.Index), string(kind), measured, fmt.Sprint(s.ActiveWarehouses), fmt.Sprintf("%.1f", s.TpmC), fmt.Sprintf("%.2f", s.Efficiency), yesNo(s.Compliant)}
-		for _, t := range benchv1.Transactions {
-			row = append(row, Latency(s.Transactions[t].P90.Duration))
-		}
-		lag, checkpoints, cpu, reasons := telemetryCells(s)
-		rows = append(rows, append(row, lag, checkpoints, cpu, strings.Join(reasons, "; ")))
+		rows = append(rows, stepCells(s))
 	}
 	header := []string{"step", "<kind", "measured", "active warehouses", "tpmC", "efficiency %", "compliant"}
 	for _, t := range benchv1.Transactions {

@@ -75,18 +75,25 @@ func Markdown(c Comparison) string {
 	b.WriteString("| run | database | repeat | phase | warehouses | tpmC | efficiency % | report | reason |\n")
 	b.WriteString("|---|---|---:|---|---:|---:|---:|---|---|\n")
 	for _, r := range c.Runs {
-		w, t, e := "-", "-", "-"
-		if r.Result != nil {
-			w, t, e = fmt.Sprint(r.Result.MaxCompliantWarehouses), fmt.Sprintf("%.1f", r.Result.TpmC), fmt.Sprintf("%.2f", r.Result.Efficiency)
-		}
-		reason := r.Reason
-		if r.Message != "" {
-			reason += ": " + r.Message
-		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", r.Name, r.Database, r.Repeat, orDash(string(r.Phase)), w, t, e,
-			orDash(r.Report), cell(orDash(reason)))
+		cells := runCells(r)
+		cells[len(cells)-1] = cell(cells[len(cells)-1])
+		fmt.Fprintf(&b, "| %s |\n", strings.Join(cells, " | "))
 	}
 	return b.String()
+}
+
+// runCells are a suite run's cells of the Runs table (Markdown and HTML): name, database,
+// repeat, phase, warehouses, tpmC, efficiency, report, reason.
+func runCells(r Run) []string {
+	w, t, e := "-", "-", "-"
+	if r.Result != nil {
+		w, t, e = fmt.Sprint(r.Result.MaxCompliantWarehouses), fmt.Sprintf("%.1f", r.Result.TpmC), fmt.Sprintf("%.2f", r.Result.Efficiency)
+	}
+	reason := r.Reason
+	if r.Message != "" {
+		reason += ": " + r.Message
+	}
+	return []string{r.Name, r.Database, fmt.Sprint(r.Repeat), orDash(string(r.Phase)), w, t, e, orDash(r.Report), orDash(reason)}
 }
 
 // statCell is "mean" for one value, "mean (min–max)" for several, and with an interval

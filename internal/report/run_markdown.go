@@ -25,20 +25,9 @@ func RunMarkdown(run *benchv1.BenchmarkRun, result benchv1.Result) string {
 	fmt.Fprintf(&b, "| step | kind | measured | active warehouses | tpmC | efficiency %% | compliant | NewOrder p90 | Payment p90 | OrderStatus p90 | Delivery p90 | StockLevel p90 | max replay lag | checkpoints | peak CPU | reasons |\n")
 	fmt.Fprintf(&b, "|---:|---|---:|---:|---:|---:|:-:|---:|---:|---:|---:|---:|---|---:|---|---|\n")
 	for _, s := range run.Status.Steps {
-		measured := ""
-		if s.Duration != nil {
-			measured = s.Duration.Duration.String()
-		}
-		kind := s.Kind
-		if kind == "" {
-			kind = benchv1.StepFull
-		}
-		fmt.Fprintf(&b, "| %d | %s | %s | %d | %.1f | %.2f | %s |", s.Index, kind, measured, s.ActiveWarehouses, s.TpmC, s.Efficiency, yesNo(s.Compliant))
-		for _, t := range benchv1.Transactions {
-			fmt.Fprintf(&b, " %s |", Latency(s.Transactions[t].P90.Duration))
-		}
-		lag, checkpoints, cpu, reasons := telemetryCells(s)
-		fmt.Fprintf(&b, " %s | %s | %s | %s |\n", lag, checkpoints, cpu, strings.ReplaceAll(strings.Join(reasons, "; "), "|", "/"))
+		cells := stepCells(s)
+		cells[len(cells)-1] = strings.ReplaceAll(cells[len(cells)-1], "|", "/")
+		fmt.Fprintf(&b, "| %s |\n", strings.Join(cells, " | "))
 	}
 	if result.Step != nil {
 		s := run.Status.Steps[*result.Step]
@@ -154,4 +143,24 @@ func joinInt32(v []int32) string {
 		parts[i] = fmt.Sprint(x)
 	}
 	return strings.Join(parts, " and ")
+}
+
+// stepCells are a step's cells of the Steps table (Markdown and HTML): index, kind, measured,
+// active warehouses, tpmC, efficiency, compliant, p90 per transaction, the telemetry columns and
+// the reasons.
+func stepCells(s benchv1.StepResult) []string {
+	measured := ""
+	if s.Duration != nil {
+		measured = s.Duration.Duration.String()
+	}
+	kind := s.Kind
+	if kind == "" {
+		kind = benchv1.StepFull
+	}
+	row := []string{fmt.Sprint(s.Index), string(kind), measured, fmt.Sprint(s.ActiveWarehouses), fmt.Sprintf("%.1f", s.TpmC), fmt.Sprintf("%.2f", s.Efficiency), yesNo(s.Compliant)}
+	for _, t := range benchv1.Transactions {
+		row = append(row, Latency(s.Transactions[t].P90.Duration))
+	}
+	lag, checkpoints, cpu, reasons := telemetryCells(s)
+	return append(row, lag, checkpoints, cpu, strings.Join(reasons, "; "))
 }
