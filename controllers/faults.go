@@ -208,7 +208,7 @@ func (r *BenchmarkRunReconciler) decideInjection(ctx context.Context, run *bench
 		}
 		return inj, err
 	}
-	if err := r.verifyDatabasePod(ctx, run, targets, pod); err != nil {
+	if err := r.verifyDatabasePod(run, targets, pod, observed); err != nil {
 		inj.State, inj.Message = benchv1.FaultFailed, "refused: "+err.Error()
 		return inj, nil
 	}
@@ -217,8 +217,9 @@ func (r *BenchmarkRunReconciler) decideInjection(ctx context.Context, run *bench
 }
 
 // verifyDatabasePod checks that a pod is one of the run's own database: it carries the backend's
-// pod labels, and its controller chain leads to a vendor object labelled with the run.
-func (r *BenchmarkRunReconciler) verifyDatabasePod(ctx context.Context, run *benchv1.BenchmarkRun, targets engines.FaultTargets, pod *corev1.Pod) error {
+// pod labels, and its controller chain leads to a vendor object labelled with the run. The chain's
+// objects are those just read for the decision (observed).
+func (r *BenchmarkRunReconciler) verifyDatabasePod(run *benchv1.BenchmarkRun, targets engines.FaultTargets, pod *corev1.Pod, observed map[engines.Ref]*unstructured.Unstructured) error {
 	for k, v := range r.backend(run).DatabasePods(run) {
 		if pod.Labels[k] != v {
 			return fmt.Errorf("pod %s lacks the label %s=%s of the run's database", pod.Name, k, v)
@@ -230,10 +231,9 @@ func (r *BenchmarkRunReconciler) verifyDatabasePod(ctx context.Context, run *ben
 		if owner == nil || owner.Kind != ref.GVK.Kind || owner.Name != ref.Name {
 			return fmt.Errorf("%s %s is not controlled by %s %s", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), ref.GVK.Kind, ref.Name)
 		}
-		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(ref.GVK)
-		if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: ref.Name}, u); err != nil {
-			return fmt.Errorf("reading %s %s: %w", ref.GVK.Kind, ref.Name, err)
+		u := observed[ref]
+		if u == nil {
+			return fmt.Errorf("%s %s does not exist", ref.GVK.Kind, ref.Name)
 		}
 		if u.GetUID() != owner.UID {
 			return fmt.Errorf("%s %s is another object than the one controlling %s", ref.GVK.Kind, ref.Name, obj.GetName())
