@@ -183,14 +183,8 @@ func recordLiveTelemetry(run *benchv1.BenchmarkRun, st *stepSeries) {
 	base := prometheus.Labels{"namespace": ns, "run": name}
 	tel := latestTelemetry(st)
 
-	currentStepReplayLag.DeletePartialMatch(base)
-	for standby, v := range tel.ReplayLagSeconds {
-		currentStepReplayLag.WithLabelValues(ns, name, standby).Set(v)
-	}
-	currentStepDatabaseCPU.DeletePartialMatch(base)
-	for pod, v := range tel.DatabaseCPUCores {
-		currentStepDatabaseCPU.WithLabelValues(ns, name, pod).Set(v)
-	}
+	setLabelled(currentStepReplayLag, "standby", ns, name, tel.ReplayLagSeconds)
+	setLabelled(currentStepDatabaseCPU, "pod", ns, name, tel.DatabaseCPUCores)
 	setOrDelete(currentStepWALRate, base, tel.WALBytesPerSecond)
 	setOrDelete(currentStepSyncRepWaiters, base, tel.SyncRepWaiters)
 	if tel.Checkpoints != nil {
@@ -198,6 +192,33 @@ func recordLiveTelemetry(run *benchv1.BenchmarkRun, st *stepSeries) {
 		if delta := *tel.Checkpoints - counterValue(counter); delta > 0 {
 			counter.Add(delta) // the step's total only grows; the counter follows it
 		}
+	}
+}
+
+// setLabelled sets a run's series of g, one per value of label, and deletes the run's others. It
+// deletes only what goes, so a scrape never misses a series that stays.
+func setLabelled(g *prometheus.GaugeVec, label, namespace, name string, values map[string]float64) {
+	ch := make(chan prometheus.Metric)
+	go func() { g.Collect(ch); close(ch) }()
+	var gone []string
+	for m := range ch { // Collect holds the vector's lock: delete after it is done
+		var d dto.Metric
+		if m.Write(&d) != nil {
+			continue
+		}
+		labels := map[string]string{}
+		for _, p := range d.GetLabel() {
+			labels[p.GetName()] = p.GetValue()
+		}
+		if _, keep := values[labels[label]]; labels["namespace"] == namespace && labels["run"] == name && !keep {
+			gone = append(gone, labels[label])
+		}
+	}
+	for _, v := range gone {
+		g.DeleteLabelValues(namespace, name, v)
+	}
+	for k, v := range values {
+		g.WithLabelValues(namespace, name, k).Set(v)
 	}
 }
 

@@ -162,11 +162,22 @@ func TestMetricsFollowStatusAndSeries(t *testing.T) {
 		t.Errorf("replay lag of pg-3 = %g, want 0.006 once reported again", got)
 	}
 
+	// A standby not reported in the latest interval stops showing; the other stays.
+	st.Series.Index = append(st.Series.Index, 4)
+	for standby, lag := range map[string]int64{"pg-2": -1, "pg-3": 9} {
+		st.Series.ReplayLagMillis[standby] = append(st.Series.ReplayLagMillis[standby], lag)
+	}
+	recordLiveTelemetry(run, st)
+	got := runSeries(t, ns, name)
+	if _, ok := got["tpcc_run_current_step_replay_lag_seconds{standby=pg-2}"]; ok || got["tpcc_run_current_step_replay_lag_seconds{standby=pg-3}"] != 0.009 {
+		t.Errorf("replay lag series after pg-2 went unreported: %v", got)
+	}
+
 	// The step is recorded: the live series go, the run's stay.
 	run.Status.Current = nil
 	run.Status.Steps = append(run.Status.Steps, benchv1.StepResult{Index: 1, ActiveWarehouses: 12, TpmC: 151})
 	recordMetrics(run)
-	got := runSeries(t, ns, name)
+	got = runSeries(t, ns, name)
 	for k := range got {
 		if strings.HasPrefix(k, "tpcc_run_current_step_") {
 			t.Errorf("%s remains after the step ended", k)
