@@ -338,6 +338,131 @@ func TestChartValues(t *testing.T) {
 				}
 			},
 		},
+		{
+			name: "defaults: no ServiceMonitor, no dashboard, no metrics RBAC",
+			check: func(t *testing.T, objs []*unstructured.Unstructured) {
+				if n := len(ofKind(objs, "ServiceMonitor")) + len(ofKind(objs, "ConfigMap")); n != 0 {
+					t.Errorf("%d ServiceMonitors or ConfigMaps rendered by default", n)
+				}
+				for _, name := range []string{"-metrics-auth-role", "-metrics-reader"} {
+					if find(objs, "ClusterRole", release+name) != nil {
+						t.Errorf("ClusterRole %s%s rendered without metrics.secure", release, name)
+					}
+				}
+			},
+		},
+		{
+			name: "ServiceMonitor over HTTP selects the metrics Service",
+			sets: []string{"metrics.serviceMonitor.enabled=true", "metrics.serviceMonitor.labels.release=kube-prometheus-stack"},
+			check: func(t *testing.T, objs []*unstructured.Unstructured) {
+				sm := find(objs, "ServiceMonitor", release+"-controller-manager-metrics")
+				service := find(objs, "Service", release+"-controller-manager-metrics")
+				if sm == nil || service == nil {
+					t.Fatal("no ServiceMonitor or no metrics Service")
+				}
+				if sm.GetAPIVersion() != "monitoring.coreos.com/v1" || sm.GetNamespace() != namespace || sm.GetLabels()["release"] != "kube-prometheus-stack" {
+					t.Errorf("ServiceMonitor %s in %q, labels %v", sm.GetAPIVersion(), sm.GetNamespace(), sm.GetLabels())
+				}
+				selector, _, _ := unstructured.NestedStringMap(sm.Object, "spec", "selector", "matchLabels")
+				for k, v := range selector {
+					if service.GetLabels()[k] != v {
+						t.Errorf("ServiceMonitor selector %s=%s does not match the Service's labels %v", k, v, service.GetLabels())
+					}
+				}
+				namespaces, _, _ := unstructured.NestedStringSlice(sm.Object, "spec", "namespaceSelector", "matchNames")
+				if !reflect.DeepEqual(namespaces, []string{namespace}) {
+					t.Errorf("namespaceSelector %v, want the release namespace", namespaces)
+				}
+				endpoints, _, _ := unstructured.NestedSlice(sm.Object, "spec", "endpoints")
+				ports, _, _ := unstructured.NestedSlice(service.Object, "spec", "ports")
+				if len(endpoints) != 1 || len(ports) != 1 {
+					t.Fatalf("endpoints %v, Service ports %v", endpoints, ports)
+				}
+				ep, port := endpoints[0].(map[string]any), ports[0].(map[string]any)
+				if ep["port"] != port["name"] || ep["scheme"] != "http" || ep["path"] != "/metrics" || ep["interval"] != "30s" {
+					t.Errorf("endpoint %v, Service port %v", ep, port)
+				}
+				if _, ok := ep["bearerTokenFile"]; ok {
+					t.Error("a token is sent to a plain HTTP endpoint")
+				}
+			},
+		},
+		{
+			name: "secure metrics: HTTPS with a token, the manager's TokenReview/SubjectAccessReview role, a reader role bound to Prometheus",
+			sets: []string{"metrics.secure=true", "metrics.serviceMonitor.enabled=true", "metrics.serviceMonitor.namespace=monitoring",
+				"metrics.readerSubjects[0].kind=ServiceAccount", "metrics.readerSubjects[0].name=prometheus", "metrics.readerSubjects[0].namespace=monitoring"},
+			check: func(t *testing.T, objs []*unstructured.Unstructured) {
+				if got := strings.Join(args(t, objs), " "); !strings.Contains(got, "--metrics-secure") {
+					t.Errorf("args %q lack --metrics-secure", got)
+				}
+				sm := find(objs, "ServiceMonitor", release+"-controller-manager-metrics")
+				if sm == nil || sm.GetNamespace() != "monitoring" {
+					t.Fatalf("ServiceMonitor %v, want it in monitoring", sm)
+				}
+				endpoints, _, _ := unstructured.NestedSlice(sm.Object, "spec", "endpoints")
+				ep := endpoints[0].(map[string]any)
+				skip, _, _ := unstructured.NestedBool(ep, "tlsConfig", "insecureSkipVerify")
+				if ep["scheme"] != "https" || ep["bearerTokenFile"] != "/var/run/secrets/kubernetes.io/serviceaccount/token" || !skip {
+					t.Errorf("endpoint %v", ep)
+				}
+				rules := func(name string) []any {
+					role := find(objs, "ClusterRole", release+name)
+					if role == nil {
+						t.Fatalf("no ClusterRole %s%s", release, name)
+					}
+					list, _, _ := unstructured.NestedSlice(role.Object, "rules")
+					return list
+				}
+				wantAuth := []any{
+					map[string]any{"apiGroups": []any{"authentication.k8s.io"}, "resources": []any{"tokenreviews"}, "verbs": []any{"create"}},
+					map[string]any{"apiGroups": []any{"authorization.k8s.io"}, "resources": []any{"subjectaccessreviews"}, "verbs": []any{"create"}},
+				}
+				if got := rules("-metrics-auth-role"); !reflect.DeepEqual(got, wantAuth) {
+					t.Errorf("metrics-auth-role rules %v", got)
+				}
+				wantReader := []any{map[string]any{"nonResourceURLs": []any{"/metrics"}, "verbs": []any{"get"}}}
+				if got := rules("-metrics-reader"); !reflect.DeepEqual(got, wantReader) {
+					t.Errorf("metrics-reader rules %v", got)
+				}
+				for name, subject := range map[string]map[string]any{
+					"-metrics-auth-rolebinding": {"kind": "ServiceAccount", "name": release + "-controller-manager", "namespace": namespace},
+					"-metrics-reader":           {"kind": "ServiceAccount", "name": "prometheus", "namespace": "monitoring"},
+				} {
+					binding := find(objs, "ClusterRoleBinding", release+name)
+					if binding == nil {
+						t.Fatalf("no ClusterRoleBinding %s%s", release, name)
+					}
+					subjects, _, _ := unstructured.NestedSlice(binding.Object, "subjects")
+					if len(subjects) != 1 || !reflect.DeepEqual(subjects[0], subject) {
+						t.Errorf("ClusterRoleBinding %s%s subjects %v, want %v", release, name, subjects, subject)
+					}
+				}
+			},
+		},
+		{
+			name: "Grafana dashboard: a ConfigMap with the sidecar label and the dashboard file",
+			sets: []string{"grafana.dashboard.enabled=true", "grafana.dashboard.namespace=grafana", "grafana.dashboard.annotations.grafana_folder=Benchmarks"},
+			check: func(t *testing.T, objs []*unstructured.Unstructured) {
+				cm := find(objs, "ConfigMap", release+"-dashboard")
+				if cm == nil {
+					t.Fatal("no dashboard ConfigMap")
+				}
+				if cm.GetNamespace() != "grafana" || cm.GetLabels()["grafana_dashboard"] != "1" || cm.GetAnnotations()["grafana_folder"] != "Benchmarks" {
+					t.Errorf("ConfigMap in %q, labels %v, annotations %v", cm.GetNamespace(), cm.GetLabels(), cm.GetAnnotations())
+				}
+				want, err := os.ReadFile(filepath.Join(chartDir, "files/dashboard.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				data, _, _ := unstructured.NestedStringMap(cm.Object, "data")
+				if strings.TrimSpace(data["tpcc-operator.json"]) != strings.TrimSpace(string(want)) {
+					t.Error("the ConfigMap's tpcc-operator.json differs from files/dashboard.json")
+				}
+				if len(ofKind(objs, "ServiceMonitor")) != 0 {
+					t.Error("a ServiceMonitor rendered although disabled")
+				}
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -358,6 +483,9 @@ func TestChartRejectsBadValues(t *testing.T) {
 		{"namespace that is not a DNS label", []string{"watchNamespaces={Team_A}"}, "/watchNamespaces/0"},
 		{"metrics port out of range", []string{"metrics.port=70000"}, "/metrics/port"},
 		{"no service account to use", []string{"serviceAccount.create=false"}, "serviceAccount.name: required"},
+		{"ServiceMonitor without the metrics Service", []string{"metrics.serviceMonitor.enabled=true", "metrics.service.enabled=false"}, "needs metrics.service.enabled"},
+		{"reader ServiceAccount without namespace", []string{"metrics.secure=true", "metrics.readerSubjects[0].kind=ServiceAccount", "metrics.readerSubjects[0].name=prometheus"}, "needs its namespace"},
+		{"scrape interval that is no duration", []string{"metrics.serviceMonitor.interval=often"}, "/metrics/serviceMonitor/interval"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

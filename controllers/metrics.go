@@ -1,13 +1,20 @@
 package controllers
 
 import (
+	"slices"
+
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 )
 
-// Metrics the manager exports for every run, derived from its status each time status is written.
+// Metrics the manager exports for every run, registered on controller-runtime's registry (served on
+// the metrics endpoint). docs/metrics.md lists them with their units and lifetimes; the Grafana
+// dashboard (charts/tpcc-operator/files/dashboard.json) queries only these.
+//
+// Per run, derived from its status each time status is written:
 var (
 	runPhase = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "tpcc_run_phase", Help: "1 for the phase a BenchmarkRun is in, 0 for the others.",
@@ -27,15 +34,62 @@ var (
 	maxCompliantWarehouses = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "tpcc_run_max_compliant_warehouses", Help: "The result: the largest SLA-compliant active warehouse count (0 if none).",
 	}, []string{"namespace", "run"})
+	stepsRecorded = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "tpcc_run_steps_recorded_total", Help: "Steps this manager process recorded, by verdict (compliant true or false).",
+	}, []string{"namespace", "run", "compliant"})
+)
+
+// Per run while a step runs (status.current), gone when the step is recorded or the run ends:
+var (
+	currentStepTpmC = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "tpcc_run_current_step_tpmc", Help: "tpmC of the running step so far (merged across its client pods).",
+	}, []string{"namespace", "run"})
+	currentStepP90 = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "tpcc_run_current_step_p90_seconds", Help: "90th-percentile response time of the running step so far, per transaction type.",
+	}, []string{"namespace", "run", "transaction"})
+	currentStepActiveWarehouses = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "tpcc_run_current_step_active_warehouses", Help: "Active warehouses of the running step.",
+	}, []string{"namespace", "run"})
+	currentStepElapsed = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "tpcc_run_current_step_elapsed_seconds", Help: "Measured time of the running step so far (0 during ramp-up).",
+	}, []string{"namespace", "run"})
+)
+
+// Per run while a step runs, from the latest interval of the step's time series (docs/telemetry.md),
+// gone with the step:
+var (
+	currentStepReplayLag = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "tpcc_run_current_step_replay_lag_seconds", Help: "Replay lag of each standby at the end of the step's latest interval.",
+	}, []string{"namespace", "run", "standby"})
+	currentStepWALRate = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "tpcc_run_current_step_wal_bytes_per_second", Help: "WAL the database wrote per second in the step's latest interval.",
+	}, []string{"namespace", "run"})
+	currentStepCheckpoints = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "tpcc_run_current_step_checkpoints_total", Help: "Checkpoints the database started during the running step.",
+	}, []string{"namespace", "run"})
+	currentStepSyncRepWaiters = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "tpcc_run_current_step_sync_rep_waiters", Help: "Sessions waiting for synchronous replication (wait event SyncRep) in the step's latest interval.",
+	}, []string{"namespace", "run"})
+	currentStepDatabaseCPU = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "tpcc_run_current_step_database_cpu_cores", Help: "CPU of each database pod in its latest sampled interval of the step (metrics.k8s.io), in cores.",
+	}, []string{"namespace", "run", "pod"})
 )
 
 var allPhases = []benchv1.Phase{benchv1.PhasePending, benchv1.PhaseDeploying, benchv1.PhaseLoading, benchv1.PhaseRunning, benchv1.PhaseSucceeded, benchv1.PhaseFailed}
 
+// Collectors by lifetime, for clearing.
+var (
+	runCollectors  = []prometheus.Collector{runPhase, runSteps, lastStepTpmC, lastStepEfficiency, lastStepP90, maxCompliantWarehouses, stepsRecorded}
+	liveCollectors = []prometheus.Collector{currentStepTpmC, currentStepP90, currentStepActiveWarehouses, currentStepElapsed,
+		currentStepReplayLag, currentStepWALRate, currentStepCheckpoints, currentStepSyncRepWaiters, currentStepDatabaseCPU}
+)
+
 func init() {
-	metrics.Registry.MustRegister(runPhase, runSteps, lastStepTpmC, lastStepEfficiency, lastStepP90, maxCompliantWarehouses)
+	metrics.Registry.MustRegister(slices.Concat(runCollectors, liveCollectors)...)
 }
 
-// recordMetrics sets a run's metrics from its status.
+// recordMetrics sets a run's metrics from its status; the live ones follow status.current and go
+// when it does.
 func recordMetrics(run *benchv1.BenchmarkRun) {
 	ns, name := run.Namespace, run.Name
 	for _, p := range allPhases {
@@ -57,12 +111,160 @@ func recordMetrics(run *benchv1.BenchmarkRun) {
 	if r := run.Status.Result; r != nil {
 		maxCompliantWarehouses.WithLabelValues(ns, name).Set(float64(r.MaxCompliantWarehouses))
 	}
+
+	c := run.Status.Current
+	if c == nil {
+		forgetLive(ns, name)
+		return
+	}
+	currentStepTpmC.WithLabelValues(ns, name).Set(c.TpmC)
+	currentStepActiveWarehouses.WithLabelValues(ns, name).Set(float64(c.ActiveWarehouses))
+	elapsed := 0.0
+	if c.Elapsed != nil {
+		elapsed = c.Elapsed.Seconds()
+	}
+	currentStepElapsed.WithLabelValues(ns, name).Set(elapsed)
+	for t, p90 := range c.P90 {
+		currentStepP90.WithLabelValues(ns, name, string(t)).Set(p90.Seconds())
+	}
+}
+
+// liveTelemetry is what the live telemetry metrics show of a step's series: its latest interval.
+type liveTelemetry struct {
+	// ReplayLagSeconds by standby: those reported in the latest interval.
+	ReplayLagSeconds map[string]float64
+	// WALBytesPerSecond and SyncRepWaiters are nil when the database reports none.
+	WALBytesPerSecond, SyncRepWaiters *float64
+	// Checkpoints started during the step so far (nil: none reported).
+	Checkpoints *float64
+	// DatabaseCPUCores by database pod, each pod's latest sampled interval.
+	DatabaseCPUCores map[string]float64
+}
+
+// latestTelemetry reads the latest interval of a step's series; it is pure.
+func latestTelemetry(st *stepSeries) liveTelemetry {
+	out := liveTelemetry{ReplayLagSeconds: map[string]float64{}, DatabaseCPUCores: map[string]float64{}}
+	s := &st.Series
+	last := func(col []int64) (int64, bool) {
+		if len(col) == 0 {
+			return 0, false
+		}
+		return col[len(col)-1], true
+	}
+	for standby, col := range s.ReplayLagMillis {
+		if v, ok := last(col); ok && v >= 0 {
+			out.ReplayLagSeconds[standby] = float64(v) / 1000
+		}
+	}
+	if v, ok := last(s.WALBytesPerSecond); ok {
+		out.WALBytesPerSecond = ptr(float64(v))
+	}
+	if v, ok := last(s.SyncRepWaiters); ok {
+		out.SyncRepWaiters = ptr(float64(v))
+	}
+	if s.Checkpoints != nil {
+		out.Checkpoints = ptr(float64(sum(s.Checkpoints)))
+	}
+	for pod, p := range st.Resources {
+		if v, ok := last(p.CPUMillis); ok && p.Role == roleDatabase {
+			out.DatabaseCPUCores[pod] = float64(v) / 1000
+		}
+	}
+	return out
+}
+
+// recordLiveTelemetry sets a running step's telemetry metrics from its series. Labels (standbys,
+// pods) absent from the latest interval are dropped, so a standby that went away stops showing.
+func recordLiveTelemetry(run *benchv1.BenchmarkRun, st *stepSeries) {
+	if st == nil || run.Status.Current == nil {
+		return
+	}
+	ns, name := run.Namespace, run.Name
+	base := prometheus.Labels{"namespace": ns, "run": name}
+	tel := latestTelemetry(st)
+
+	setLabelled(currentStepReplayLag, "standby", ns, name, tel.ReplayLagSeconds)
+	setLabelled(currentStepDatabaseCPU, "pod", ns, name, tel.DatabaseCPUCores)
+	setOrDelete(currentStepWALRate, base, tel.WALBytesPerSecond)
+	setOrDelete(currentStepSyncRepWaiters, base, tel.SyncRepWaiters)
+	if tel.Checkpoints != nil {
+		counter := currentStepCheckpoints.WithLabelValues(ns, name)
+		if delta := *tel.Checkpoints - counterValue(counter); delta > 0 {
+			counter.Add(delta) // the step's total only grows; the counter follows it
+		}
+	}
+}
+
+// setLabelled sets a run's series of g, one per value of label, and deletes the run's others. It
+// deletes only what goes, so a scrape never misses a series that stays.
+func setLabelled(g *prometheus.GaugeVec, label, namespace, name string, values map[string]float64) {
+	ch := make(chan prometheus.Metric)
+	go func() { g.Collect(ch); close(ch) }()
+	var gone []string
+	for m := range ch { // Collect holds the vector's lock: delete after it is done
+		var d dto.Metric
+		if m.Write(&d) != nil {
+			continue
+		}
+		labels := map[string]string{}
+		for _, p := range d.GetLabel() {
+			labels[p.GetName()] = p.GetValue()
+		}
+		if _, keep := values[labels[label]]; labels["namespace"] == namespace && labels["run"] == name && !keep {
+			gone = append(gone, labels[label])
+		}
+	}
+	for _, v := range gone {
+		g.DeleteLabelValues(namespace, name, v)
+	}
+	for k, v := range values {
+		g.WithLabelValues(namespace, name, k).Set(v)
+	}
+}
+
+func setOrDelete(g *prometheus.GaugeVec, labels prometheus.Labels, v *float64) {
+	if v == nil {
+		g.Delete(labels)
+		return
+	}
+	g.With(labels).Set(*v)
+}
+
+func counterValue(c prometheus.Counter) float64 {
+	var m dto.Metric
+	if err := c.Write(&m); err != nil || m.Counter == nil {
+		return 0
+	}
+	return m.Counter.GetValue()
+}
+
+// recordStepRecorded counts a step this process appended to status.
+func recordStepRecorded(run *benchv1.BenchmarkRun, compliant bool) {
+	verdict := "false"
+	if compliant {
+		verdict = "true"
+	}
+	stepsRecorded.WithLabelValues(run.Namespace, run.Name, verdict).Inc()
+}
+
+// forgetLive drops a run's live step series (the step ended, or the run did).
+func forgetLive(namespace, name string) {
+	deleteRun(liveCollectors, namespace, name)
 }
 
 // forgetMetrics drops a deleted run's series.
 func forgetMetrics(namespace, name string) {
+	deleteRun(slices.Concat(runCollectors, liveCollectors), namespace, name)
+}
+
+func deleteRun(collectors []prometheus.Collector, namespace, name string) {
 	labels := prometheus.Labels{"namespace": namespace, "run": name}
-	for _, v := range []*prometheus.GaugeVec{runPhase, runSteps, lastStepTpmC, lastStepEfficiency, lastStepP90, maxCompliantWarehouses} {
-		v.DeletePartialMatch(labels)
+	for _, c := range collectors {
+		switch v := c.(type) {
+		case *prometheus.GaugeVec:
+			v.DeletePartialMatch(labels)
+		case *prometheus.CounterVec:
+			v.DeletePartialMatch(labels)
+		}
 	}
 }

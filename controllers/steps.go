@@ -100,6 +100,7 @@ func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv
 		}); err != nil {
 			return false, ctrl.Result{}, err
 		}
+		recordLiveTelemetry(run, outcome.series)
 		requeue := r.Config.PollInterval
 		if outcome.nextFault > 0 && outcome.nextFault < requeue {
 			requeue = outcome.nextFault // the fault is applied on time, not up to a poll late
@@ -122,6 +123,7 @@ func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv
 	}); err != nil {
 		return false, ctrl.Result{}, err
 	}
+	recordStepRecorded(run, outcome.record.Compliant)
 	r.Recorder.Eventf(run, nil, corev1.EventTypeNormal, "StepRecorded", "RecordStep", "step %d (%s, %s): %d active warehouses, tpmC %.1f, efficiency %.1f%%, compliant %v%s",
 		index, kind, measured, active, outcome.record.TpmC, outcome.record.Efficiency, outcome.record.Compliant, reasonsSuffix(outcome.record.Reasons))
 	r.releasePods(ctx, outcome.podURLs)
@@ -139,6 +141,8 @@ type stepOutcome struct {
 	merged    *snapshot.Merged
 	verdict   *sla.Verdict
 	podURLs   []string
+	// series is the step's time series so far, for the live telemetry metrics.
+	series *stepSeries
 }
 
 // observeStep reads the step's pods and snapshots, releases paused pods together once all are ready,
@@ -250,7 +254,7 @@ func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.B
 			out.podURLs = urls
 			return out, nil
 		}
-		return stepOutcome{progress: liveProgress(index, active, want, merged, summary), nextFault: nextFault}, nil
+		return stepOutcome{progress: liveProgress(index, active, want, merged, summary), nextFault: nextFault, series: series}, nil
 	}
 	verdict := early.Verdict
 	if bound := run.Spec.SLA.MaxReplicationLag; bound != nil {

@@ -39,8 +39,10 @@ func TestStepTelemetryReplicationLagAndReport(t *testing.T) {
 	}
 	deployAndLoad(t, run, nil)
 	uids := &jobUIDs{seen: map[string][]types.UID{}}
+	var live map[string]float64
 	got := driveSteps(t, run, pods, boundary(100), uids, func(_ int, _ []*corev1.Pod) {
 		time.Sleep(2 * time.Second) // part of the series is stored
+		live = runSeries(t, ns, "pg")
 		mgr.stop()
 		time.Sleep(300 * time.Millisecond)
 		mgr = startManager(t, ns, cfg)
@@ -49,6 +51,22 @@ func TestStepTelemetryReplicationLagAndReport(t *testing.T) {
 		t.Fatalf("phase %s, steps %v", got.Status.Phase, stepSummary(got))
 	}
 	step := got.Status.Steps[0]
+
+	// While the step ran, its live metrics were exported (controllers/metrics.go); now they are gone.
+	for _, name := range []string{"tpcc_run_current_step_active_warehouses{}", "tpcc_run_current_step_wal_bytes_per_second{}",
+		"tpcc_run_current_step_replay_lag_seconds{standby=s1}", "tpcc_run_current_step_sync_rep_waiters{}"} {
+		if _, ok := live[name]; !ok {
+			t.Errorf("%s was not exported during the step: %v", name, live)
+		}
+	}
+	if live["tpcc_run_current_step_active_warehouses{}"] != 40 || live["tpcc_run_current_step_wal_bytes_per_second{}"] <= 0 {
+		t.Errorf("live metrics during the step: %v", live)
+	}
+	for name := range runSeries(t, ns, "pg") {
+		if strings.HasPrefix(name, "tpcc_run_current_step_") {
+			t.Errorf("%s remains after the step was recorded", name)
+		}
+	}
 
 	// The verdict: latency and efficiency pass, s1's replay lag (2.9 s at interval 29) does not.
 	if step.Compliant || !slices.ContainsFunc(step.Reasons, func(r string) bool {

@@ -96,6 +96,7 @@ func TestPostgresSyncRun(t *testing.T) {
 		}
 	}
 	assertTelemetry(t, done, report)
+	assertPrometheusAgrees(t, done)
 
 	// Teardown Delete: the Cluster, its pods and its volumes go away once the run has ended.
 	deadline := time.Now().Add(5 * time.Minute)

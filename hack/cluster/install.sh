@@ -5,6 +5,9 @@
 # and installs CloudNativePG from its module's release manifest patched for them. On any other
 # cluster it installs CloudNativePG's unpatched release manifest (its images come from ghcr.io) and
 # the operator with MANAGER_IMAGE and CLIENT_IMAGE, which you built with the Dockerfile and pushed.
+# On the local cluster it also runs Prometheus (hack/cluster/prometheus.yaml, namespace
+# tpcc-monitoring) scraping the operator, whose metrics are served securely (metrics.secure) to
+# Prometheus' ServiceAccount only (metrics.readerSubjects).
 #
 # usage: KUBECONFIG=... hack/cluster/install.sh
 # env:   OPERATOR_NAMESPACE (tpcc-operator-system), MANAGER_IMAGE, CLIENT_IMAGE, POSTGRES_IMAGE
@@ -21,22 +24,24 @@ k() { "$KUBECTL" "$@"; }
 k get --raw /readyz >/dev/null || die "the cluster of KUBECONFIG=$KUBECONFIG does not answer"
 
 if [ "$(realpath "$KUBECONFIG")" = "$(realpath -m "$KUBECONFIG_FILE")" ]; then
-  IMAGES=$("$ROOT/hack/images.sh" cluster cnpg project)
+  IMAGES=$("$ROOT/hack/images.sh" cluster cnpg project monitoring)
   source "$IMAGES/images.env"
   present=$(ctr --address "$CONTAINERD_SOCKET" -n k8s.io images ls -q)
   for pair in "$CNPG_OPERATOR_IMAGE=$CNPG_OPERATOR_ARCHIVE" "$POSTGRES_IMAGE=$POSTGRES_ARCHIVE" \
-    "$MANAGER_IMAGE=${PROJECT_ARCHIVES%% *}" "$CLIENT_IMAGE=${PROJECT_ARCHIVES##* }"; do
+    "$MANAGER_IMAGE=${PROJECT_ARCHIVES%% *}" "$CLIENT_IMAGE=${PROJECT_ARCHIVES##* }" "$PROMETHEUS_IMAGE=$PROMETHEUS_ARCHIVE"; do
     grep -qxF "${pair%%=*}" <<<"$present" || ctr --address "$CONTAINERD_SOCKET" -n k8s.io images import "${pair#*=}" >/dev/null
   done
   step "images imported into the local cluster"
   cnpg_manifest() { "$ROOT/hack/cluster/cnpg.sh" "$IMAGES"; }
   pull_policy=Never
+  local_prometheus=true
 else
   : "${MANAGER_IMAGE:?on a cluster other than the local one, set MANAGER_IMAGE (and CLIENT_IMAGE) to images built with the Dockerfile and pushed to a registry the cluster pulls from}"
   : "${CLIENT_IMAGE:?set CLIENT_IMAGE to the tpcc client image (Dockerfile target client)}"
   cnpg_dir=$(go mod download -json github.com/cloudnative-pg/cloudnative-pg@v1.29.1 | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
   cnpg_manifest() { cat "$cnpg_dir/releases/cnpg-1.29.1.yaml"; }
   pull_policy=IfNotPresent
+  local_prometheus=false
 fi
 
 # CloudNativePG: its CRDs exceed the client-side apply annotation limit, hence server-side apply.
@@ -51,8 +56,18 @@ set_args=(--set "image.repository=$(repo "$MANAGER_IMAGE")" --set "image.tag=$(t
   --set "clientImage.repository=$(repo "$CLIENT_IMAGE")" --set "clientImage.tag=$(tag "$CLIENT_IMAGE")"
   --set "clientImage.pullPolicy=$pull_policy")
 [ -n "${POSTGRES_IMAGE:-}" ] && set_args+=(--set "databaseImages.postgres=$POSTGRES_IMAGE")
+if $local_prometheus; then
+  set_args+=(--set metrics.secure=true --set "metrics.readerSubjects[0].kind=ServiceAccount"
+    --set "metrics.readerSubjects[0].name=prometheus" --set "metrics.readerSubjects[0].namespace=tpcc-monitoring")
+fi
 "$HELM" upgrade --install tpcc-operator "$ROOT/charts/tpcc-operator" --namespace "$NS" --create-namespace \
   "${set_args[@]}" --wait --timeout 5m >/dev/null
 # The operator's own pods meet the restricted Pod Security profile (as config/default declares).
 k label namespace "$NS" pod-security.kubernetes.io/enforce=restricted --overwrite >/dev/null
 step "tpcc-operator $(tag "$MANAGER_IMAGE") ready in $NS (helm release tpcc-operator)"
+
+if $local_prometheus; then
+  "$ROOT/hack/cluster/prometheus.sh" "$IMAGES" "$NS" | k apply -f - >/dev/null
+  k -n tpcc-monitoring rollout status deploy/prometheus --timeout=180s >/dev/null
+  step "Prometheus ${PROMETHEUS_IMAGE##*:} ready in tpcc-monitoring, scraping the operator"
+fi
