@@ -48,8 +48,11 @@ type BenchmarkSuiteReconciler struct {
 // Reconcile moves a suite forward. Which runs exist comes from the API server and the plan, never
 // from memory, so a restarted manager resumes without creating a run twice.
 func (r *BenchmarkSuiteReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	// The suite is read from the API server, not the cache: which runs it started is in its status,
+	// and a status a step behind (the cache has not seen the last write yet) would take a run
+	// deleted since for one never created, and create it again.
 	suite := &benchv1.BenchmarkSuite{}
-	if err := r.Get(ctx, req.NamespacedName, suite); err != nil {
+	if err := r.APIReader.Get(ctx, req.NamespacedName, suite); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !suite.DeletionTimestamp.IsZero() {
