@@ -88,8 +88,12 @@ func runHead(in RunInput) string {
 	for _, t := range benchv1.Transactions {
 		header = append(header, string(t)+" p90")
 	}
-	header = append(header, "<max replay lag", "checkpoints", "<peak CPU", "<reasons")
+	header = append(header, "<reasons")
 	p.table(header, rows, func(i int) string { return yesNo(steps[i].Compliant) })
+	if rows := telemetryRows(run.Name, steps); len(rows) > 0 {
+		p.h(2, "The database during each step")
+		p.table(telemetryHeader, rows, nil)
+	}
 
 	if len(steps) > 0 {
 		p.h(2, "Response times per step")
@@ -136,9 +140,15 @@ func runHead(in RunInput) string {
 // runTail is the faults, environment and sizing (the Markdown report's words), then the end.
 func runTail(in RunInput) string {
 	p := &page{}
-	if f := faultSection(in.Run); f != "" {
+	if blocks := faultBlocks(in.Run); len(blocks) > 0 {
 		p.h(2, "Faults")
-		p.raw("<pre>" + esc(strings.TrimSpace(f)) + "</pre>\n")
+		for _, fb := range blocks {
+			p.h(3, fb.Heading)
+			p.list(fb.Items)
+			if len(fb.Rows) > 0 {
+				p.table(fb.Header, fb.Rows, nil)
+			}
+		}
 	}
 	if env := environmentSection(in.Run.Status.Environment); env != "" {
 		p.h(2, "Environment")

@@ -8,18 +8,28 @@ import (
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 )
 
-// faultSection is the run report's account of every step that applied faults: what was deleted, what
-// the engine's operator did, the outage the clients saw, and the ledger and consistency checks.
-func faultSection(run *benchv1.BenchmarkRun) string {
-	var b strings.Builder
+// faultBlock is the account of one step that applied faults, built once for both renderers:
+// what was deleted and what the engine's operator did, the outage the clients saw, the latency in
+// the minute after the fault, and the ledger and consistency checks.
+type faultBlock struct {
+	Heading string
+	Items   []string
+	// Header and Rows are the latency in the minute after the fault (none when not measured).
+	Header []string
+	Rows   [][]string
+}
+
+// faultBlocks are the run's fault steps, in step order.
+func faultBlocks(run *benchv1.BenchmarkRun) []faultBlock {
+	var out []faultBlock
 	for _, s := range run.Status.Steps {
 		f := s.Fault
 		if f == nil {
 			continue
 		}
-		fmt.Fprintf(&b, "\n## Faults in step %d (%s, %d active warehouses)\n\n", s.Index, s.Kind, s.ActiveWarehouses)
+		fb := faultBlock{Heading: fmt.Sprintf("Faults in step %d (%s, %d active warehouses)", s.Index, s.Kind, s.ActiveWarehouses)}
 		for _, inj := range f.Injections {
-			line := fmt.Sprintf("- %s: %s", inj.Action, inj.State)
+			line := fmt.Sprintf("%s: %s", inj.Action, inj.State)
 			if inj.Pod != "" {
 				line += " pod " + inj.Pod
 			}
@@ -35,7 +45,7 @@ func faultSection(run *benchv1.BenchmarkRun) string {
 			if inj.Message != "" {
 				line += " — " + inj.Message
 			}
-			b.WriteString(line + "\n")
+			fb.Items = append(fb.Items, line)
 		}
 		if m := f.Measurement; m != nil {
 			recovery := "not within the step"
@@ -46,8 +56,8 @@ func faultSection(run *benchv1.BenchmarkRun) string {
 			if m.UnavailableAtEnd {
 				outage = "at least " + outage + " (nothing committed again before the step ended)"
 			}
-			fmt.Fprintf(&b, "- unavailability (longest stretch without a commit): %s; recovery to 90 %% of %.2f New-Orders/s: %s; New-Orders with an unknown commit outcome: %d\n",
-				outage, m.BaselineNewOrdersPerSecond, recovery, m.CommitsUnknown)
+			fb.Items = append(fb.Items, fmt.Sprintf("unavailability (longest stretch without a commit): %s; recovery to 90 %% of %.2f New-Orders/s: %s; New-Orders with an unknown commit outcome: %d",
+				outage, m.BaselineNewOrdersPerSecond, recovery, m.CommitsUnknown))
 			if len(m.Errors) > 0 {
 				var parts []string
 				for _, t := range benchv1.Transactions {
@@ -55,17 +65,16 @@ func faultSection(run *benchv1.BenchmarkRun) string {
 						parts = append(parts, fmt.Sprintf("%s %d", t, n))
 					}
 				}
-				fmt.Fprintf(&b, "- errors until recovery: %s\n", strings.Join(parts, ", "))
+				fb.Items = append(fb.Items, "errors until recovery: "+strings.Join(parts, ", "))
 			}
 			if len(m.LatencyAfter) > 0 {
-				fmt.Fprintf(&b, "\n| minute after the fault | count | p50 | p90 | p99 | max |\n|---|---:|---:|---:|---:|---:|\n")
+				fb.Header = []string{"<minute after the fault", "count", "p50", "p90", "p99", "max"}
 				for _, t := range benchv1.Transactions {
 					if ts, ok := m.LatencyAfter[t]; ok {
-						fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s |\n", t, ts.Count, Latency(ts.P50.Duration), Latency(ts.P90.Duration),
-							Latency(ts.P99.Duration), Latency(ts.Max.Duration))
+						fb.Rows = append(fb.Rows, []string{string(t), fmt.Sprint(ts.Count), Latency(ts.P50.Duration), Latency(ts.P90.Duration),
+							Latency(ts.P99.Duration), Latency(ts.Max.Duration)})
 					}
 				}
-				b.WriteString("\n")
 			}
 		}
 		if l := f.Ledger; l != nil {
@@ -73,11 +82,31 @@ func faultSection(run *benchv1.BenchmarkRun) string {
 			if !l.Pass {
 				verdict = "FAILED: " + strings.Join(l.Failures, "; ")
 			}
-			fmt.Fprintf(&b, "- ledger check over %d districts: %s (%d acknowledged New-Orders, %d unknown, d_next_o_id grew by %d)\n",
-				l.Districts, verdict, l.Acknowledged, l.Unknown, l.Growth)
+			fb.Items = append(fb.Items, fmt.Sprintf("ledger check over %d districts: %s (%d acknowledged New-Orders, %d unknown, d_next_o_id grew by %d)",
+				l.Districts, verdict, l.Acknowledged, l.Unknown, l.Growth))
 		}
 		if f.Consistency != "" {
-			fmt.Fprintf(&b, "- TPC-C consistency conditions after the step: %s\n", f.Consistency)
+			fb.Items = append(fb.Items, "TPC-C consistency conditions after the step: "+f.Consistency)
+		}
+		out = append(out, fb)
+	}
+	return out
+}
+
+// faultSection is the Markdown of the run's fault steps.
+func faultSection(run *benchv1.BenchmarkRun) string {
+	var b strings.Builder
+	for _, fb := range faultBlocks(run) {
+		fmt.Fprintf(&b, "\n## %s\n\n", fb.Heading)
+		for _, it := range fb.Items {
+			b.WriteString("- " + it + "\n")
+		}
+		if len(fb.Rows) > 0 {
+			fmt.Fprintf(&b, "\n| %s |\n|---|---:|---:|---:|---:|---:|\n", strings.ReplaceAll(strings.Join(fb.Header, " | "), "<", ""))
+			for _, r := range fb.Rows {
+				fmt.Fprintf(&b, "| %s |\n", strings.Join(r, " | "))
+			}
+			b.WriteString("\n")
 		}
 	}
 	return b.String()

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 )
@@ -22,12 +25,19 @@ func RunMarkdown(run *benchv1.BenchmarkRun, result benchv1.Result) string {
 		}
 		fmt.Fprintf(&b, ".\n\n")
 	}
-	fmt.Fprintf(&b, "| step | kind | measured | active warehouses | tpmC | efficiency %% | compliant | NewOrder p90 | Payment p90 | OrderStatus p90 | Delivery p90 | StockLevel p90 | max replay lag | checkpoints | peak CPU | reasons |\n")
-	fmt.Fprintf(&b, "|---:|---|---:|---:|---:|---:|:-:|---:|---:|---:|---:|---:|---|---:|---|---|\n")
+	fmt.Fprintf(&b, "| step | kind | measured | active warehouses | tpmC | efficiency %% | compliant | NewOrder p90 | Payment p90 | OrderStatus p90 | Delivery p90 | StockLevel p90 | reasons |\n")
+	fmt.Fprintf(&b, "|---:|---|---:|---:|---:|---:|:-:|---:|---:|---:|---:|---:|---|\n")
 	for _, s := range run.Status.Steps {
 		cells := stepCells(s)
 		cells[len(cells)-1] = strings.ReplaceAll(cells[len(cells)-1], "|", "/")
 		fmt.Fprintf(&b, "| %s |\n", strings.Join(cells, " | "))
+	}
+	if rows := telemetryRows(run.Name, run.Status.Steps); len(rows) > 0 {
+		fmt.Fprintf(&b, "\n## The database during each step\n\n")
+		fmt.Fprintf(&b, "| %s |\n|---:|---:|---|---:|---|\n", strings.ReplaceAll(strings.Join(telemetryHeader, " | "), "<", ""))
+		for _, cells := range rows {
+			fmt.Fprintf(&b, "| %s |\n", strings.Join(cells, " | "))
+		}
 	}
 	if result.Step != nil {
 		s := run.Status.Steps[*result.Step]
@@ -67,17 +77,18 @@ func sizingLine(s *benchv1.DatabaseSizing) string {
 	return fmt.Sprintf("- sized from %s of memory (%s) per instance (docs/sizing.md): %s\n", s.Memory.String(), s.MemoryFrom, strings.Join(parts, ", "))
 }
 
-// telemetryCells are a step's telemetry columns of the Markdown report: each standby's largest
-// replay lag, checkpoints started, each pod's peak CPU, and the reasons with the client-bound signs.
-func telemetryCells(s benchv1.StepResult) (lag, checkpoints, cpu string, reasons []string) {
-	lag, checkpoints, cpu, reasons = "-", "-", "-", s.Reasons
+// telemetryCells are a step's cells of the database table (Markdown and HTML): index, active
+// warehouses, each standby's largest replay lag, checkpoints started and each database pod's peak
+// CPU. ok is false for a step without telemetry.
+func telemetryCells(run string, s benchv1.StepResult) (cells []string, ok bool) {
 	t := s.Telemetry
 	if t == nil {
-		return lag, checkpoints, cpu, reasons
+		return nil, false
 	}
+	lag, checkpoints, cpu := "-", "-", "-"
 	var parts []string
 	for _, sb := range t.Standbys {
-		parts = append(parts, fmt.Sprintf("%s %s", sb.Name, Latency(sb.MaxReplayLag.Duration)))
+		parts = append(parts, fmt.Sprintf("%s %s", shortPod(run, sb.Name), Latency(sb.MaxReplayLag.Duration)))
 	}
 	if len(parts) > 0 {
 		lag = strings.Join(parts, ", ")
@@ -87,12 +98,26 @@ func telemetryCells(s benchv1.StepResult) (lag, checkpoints, cpu string, reasons
 	}
 	parts = nil
 	for _, p := range t.Pods {
-		parts = append(parts, fmt.Sprintf("%s %s", p.Name, p.PeakCPU.String()))
+		parts = append(parts, fmt.Sprintf("%s %s", shortPod(run, p.Name), cores(p.PeakCPU)))
 	}
 	if len(parts) > 0 {
 		cpu = strings.Join(parts, ", ")
 	}
-	return lag, checkpoints, cpu, append(append([]string(nil), reasons...), t.ClientBound...)
+	return []string{fmt.Sprint(s.Index), fmt.Sprint(s.ActiveWarehouses), lag, checkpoints, cpu}, true
+}
+
+// telemetryHeader heads the database table; a leading "<" left-aligns a column in HTML.
+var telemetryHeader = []string{"step", "active warehouses", "<max replay lag", "checkpoints", "<peak CPU (cores)"}
+
+// telemetryRows are the database table's rows, for the steps with telemetry.
+func telemetryRows(run string, steps []benchv1.StepResult) [][]string {
+	var rows [][]string
+	for _, s := range steps {
+		if cells, ok := telemetryCells(run, s); ok {
+			rows = append(rows, cells)
+		}
+	}
+	return rows
 }
 
 // environmentSection is the Markdown report's account of what the figures were measured on.
@@ -145,9 +170,23 @@ func joinInt32(v []int32) string {
 	return strings.Join(parts, " and ")
 }
 
+// shortPod names a database pod in a table cell without the run's name, which every pod's name
+// starts with (pg-capacity-db-2 is db-2 in run pg-capacity's report).
+func shortPod(run, pod string) string {
+	if short, ok := strings.CutPrefix(pod, run+"-"); ok && short != "" {
+		return short
+	}
+	return pod
+}
+
+// cores writes a CPU quantity in cores with two decimals (3.90, 0.25).
+func cores(q resource.Quantity) string {
+	return strconv.FormatFloat(float64(q.MilliValue())/1000, 'f', 2, 64)
+}
+
 // stepCells are a step's cells of the Steps table (Markdown and HTML): index, kind, measured,
-// active warehouses, tpmC, efficiency, compliant, p90 per transaction, the telemetry columns and
-// the reasons.
+// active warehouses, tpmC, efficiency, compliant, p90 per transaction and the reasons with the
+// client-bound signs.
 func stepCells(s benchv1.StepResult) []string {
 	measured := ""
 	if s.Duration != nil {
@@ -161,6 +200,9 @@ func stepCells(s benchv1.StepResult) []string {
 	for _, t := range benchv1.Transactions {
 		row = append(row, Latency(s.Transactions[t].P90.Duration))
 	}
-	lag, checkpoints, cpu, reasons := telemetryCells(s)
-	return append(row, lag, checkpoints, cpu, strings.Join(reasons, "; "))
+	reasons := s.Reasons
+	if s.Telemetry != nil {
+		reasons = append(append([]string(nil), reasons...), s.Telemetry.ClientBound...)
+	}
+	return append(row, strings.Join(reasons, "; "))
 }

@@ -65,6 +65,8 @@ type chart struct {
 
 const (
 	padLeft, padRight, padTop, padBottom = 64, 16, 28, 44
+	// legendWidth is the room right of a plot for its legend.
+	legendWidth = 190
 )
 
 // niceTicks returns about n round tick values covering [lo, hi].
@@ -158,8 +160,23 @@ func (c chart) svg() string {
 	sx := func(x float64) float64 { return padLeft + (x-xmin)/(xmax-xmin)*pw }
 	sy := func(y float64) float64 { return padTop + ph - (y-ymin)/(ymax-ymin)*ph }
 
+	// The legend stands right of the plot, never over the data: one row per named line.
+	legend := 0
+	if len(c.Lines) > 1 {
+		for _, l := range c.Lines {
+			if l.Name != "" {
+				legend++
+			}
+		}
+	}
+	tw, th := w, h
+	if legend > 0 {
+		tw = w + legendWidth
+		th = max(h, padTop+14*legend+4)
+	}
+
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s">`, w, h, w, h, esc(c.Title))
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s">`, tw, th, tw, th, esc(c.Title))
 	fmt.Fprintf(&b, `<title>%s</title>`, esc(c.Title))
 	fmt.Fprintf(&b, `<text x="%d" y="16" class="title">%s</text>`, padLeft, esc(c.Title))
 	for _, bd := range c.Bands {
@@ -220,17 +237,18 @@ func (c chart) svg() string {
 			}
 		}
 	}
-	// legend, right-aligned rows at the top of the plot
+	row := 0
 	for i, l := range c.Lines {
-		if l.Name == "" || len(c.Lines) < 2 {
+		if l.Name == "" || legend == 0 {
 			continue
 		}
 		col := l.Color
 		if col == "" {
 			col = color(i)
 		}
-		y := padTop + 12 + 14*i
-		x := w - padRight - 170
+		y := padTop + 12 + 14*row
+		row++
+		x := w - padRight + 16
 		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"/><text x="%d" y="%d" class="legend">%s</text>`, x, y-4, x+14, y-4, col, x+18, y, esc(l.Name))
 	}
 	b.WriteString(`</svg>`)
