@@ -75,6 +75,7 @@ func testPluginFollowsAndReports(t *testing.T) {
 	if strings.Contains(string(page), "<script") {
 		t.Error("the HTML report holds a script")
 	}
+	browserChecksRunReport(t, file)
 	// The operator's own copy in the report ConfigMap.
 	out, _, _ = plugin("report", "plugin", "-o", "md")
 	if !strings.Contains(out, "| step | kind | measured |") {

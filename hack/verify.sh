@@ -55,6 +55,13 @@ if [ -n "$forbidden" ]; then
   echo "$forbidden" >&2
   exit 1
 fi
+# The browser driver of the report tests (chromedp) is a test dependency only (k6 itself links cdproto).
+linked=$(go list -deps ./cmd/manager ./cmd/tpcc ./cmd/kubectl-tpcc | grep -E '^github.com/chromedp/chromedp' || true)
+if [ -n "$linked" ]; then
+  echo "verify: chromedp is a test dependency only, but the binaries import:" >&2
+  echo "$linked" >&2
+  exit 1
+fi
 if grep -nE "^\s*-\s*['\"]?\*['\"]?\s*$" config/rbac/*.yaml; then
   echo "verify: RBAC must not use wildcards" >&2
   exit 1
