@@ -50,7 +50,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	o.config.AddFlags(root.PersistentFlags())
-	root.PersistentFlags().BoolVarP(&o.all, "all-namespaces", "A", false, "look for NAME in every namespace")
+	root.PersistentFlags().BoolVarP(&o.all, "all-namespaces", "A", false, "look for NAME in every namespace; status without NAME lists every namespace")
 	root.AddCommand(statusCommand(o), reportCommand(o), compareCommand(o))
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return withCode(exitUsage, "%v", err) })

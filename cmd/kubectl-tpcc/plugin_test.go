@@ -219,6 +219,26 @@ func TestPlugin(t *testing.T) {
 		}
 	})
 
+	t.Run("list", func(t *testing.T) {
+		out, errs, code := tpcc(t, admin, "status")
+		if code != exitOK {
+			t.Errorf("exit %d: %s", code, errs)
+		}
+		expect(t, "status without NAME", out, "KIND  NAME ", "run   run-done     Succeeded  1 steps ", "250.0 tpmC at 20 warehouses",
+			"run   run-failed   Failed", "DatabaseNotReady", "run   run-loading  Loading    loaded 12/20 warehouses", "run-running  Running    step 2 at 15 warehouses")
+		if strings.Contains(out, "NAMESPACE") {
+			t.Error("one namespace's listing has a NAMESPACE column")
+		}
+		out, _, code = tpcc(t, admin, "status", "-A")
+		if code != exitOK || !strings.Contains(out, "NAMESPACE  KIND") || !strings.Contains(out, "plugin     run") {
+			t.Errorf("status -A (exit %d):\n%s", code, out)
+		}
+		out, errs, code = tpcc(t, admin, "status", "-n", "default")
+		if code != exitOK || out != "" || !strings.Contains(errs, "no BenchmarkRuns or BenchmarkSuites in namespace default") {
+			t.Errorf("an empty namespace (exit %d): %q %q", code, out, errs)
+		}
+	})
+
 	t.Run("report of a succeeded run", func(t *testing.T) {
 		out, _, code := tpcc(t, admin, "report", "run-done", "-o", "json")
 		if code != exitOK || out != `{"schemaVersion": 2, "run": "run-done"}` {
@@ -380,6 +400,8 @@ current-context: c
 			{"no permission on ConfigMaps", reader, []string{"report", "run-done", "-o", "html"}, exitForbidden,
 				"error: no permission to get configmaps run-done-report in namespace plugin: "},
 			{"no permission -A", nobody, []string{"status", "run-done", "-A"}, exitForbidden, "error: no permission to list benchmarkruns.bench.oltp.io"},
+			{"no permission to list", nobody, []string{"status"}, exitForbidden, "error: no permission to list benchmarkruns.bench.oltp.io in namespace plugin"},
+			{"follow without NAME", admin, []string{"status", "-w"}, exitUsage, "-w follows one run or suite: give its NAME"},
 			{"bad output", admin, []string{"report", "run-done", "-o", "pdf"}, exitUsage, `--output "pdf": want html, md or json`},
 			{"one run to compare", admin, []string{"compare", "run-done"}, exitUsage, "requires at least 2 arg(s)"},
 			{"unknown flag", admin, []string{"status", "run-done", "--bogus"}, exitUsage, "unknown flag: --bogus"},

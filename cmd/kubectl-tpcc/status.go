@@ -18,10 +18,16 @@ func statusCommand(o *options) *cobra.Command {
 	var watch bool
 	var timeout time.Duration
 	cmd := &cobra.Command{
-		Use:   "status NAME",
-		Short: "A run's or a suite's phase, current step (elapsed, remaining, live tpmC and p90s) and steps so far; -w follows it until it ends",
-		Args:  cobra.ExactArgs(1),
+		Use:   "status [NAME]",
+		Short: "A run's or a suite's phase, current step (elapsed, remaining, live tpmC and p90s) and steps so far; -w follows it until it ends; without NAME, every run and suite of the namespace (-A: of every namespace)",
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				if watch {
+					return withCode(exitUsage, "-w follows one run or suite: give its NAME")
+				}
+				return list(cmd.Context(), o)
+			}
 			return status(cmd.Context(), o, args[0], watch, timeout)
 		},
 	}

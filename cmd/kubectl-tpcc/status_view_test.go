@@ -50,3 +50,40 @@ func TestRunLineAndKey(t *testing.T) {
 		t.Errorf("runLine of a new run = %q, want %q", got, want)
 	}
 }
+
+func TestListTable(t *testing.T) {
+	at := time.Date(2026, 11, 2, 12, 0, 0, 0, time.UTC)
+	made := func(ns, name string, age time.Duration) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Namespace: ns, Name: name, CreationTimestamp: metav1.NewTime(at.Add(-age))}
+	}
+	inSuite := made("bench", "study-pg-1", 50*time.Minute)
+	inSuite.Labels = map[string]string{benchv1.SuiteLabel: "study"}
+	runs := []benchv1.BenchmarkRun{
+		{ObjectMeta: made("bench", "zeta", 3*time.Hour), Status: benchv1.BenchmarkRunStatus{Phase: benchv1.PhaseSucceeded, Steps: make([]benchv1.StepResult, 7),
+			Result: &benchv1.Result{MaxCompliantWarehouses: 131, TpmC: 1625.84}}},
+		{ObjectMeta: inSuite, Status: benchv1.BenchmarkRunStatus{Phase: benchv1.PhaseRunning, Steps: make([]benchv1.StepResult, 2),
+			Current: &benchv1.StepProgress{Index: 2, ActiveWarehouses: 90}}},
+		{ObjectMeta: made("bench", "alpha", 2*time.Minute), Status: benchv1.BenchmarkRunStatus{Phase: benchv1.PhaseLoading,
+			Load: &benchv1.LoadStatus{Warehouses: 200, WarehousesLoaded: 40}}},
+		{ObjectMeta: made("other", "broken", 26*time.Hour), Status: benchv1.BenchmarkRunStatus{Phase: benchv1.PhaseFailed,
+			Conditions: []metav1.Condition{{Type: benchv1.ConditionFailed, Status: metav1.ConditionTrue, Reason: "LoadFailed"}}}},
+		{ObjectMeta: made("other", "new", 5*time.Second)},
+	}
+	suites := []benchv1.BenchmarkSuite{{ObjectMeta: made("bench", "study", time.Hour),
+		Status: benchv1.BenchmarkSuiteStatus{Phase: benchv1.PhaseRunning, Progress: "1/3", Leader: "pg-async"}}}
+
+	want := `NAMESPACE  KIND          NAME        PHASE      PROGRESS                  RESULT                         AGE
+bench      run           alpha       Loading    loaded 40/200 warehouses  -                              2m
+bench      suite         study       Running    1/3 runs                  leader pg-async                60m
+bench      run of study  study-pg-1  Running    step 2 at 90 warehouses   -                              50m
+bench      run           zeta        Succeeded  7 steps                   1625.8 tpmC at 131 warehouses  3h
+other      run           broken      Failed     -                         LoadFailed                     26h
+other      run           new         Pending    -                         -                              5s
+`
+	if got := listTable(runs, suites, true, at); got != want {
+		t.Errorf("-A:\n%s\nwant\n%s", got, want)
+	}
+	if got := listTable(runs[:1], nil, false, at); got != "KIND  NAME  PHASE      PROGRESS  RESULT                         AGE\nrun   zeta  Succeeded  7 steps   1625.8 tpmC at 131 warehouses  3h\n" {
+		t.Errorf("one namespace:\n%s", got)
+	}
+}
