@@ -240,7 +240,7 @@ func TestLatestTelemetry(t *testing.T) {
 		},
 		{
 			name: "a database without telemetry (no columns)",
-			st: &stepSeries{Series: snapshot.CompactSeries{Index: []int{0}}, Resources: map[string]*podResources{
+			st: &stepSeries{Series: snapshot.CompactSeries{Index: []int{0}}, Resources: map[string]*snapshot.PodSeries{
 				"db-0": {Role: roleDatabase, Index: []int{0}, CPUMillis: []int64{1200}, MemoryMiB: []int64{100}},
 			}},
 			want: liveTelemetry{ReplayLagSeconds: map[string]float64{}, DatabaseCPUCores: map[string]float64{"db-0": 1.2}},

@@ -51,36 +51,11 @@ type stepSeries struct {
 	// TelemetryError is the last failed sample's error, if any.
 	TelemetryError string `json:"telemetryError,omitempty"`
 	// Resources are per-interval peaks of each database and client pod, by pod name.
-	Resources map[string]*podResources `json:"resources,omitempty"`
+	Resources map[string]*snapshot.PodSeries `json:"resources,omitempty"`
 	// ResourceMetrics says where Resources come from, or why there are none.
 	ResourceMetrics string `json:"resourceMetrics,omitempty"`
 	// AfterFault accumulates the histograms of the minute after the step's first fault.
 	AfterFault *faultWindow `json:"afterFault,omitempty"`
-}
-
-// podResources is one pod's resource use by interval (the largest sample in each).
-type podResources struct {
-	Role           string  `json:"role"`
-	CPULimitMillis int64   `json:"cpuLimitMillis,omitempty"`
-	Index          []int   `json:"index"`
-	CPUMillis      []int64 `json:"cpuMillis"`
-	MemoryMiB      []int64 `json:"memoryMiB"`
-}
-
-// add records a sample in interval index, keeping each interval's largest values.
-// CPU keeps two significant digits and memory three (in MiB): finer figures are sampling noise of
-// the metrics pipeline, and they would not compress (BenchmarkReportSeriesSize).
-func (p *podResources) add(index int, cpuMillis, memoryBytes int64) {
-	memoryMiB := snapshot.RoundSignificant((memoryBytes+1<<19)>>20, 3)
-	cpuMillis = snapshot.RoundSignificant(cpuMillis, 2)
-	i := sort.SearchInts(p.Index, index)
-	if i < len(p.Index) && p.Index[i] == index {
-		p.CPUMillis[i], p.MemoryMiB[i] = max(p.CPUMillis[i], cpuMillis), max(p.MemoryMiB[i], memoryMiB)
-		return
-	}
-	p.Index = append(p.Index[:i], append([]int{index}, p.Index[i:]...)...)
-	p.CPUMillis = append(p.CPUMillis[:i], append([]int64{cpuMillis}, p.CPUMillis[i:]...)...)
-	p.MemoryMiB = append(p.MemoryMiB[:i], append([]int64{memoryMiB}, p.MemoryMiB[i:]...)...)
 }
 
 // collect merges into st the intervals that every pod has sealed beyond st.Collected. pods holds
@@ -146,15 +121,15 @@ func (st *stepSeries) addResources(pod, role string, cpuLimitMillis int64, at ti
 		return
 	}
 	if st.Resources == nil {
-		st.Resources = map[string]*podResources{}
+		st.Resources = map[string]*snapshot.PodSeries{}
 	}
 	p := st.Resources[pod]
 	if p == nil {
-		p = &podResources{Role: role}
+		p = &snapshot.PodSeries{Role: role}
 		st.Resources[pod] = p
 	}
 	p.CPULimitMillis = cpuLimitMillis
-	p.add(int(at.Sub(origin).Seconds()/length), cpuMillis, memoryBytes)
+	p.Add(int(at.Sub(origin).Seconds()/length), cpuMillis, memoryBytes)
 }
 
 // maxReplayLags is each standby's largest replay lag over the series, by name.

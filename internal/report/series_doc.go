@@ -30,14 +30,8 @@ type StepSeries struct {
 	Resources map[string]*PodSeries `json:"resources,omitempty"`
 }
 
-// PodSeries is one pod's resource use by interval.
-type PodSeries struct {
-	Role           string  `json:"role"`
-	CPULimitMillis int64   `json:"cpuLimitMillis,omitempty"`
-	Index          []int   `json:"index"`
-	CPUMillis      []int64 `json:"cpuMillis"`
-	MemoryMiB      []int64 `json:"memoryMiB"`
-}
+// PodSeries is one pod's resource use by interval (the operator's and the reports' one type).
+type PodSeries = snapshot.PodSeries
 
 // DecodeSeries reads series.json.gz (at most 64 MiB unpacked).
 func DecodeSeries(gz []byte) (*Series, error) {
