@@ -184,11 +184,16 @@ func (r *BenchmarkRunReconciler) applyFaults(ctx context.Context, run *benchv1.B
 	return next, nil
 }
 
+// observeFaultTargets reads the database's objects and the controller chain of its pods.
+func (r *BenchmarkRunReconciler) observeFaultTargets(ctx context.Context, run *benchv1.BenchmarkRun, targets engines.FaultTargets) (map[engines.Ref]*unstructured.Unstructured, error) {
+	return r.observe(ctx, run, append(r.backend(run).Observed(run), targets.OwnerChain(run)...))
+}
+
 // decideInjection names the pod a due fault deletes and checks it belongs to the run's database.
 // A refusal is recorded as Failed with the reason; nothing is deleted.
 func (r *BenchmarkRunReconciler) decideInjection(ctx context.Context, run *benchv1.BenchmarkRun, targets engines.FaultTargets, fi int, f benchv1.Fault, planned time.Time) (benchv1.FaultInjection, error) {
 	inj := benchv1.FaultInjection{Fault: int32(fi), Action: f.Action, PlannedTime: &metav1.MicroTime{Time: planned}}
-	observed, err := r.observe(ctx, run, append(r.backend(run).Observed(run), targets.OwnerChain(run)...))
+	observed, err := r.observeFaultTargets(ctx, run, targets)
 	if err != nil {
 		return inj, err
 	}
@@ -298,7 +303,7 @@ func (r *BenchmarkRunReconciler) failoverSeen(ctx context.Context, run *benchv1.
 	if len(pending) == 0 {
 		return nil, nil
 	}
-	observed, err := r.observe(ctx, run, append(r.backend(run).Observed(run), targets.OwnerChain(run)...))
+	observed, err := r.observeFaultTargets(ctx, run, targets)
 	if err != nil {
 		return nil, err
 	}
