@@ -290,13 +290,7 @@ func TestMetricsServerManifest(t *testing.T) {
 	if pod["serviceAccountName"] != "metrics-server" || pod["hostNetwork"] == true || pod["hostPID"] == true {
 		t.Errorf("pod spec %v", pod)
 	}
-	podSC, _, _ := unstructured.NestedMap(pod, "securityContext")
-	if podSC["runAsNonRoot"] != true || podSC["runAsUser"] == int64(0) {
-		t.Errorf("pod securityContext %v: want runAsNonRoot and a non-zero user", podSC)
-	}
-	if v, _, _ := unstructured.NestedString(podSC, "seccompProfile", "type"); v != "RuntimeDefault" {
-		t.Errorf("pod seccompProfile %q, want RuntimeDefault", v)
-	}
+	restrictedPod(t, pod)
 	volumes, _, _ := unstructured.NestedSlice(pod, "volumes")
 	for _, v := range volumes {
 		vol := v.(map[string]any)
@@ -306,19 +300,7 @@ func TestMetricsServerManifest(t *testing.T) {
 			}
 		}
 	}
-	c := deploymentContainer(t, objs, "metrics-server")
-	if c["image"] != "localhost/metrics-server:v0.9.0" || c["imagePullPolicy"] != "Never" {
-		t.Errorf("image %v, pull policy %v", c["image"], c["imagePullPolicy"])
-	}
-	sc, _, _ := unstructured.NestedMap(c, "securityContext")
-	drop, _, _ := unstructured.NestedStringSlice(sc, "capabilities", "drop")
-	add, _, _ := unstructured.NestedStringSlice(sc, "capabilities", "add")
-	if sc["allowPrivilegeEscalation"] != false || sc["privileged"] == true || !slices.Equal(drop, []string{"ALL"}) || len(add) > 0 {
-		t.Errorf("container securityContext %v", sc)
-	}
-	if sc["runAsUser"] == int64(0) || sc["runAsNonRoot"] == false {
-		t.Errorf("container securityContext %v overrides the pod's non-root user", sc)
-	}
+	c := localContainer(t, objs, "metrics-server", "localhost/metrics-server:v0.9.0")
 	args, _, _ := unstructured.NestedStringSlice(c, "args")
 	for _, want := range []string{"--kubelet-preferred-address-types=InternalIP", "--kubelet-certificate-authority=/var/run/secrets/kubernetes.io/serviceaccount/ca.crt"} {
 		if !slices.Contains(args, want) {
@@ -373,4 +355,38 @@ func allows(rules []rbacRule, group, resource, verb string) bool {
 		}
 	}
 	return false
+}
+
+// restrictedPod checks a pod spec's securityContext against the restricted Pod Security profile:
+// non-root with a non-zero user, the runtime's default seccomp profile.
+func restrictedPod(t *testing.T, pod map[string]any) {
+	t.Helper()
+	podSC, _, _ := unstructured.NestedMap(pod, "securityContext")
+	if podSC["runAsNonRoot"] != true || podSC["runAsUser"] == int64(0) {
+		t.Errorf("pod securityContext %v: want runAsNonRoot and a non-zero user", podSC)
+	}
+	if v, _, _ := unstructured.NestedString(podSC, "seccompProfile", "type"); v != "RuntimeDefault" {
+		t.Errorf("pod seccompProfile %q, want RuntimeDefault", v)
+	}
+}
+
+// localContainer returns a Deployment's container after checking it runs the local image (never
+// pulled) under the restricted profile: no privilege escalation, every capability dropped and none
+// added, not privileged, the pod's non-root user kept.
+func localContainer(t *testing.T, objs []*unstructured.Unstructured, name, image string) map[string]any {
+	t.Helper()
+	c := deploymentContainer(t, objs, name)
+	if c["image"] != image || c["imagePullPolicy"] != "Never" {
+		t.Errorf("image %v, pull policy %v; want %s, Never", c["image"], c["imagePullPolicy"], image)
+	}
+	sc, _, _ := unstructured.NestedMap(c, "securityContext")
+	drop, _, _ := unstructured.NestedStringSlice(sc, "capabilities", "drop")
+	add, _, _ := unstructured.NestedStringSlice(sc, "capabilities", "add")
+	if sc["allowPrivilegeEscalation"] != false || sc["privileged"] == true || !slices.Equal(drop, []string{"ALL"}) || len(add) > 0 {
+		t.Errorf("container securityContext %v", sc)
+	}
+	if sc["runAsUser"] == int64(0) || sc["runAsNonRoot"] == false {
+		t.Errorf("container securityContext %v overrides the pod's non-root user", sc)
+	}
+	return c
 }

@@ -67,21 +67,10 @@ func TestPrometheusManifest(t *testing.T) {
 	if pod["serviceAccountName"] != "prometheus" {
 		t.Errorf("service account %v", pod["serviceAccountName"])
 	}
-	podSC, _, _ := unstructured.NestedMap(pod, "securityContext")
-	if podSC["runAsNonRoot"] != true || podSC["runAsUser"] == int64(0) {
-		t.Errorf("pod securityContext %v", podSC)
-	}
-	if v, _, _ := unstructured.NestedString(podSC, "seccompProfile", "type"); v != "RuntimeDefault" {
-		t.Errorf("pod seccompProfile %q", v)
-	}
-	c := deploymentContainer(t, objs, "prometheus")
-	if c["image"] != "localhost/prometheus:3.16.0" || c["imagePullPolicy"] != "Never" {
-		t.Errorf("image %v, pull policy %v", c["image"], c["imagePullPolicy"])
-	}
-	csc, _, _ := unstructured.NestedMap(c, "securityContext")
-	drop, _, _ := unstructured.NestedStringSlice(csc, "capabilities", "drop")
-	if csc["allowPrivilegeEscalation"] != false || csc["readOnlyRootFilesystem"] != true || !slices.Equal(drop, []string{"ALL"}) {
-		t.Errorf("container securityContext %v", csc)
+	restrictedPod(t, pod)
+	c := localContainer(t, objs, "prometheus", "localhost/prometheus:3.16.0")
+	if ro, _, _ := unstructured.NestedBool(c, "securityContext", "readOnlyRootFilesystem"); !ro {
+		t.Errorf("container securityContext %v: want a read-only root filesystem", c["securityContext"])
 	}
 	svc := find(t, objs, "Service", "prometheus")
 	if ports, _, _ := unstructured.NestedSlice(svc.Object, "spec", "ports"); len(ports) != 1 || fmt.Sprint(ports[0].(map[string]any)["port"]) != "9090" {

@@ -43,16 +43,7 @@ func check(file string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	problems := p.Problems()
-	if len(p.Charts) == 0 {
-		problems = append(problems, "no chart")
-	}
-	for _, c := range p.Charts {
-		if c.DrawnWidth < c.Width/2 || c.DrawnHeight < c.Height/2 || (c.Bars == 0 && c.Lines == 0) {
-			problems = append(problems, fmt.Sprintf("chart %q has nothing drawn (%.0f×%.0f of %.0f×%.0f, %d bars, %d lines)",
-				c.Title, c.DrawnWidth, c.DrawnHeight, c.Width, c.Height, c.Bars, c.Lines))
-		}
-	}
+	problems := append(p.Problems(), p.ChartProblems()...)
 	ink, err := browser.Measure(p.Screenshot)
 	if err != nil {
 		return nil, err

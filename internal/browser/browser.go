@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -103,6 +104,37 @@ func (p *Page) Problems() []string {
 	}
 	if p.Scripts > 0 {
 		out = append(out, fmt.Sprintf("%d <script> elements", p.Scripts))
+	}
+	return out
+}
+
+// Problems lists what is wrong with a chart as laid out: too small to read, nothing drawn over at
+// least half its box, neither bars nor lines, an axis without its label.
+func (c Chart) Problems() []string {
+	var out []string
+	if c.Width < 200 || c.Height < 100 {
+		out = append(out, fmt.Sprintf("chart %q laid out %.0f×%.0f", c.Title, c.Width, c.Height))
+	}
+	if c.DrawnWidth < c.Width/2 || c.DrawnHeight < c.Height/2 {
+		out = append(out, fmt.Sprintf("chart %q has %.0f×%.0f drawn in its %.0f×%.0f", c.Title, c.DrawnWidth, c.DrawnHeight, c.Width, c.Height))
+	}
+	if c.Bars == 0 && c.Lines == 0 {
+		out = append(out, fmt.Sprintf("chart %q draws neither bars nor lines", c.Title))
+	}
+	if len(c.AxisLabels) < 2 || slices.Contains(c.AxisLabels, "") {
+		out = append(out, fmt.Sprintf("chart %q axis labels %q", c.Title, c.AxisLabels))
+	}
+	return out
+}
+
+// ChartProblems are the Problems of every chart, and "no chart" for a page without one.
+func (p *Page) ChartProblems() []string {
+	if len(p.Charts) == 0 {
+		return []string{"no chart"}
+	}
+	var out []string
+	for _, c := range p.Charts {
+		out = append(out, c.Problems()...)
 	}
 	return out
 }

@@ -92,3 +92,29 @@ func TestOpenMissingFile(t *testing.T) {
 		t.Errorf("err %v, want one naming the file", err)
 	}
 }
+
+func TestChartProblems(t *testing.T) {
+	good := Chart{Title: "c", Width: 720, Height: 260, DrawnWidth: 700, DrawnHeight: 250, Lines: 2, AxisLabels: []string{"x", "y"}}
+	if probs := good.Problems(); len(probs) > 0 {
+		t.Errorf("a good chart: %q", probs)
+	}
+	for _, tc := range []struct {
+		change func(*Chart)
+		want   string
+	}{
+		{func(c *Chart) { c.Width = 150 }, `chart "c" laid out 150×260`},
+		{func(c *Chart) { c.DrawnHeight = 40 }, `chart "c" has 700×40 drawn in its 720×260`},
+		{func(c *Chart) { c.Lines = 0 }, `chart "c" draws neither bars nor lines`},
+		{func(c *Chart) { c.AxisLabels = []string{"x", ""} }, `chart "c" axis labels ["x" ""]`},
+	} {
+		c := good
+		c.AxisLabels = slices.Clone(good.AxisLabels)
+		tc.change(&c)
+		if probs := c.Problems(); len(probs) != 1 || probs[0] != tc.want {
+			t.Errorf("got %q, want %q", probs, tc.want)
+		}
+	}
+	if probs := (&Page{}).ChartProblems(); !slices.Equal(probs, []string{"no chart"}) {
+		t.Errorf("a page without charts: %q", probs)
+	}
+}

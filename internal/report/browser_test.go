@@ -52,16 +52,8 @@ func TestReportsInABrowser(t *testing.T) {
 			if n := strings.Count(string(doc), "<svg"); len(p.Charts) != n {
 				t.Errorf("%d charts laid out, the file has %d", len(p.Charts), n)
 			}
-			for _, ch := range p.Charts {
-				if ch.Width < 200 || ch.Height < 100 || ch.DrawnWidth < ch.Width/2 || ch.DrawnHeight < ch.Height/2 {
-					t.Errorf("chart %q laid out %.0f×%.0f with %.0f×%.0f drawn", ch.Title, ch.Width, ch.Height, ch.DrawnWidth, ch.DrawnHeight)
-				}
-				if len(ch.AxisLabels) < 2 || slices.Contains(ch.AxisLabels, "") {
-					t.Errorf("chart %q axis labels %q", ch.Title, ch.AxisLabels)
-				}
-				if ch.Bars == 0 && ch.Lines == 0 {
-					t.Errorf("chart %q draws neither bars nor lines", ch.Title)
-				}
+			for _, prob := range p.ChartProblems() {
+				t.Error(prob)
 			}
 			for _, title := range tc.charts {
 				if _, ok := p.ChartTitled(title); !ok {
