@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/url"
 	"strconv"
@@ -217,7 +218,9 @@ func TestRunTimeSeriesAgainstPGSync(t *testing.T) {
 
 	// The checkpoint shows as started in the interval it was requested in, and only there.
 	ckptIndex := int(checkpointAt.Sub(origin) / time.Second)
-	var requested int64
+	var requested, completed int64
+	var early []string
+	missed := ""
 	for _, iv := range items {
 		tel := iv.Telemetry
 		if tel == nil || tel.Checkpoints == nil {
@@ -225,15 +228,31 @@ func TestRunTimeSeriesAgainstPGSync(t *testing.T) {
 		}
 		c := *tel.Checkpoints
 		requested += c.Requested
+		completed += c.Timed + c.Requested
 		if iv.Index == ckptIndex && c.Started < 1 {
-			t.Errorf("interval %d (CHECKPOINT at +%.2fs): %+v, want >= 1 started", iv.Index, checkpointAt.Sub(origin).Seconds(), c)
+			missed = fmt.Sprintf("interval %d (CHECKPOINT at +%.2fs): %+v, want >= 1 started", iv.Index, checkpointAt.Sub(origin).Seconds(), c)
 		}
-		// Before the CHECKPOINT nothing may be placed (a start reported early would be invented).
-		// After it the checkpointer may still be seen busy (CI once showed it so in the last two
-		// intervals of a run under full load), which the sampler reports as one in progress.
 		if iv.Index < ckptIndex && c.Started != 0 {
-			t.Errorf("interval %d: %+v started, before the CHECKPOINT in interval %d", iv.Index, c, ckptIndex)
+			early = append(early, fmt.Sprintf("interval %d: %+v", iv.Index, c))
 		}
+	}
+	// Before the CHECKPOINT nothing may be placed (a start reported early would be invented),
+	// unless PostgreSQL itself counted another checkpoint: the server is shared with the other
+	// packages' tests, whose DROP DATABASE requests one (make test once showed it in interval 1).
+	// After it the checkpointer may still be seen busy (CI once showed it so in the last two
+	// intervals of a run under full load), which the sampler reports as one in progress.
+	// Ours may also wait for another one running when it was requested, and start later.
+	switch {
+	case missed != "" && completed <= 1:
+		t.Error(missed)
+	case missed != "":
+		t.Logf("%s; PostgreSQL counted %d checkpoints in the step", missed, completed)
+	}
+	switch {
+	case len(early) > 0 && completed <= 1:
+		t.Errorf("%s started before the CHECKPOINT in interval %d, and PostgreSQL counted %d checkpoint(s) in the step", strings.Join(early, "; "), ckptIndex, completed)
+	case len(early) > 0:
+		t.Logf("another session's checkpoint (PostgreSQL counted %d in the step): %s", completed, strings.Join(early, "; "))
 	}
 	if requested < 1 {
 		t.Errorf("no requested checkpoint reported by PostgreSQL in any interval")
