@@ -61,6 +61,7 @@ type Chart struct {
 	DrawnHeight float64  `json:"drawnHeight"`
 	Bars        int      `json:"bars"`       // rect.bar
 	Lines       int      `json:"lines"`      // polyline
+	Markers     int      `json:"markers"`    // circle: a step, a sample
 	AxisLabels  []string `json:"axisLabels"` // text.axis, in document order
 }
 
@@ -109,7 +110,7 @@ func (p *Page) Problems() []string {
 }
 
 // Problems lists what is wrong with a chart as laid out: too small to read, nothing drawn over at
-// least half its box, neither bars nor lines, an axis without its label.
+// least half its box, no bar, line or marker, an axis without its label.
 func (c Chart) Problems() []string {
 	var out []string
 	if c.Width < 200 || c.Height < 100 {
@@ -118,8 +119,8 @@ func (c Chart) Problems() []string {
 	if c.DrawnWidth < c.Width/2 || c.DrawnHeight < c.Height/2 {
 		out = append(out, fmt.Sprintf("chart %q has %.0f×%.0f drawn in its %.0f×%.0f", c.Title, c.DrawnWidth, c.DrawnHeight, c.Width, c.Height))
 	}
-	if c.Bars == 0 && c.Lines == 0 {
-		out = append(out, fmt.Sprintf("chart %q draws neither bars nor lines", c.Title))
+	if c.Bars == 0 && c.Lines == 0 && c.Markers == 0 {
+		out = append(out, fmt.Sprintf("chart %q draws no bar, line or marker", c.Title))
 	}
 	if len(c.AxisLabels) < 2 || slices.Contains(c.AxisLabels, "") {
 		out = append(out, fmt.Sprintf("chart %q axis labels %q", c.Title, c.AxisLabels))
@@ -158,6 +159,7 @@ const layoutScript = `(() => {
     return {title: s.getAttribute('aria-label') || '', class: s.getAttribute('class') || '',
       width: r.width, height: r.height, drawnWidth: bb.width, drawnHeight: bb.height,
       bars: s.querySelectorAll('rect.bar').length, lines: s.querySelectorAll('polyline').length,
+      markers: s.querySelectorAll('circle').length,
       axisLabels: [...s.querySelectorAll('text.axis')].map(t => t.textContent.trim())};
   });
   const overflowing = [...document.body.querySelectorAll('*')]

@@ -104,7 +104,7 @@ func TestChartProblems(t *testing.T) {
 	}{
 		{func(c *Chart) { c.Width = 150 }, `chart "c" laid out 150×260`},
 		{func(c *Chart) { c.DrawnHeight = 40 }, `chart "c" has 700×40 drawn in its 720×260`},
-		{func(c *Chart) { c.Lines = 0 }, `chart "c" draws neither bars nor lines`},
+		{func(c *Chart) { c.Lines = 0 }, `chart "c" draws no bar, line or marker`},
 		{func(c *Chart) { c.AxisLabels = []string{"x", ""} }, `chart "c" axis labels ["x" ""]`},
 	} {
 		c := good

@@ -91,7 +91,7 @@ func runHead(in RunInput) string {
 	header = append(header, "<reasons")
 	p.table(header, rows, func(i int) string { return yesNo(steps[i].Compliant) })
 	if rows := telemetryRows(run.Name, steps); len(rows) > 0 {
-		p.h(2, "The database during each step")
+		p.h(2, "Replication, checkpoints and CPU per step")
 		p.table(telemetryHeader, rows, nil)
 	}
 

@@ -33,8 +33,8 @@ func RunMarkdown(run *benchv1.BenchmarkRun, result benchv1.Result) string {
 		fmt.Fprintf(&b, "| %s |\n", strings.Join(cells, " | "))
 	}
 	if rows := telemetryRows(run.Name, run.Status.Steps); len(rows) > 0 {
-		fmt.Fprintf(&b, "\n## The database during each step\n\n")
-		fmt.Fprintf(&b, "| %s |\n|---:|---:|---|---:|---|\n", strings.ReplaceAll(strings.Join(telemetryHeader, " | "), "<", ""))
+		fmt.Fprintf(&b, "\n## Replication, checkpoints and CPU per step\n\n")
+		fmt.Fprintf(&b, "| %s |\n|---:|---:|---|---:|---|---|\n", strings.ReplaceAll(strings.Join(telemetryHeader, " | "), "<", ""))
 		for _, cells := range rows {
 			fmt.Fprintf(&b, "| %s |\n", strings.Join(cells, " | "))
 		}
@@ -78,14 +78,14 @@ func sizingLine(s *benchv1.DatabaseSizing) string {
 }
 
 // telemetryCells are a step's cells of the database table (Markdown and HTML): index, active
-// warehouses, each standby's largest replay lag, checkpoints started and each database pod's peak
-// CPU. ok is false for a step without telemetry.
+// warehouses, each standby's largest replay lag, checkpoints started, and each database pod's and
+// each client pod's peak CPU. ok is false for a step without telemetry.
 func telemetryCells(run string, s benchv1.StepResult) (cells []string, ok bool) {
 	t := s.Telemetry
 	if t == nil {
 		return nil, false
 	}
-	lag, checkpoints, cpu := "-", "-", "-"
+	lag, checkpoints, dbCPU, clientCPU := "-", "-", "-", "-"
 	var parts []string
 	for _, sb := range t.Standbys {
 		parts = append(parts, fmt.Sprintf("%s %s", shortPod(run, sb.Name), Latency(sb.MaxReplayLag.Duration)))
@@ -96,18 +96,26 @@ func telemetryCells(run string, s benchv1.StepResult) (cells []string, ok bool) 
 	if t.Checkpoints != nil {
 		checkpoints = fmt.Sprint(*t.Checkpoints)
 	}
-	parts = nil
+	var db, clients []string
 	for _, p := range t.Pods {
-		parts = append(parts, fmt.Sprintf("%s %s", shortPod(run, p.Name), cores(p.PeakCPU)))
+		cell := fmt.Sprintf("%s %s", shortPod(run, p.Name), cores(p.PeakCPU))
+		if p.Role == "Client" {
+			clients = append(clients, cell)
+		} else {
+			db = append(db, cell)
+		}
 	}
-	if len(parts) > 0 {
-		cpu = strings.Join(parts, ", ")
+	if len(db) > 0 {
+		dbCPU = strings.Join(db, ", ")
 	}
-	return []string{fmt.Sprint(s.Index), fmt.Sprint(s.ActiveWarehouses), lag, checkpoints, cpu}, true
+	if len(clients) > 0 {
+		clientCPU = strings.Join(clients, ", ")
+	}
+	return []string{fmt.Sprint(s.Index), fmt.Sprint(s.ActiveWarehouses), lag, checkpoints, dbCPU, clientCPU}, true
 }
 
 // telemetryHeader heads the database table; a leading "<" left-aligns a column in HTML.
-var telemetryHeader = []string{"step", "active warehouses", "<max replay lag", "checkpoints", "<peak CPU (cores)"}
+var telemetryHeader = []string{"step", "active warehouses", "<max replay lag", "checkpoints", "<database pods' peak CPU (cores)", "<client pods' peak CPU (cores)"}
 
 // telemetryRows are the database table's rows, for the steps with telemetry.
 func telemetryRows(run string, steps []benchv1.StepResult) [][]string {
