@@ -225,7 +225,7 @@ func runSeriesSection(in RunInput) string {
 		p.para(note)
 		return p.b.String()
 	}
-	p.para(fmt.Sprintf("Per step, minutes into the measured interval; p90 per transaction per interval (the largest of each bucket when a step has more than %d intervals). Dashed verticals: checkpoints (grey) and faults (red); shaded: the outage the clients saw.", maxSeriesPoints))
+	p.para(fmt.Sprintf("Per step, minutes into the measured interval; p90 per transaction per interval (the largest of each bucket when a step has more than %d intervals; no point where none of the type completed). Dashed verticals: checkpoints (grey) and faults (red); shaded: the outage the clients saw.", maxSeriesPoints))
 	for _, s := range in.Run.Status.Steps {
 		st := in.Series.Step(s.Index)
 		if st == nil || len(st.Series.Index) == 0 {
@@ -252,7 +252,7 @@ func runSeriesSection(in RunInput) string {
 			if col == nil {
 				continue
 			}
-			lat = append(lat, line{Name: string(t), Color: color(i), Points: reduce(st.Series.Index, col.P90, xOf, func(v int64) float64 { return float64(v) / 1000 }, 0)})
+			lat = append(lat, line{Name: string(t), Color: color(i), Points: p90Points(st.Series.Index, col, xOf)})
 		}
 		p.raw(chart{Title: fmt.Sprintf("Step %d: p90 response time over time", s.Index), XLabel: "minutes", YLabel: "p90 (ms)", Height: 220,
 			Lines: lat, Marks: marks, Bands: bands, XMin: &lo, XMax: &hi, YZero: true}.svg())
@@ -302,6 +302,19 @@ func timeMarks(st *StepSeries, s benchv1.StepResult, origin time.Time, length fl
 		}
 	}
 	return marks, bands
+}
+
+// p90Points are a transaction type's p90 per interval in milliseconds. An interval in which none
+// of the type completed has no p90: it gets no point, not 0 (an outage is not fast).
+func p90Points(index []int, col *snapshot.CompactColumns, xOf func(int) float64) []point {
+	p90 := make([]int64, len(col.P90))
+	for j, v := range col.P90 {
+		p90[j] = v
+		if j < len(col.Completed) && col.Completed[j] == 0 {
+			p90[j] = -1
+		}
+	}
+	return reduce(index, p90, xOf, func(v int64) float64 { return float64(v) / 1000 }, -1)
 }
 
 // reduce turns a column into at most maxSeriesPoints points, keeping the largest value of each

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) < 0.005 }
@@ -337,5 +339,14 @@ func TestPrecisionNote(t *testing.T) {
 	}
 	if c := Compare(Input{Suite: "s", Namespace: "n", Spec: spec, Runs: runs}); strings.Contains(strings.Join(c.Notes, "\n"), "precision") {
 		t.Errorf("notes %q with 3 runs each", c.Notes)
+	}
+}
+
+func TestP90PointsLeaveOutIntervalsWithoutCompletions(t *testing.T) {
+	col := &snapshot.CompactColumns{Completed: []int64{5, 0, 3, 0}, P90: []int64{40_000, 0, 90_000, 0}}
+	got := p90Points([]int{0, 1, 2, 3}, col, func(i int) float64 { return float64(i) })
+	want := []point{{X: 0, Y: 40}, {X: 2, Y: 90}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("points %+v, want %+v (no point where nothing completed)", got, want)
 	}
 }
