@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -85,7 +86,7 @@ func TestRunFailoverLedger(t *testing.T) {
 		t.Fatalf("load: %v", err)
 	}
 
-	const failAfter = 9 * time.Second // 2 s ramp-up, then 7 s into the 20 s measured interval
+	const failAfter = 9 * time.Second // 2 s ramp-up, then 7 s into the 30 s measured interval (a failover has taken up to 8 s: at least 3 intervals remain after it)
 	type window struct{ from, to time.Time }
 	failed := make(chan window, 1)
 	go func() {
@@ -97,7 +98,7 @@ func TestRunFailoverLedger(t *testing.T) {
 	}()
 	summary := filepath.Join(t.TempDir(), "summary.json")
 	code, stdout, stderr := runTPCC(t, 3*time.Minute, "run", "--engine", "postgres", "--url", u, "--warehouses", "1",
-		"--wait", "none", "--ramp-up", "2s", "--duration", "20s", "--interval", "1s", "--ledger-check", "--summary-json", summary)
+		"--wait", "none", "--ramp-up", "2s", "--duration", "30s", "--interval", "1s", "--ledger-check", "--summary-json", summary)
 	t.Log(stdout)
 	t.Log(stderr)
 	if code != exitCompliant {
@@ -119,33 +120,49 @@ func TestRunFailoverLedger(t *testing.T) {
 	}
 	t.Logf("ledger: acknowledged %d, unknown %d, d_next_o_id growth %d", lc.Verdict.Acknowledged, lc.Verdict.Unknown, lc.Verdict.Growth)
 
-	// The series: New-Order commits per 1 s interval; one around the failover has none, and the
-	// run commits again afterwards (the pool reconnected to the promoted standby).
+	// The series: New-Order commits per 1 s interval; around the failover they drop (to none, or
+	// to a few when the promoted standby takes commits within the same second: CI once saw 4 in
+	// the interval after the stop, against ~150 before), and the run commits again afterwards
+	// (the pool reconnected to the promoted standby).
 	if doc.Intervals == nil || len(doc.Intervals.Items) < 20 {
 		t.Fatalf("intervals %+v", doc.Intervals)
 	}
-	var gap, before, after int
+	var before []int64
+	var during []int64 // intervals that overlap the failover
+	after := 0
 	for _, iv := range doc.Intervals.Items {
 		n := iv.Transactions[snapshot.NewOrder].Commits + iv.Unmeasured[snapshot.NewOrder].Commits
 		end := iv.Start.Add(time.Duration(iv.Seconds * float64(time.Second)))
 		switch {
 		case end.Before(fw.from):
 			if n > 0 {
-				before++
+				before = append(before, n)
 			}
 		case iv.Start.After(fw.to.Add(2*time.Second)) && end.Before(doc.Snapshot.Times.Updated.Add(-time.Second)):
 			if n == 0 {
 				t.Errorf("interval %d (%v after the failover) has no New-Order commit", iv.Index, iv.Start.Sub(fw.to))
 			}
 			after++
-		case n == 0 && !iv.Start.After(fw.to):
-			gap++
+		case !iv.Start.After(fw.to):
+			during = append(during, n)
 		}
 	}
-	t.Logf("failover %v..%v (%v); intervals committing before %d, after %d; empty intervals at the failover %d",
-		fw.from.Format("15:04:05.000"), fw.to.Format("15:04:05.000"), fw.to.Sub(fw.from).Round(time.Millisecond), before, after, gap)
-	if before < 3 || after < 3 || gap < 1 {
-		t.Fatalf("the series does not show commits, a gap, commits: before %d, gap %d, after %d", before, gap, after)
+	slices.Sort(before)
+	var median int64
+	if len(before) > 0 {
+		median = before[len(before)/2]
+	}
+	dips := 0
+	for _, n := range during {
+		if n*5 < median {
+			dips++
+		}
+	}
+	t.Logf("failover %v..%v (%v); New-Orders per interval before (median) %d, during %v; intervals committing after %d",
+		fw.from.Format("15:04:05.000"), fw.to.Format("15:04:05.000"), fw.to.Sub(fw.from).Round(time.Millisecond), median, during, after)
+	if len(before) < 3 || after < 3 || dips < 1 {
+		t.Fatalf("the series does not show commits, a drop below a fifth of the median at the failover, commits: before %d intervals, during %v (median %d), after %d",
+			len(before), during, median, after)
 	}
 
 	// Delete one acknowledged order (the first order of a district with no unknown outcome)
