@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -138,8 +137,6 @@ func (k *cluster) configMap(ctx context.Context, namespace, name string) (*corev
 	}
 	return cm, nil
 }
-
-var errNoName = errors.New("NAME is required")
 
 func keyOf(namespace, name string) client.ObjectKey {
 	return client.ObjectKey{Namespace: namespace, Name: name}
