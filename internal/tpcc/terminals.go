@@ -25,7 +25,16 @@ type TerminalsConfig struct {
 	// Ledger, when set, counts every New-Order's commit per district (acknowledged or unknown),
 	// ramp-up and stopping included. It must cover From..To.
 	Ledger *Ledger
+	// Drain bounds how long the transactions in flight when the run ends (at the end of the
+	// interval, or on Stop) may take to finish before they are cancelled; 0 means DefaultDrain.
+	// A cancelled New-Order's commit is unknown, which weakens the ledger check, so the
+	// terminals stop starting transactions and let the ones running finish.
+	Drain time.Duration
 }
+
+// DefaultDrain is TerminalsConfig.Drain when unset: the New-Order response-time limit of
+// Clause 5.2.5.4 (5 s), so any transaction the SLA could accept finishes.
+const DefaultDrain = 5 * time.Second
 
 // Validate names the first field out of range.
 func (c *TerminalsConfig) Validate() error {
@@ -46,6 +55,8 @@ func (c *TerminalsConfig) Validate() error {
 		return fmt.Errorf("--ramp-up must be >= 0, got %v", c.RampUp)
 	case c.Duration <= 0:
 		return fmt.Errorf("--duration must be > 0, got %v", c.Duration)
+	case c.Drain < 0:
+		return fmt.Errorf("terminals: drain must be >= 0, got %v", c.Drain)
 	}
 	return c.Constants.Validate()
 }
@@ -93,12 +104,17 @@ func (t *Terminals) LastError() (string, int64) {
 }
 
 // Run starts the terminals evenly over the ramp-up, measures Duration, then stops them and
-// waits for every one to return. It returns when the run is over: at the end of the interval,
-// on Stop, or when ctx is cancelled (which also closes the interval).
+// waits for every one to return. It returns when the run is over: at the end of the interval
+// or on Stop, once the transactions in flight finished (or were cancelled after Drain); when
+// ctx is cancelled, at once (which also closes the interval).
 func (t *Terminals) Run(ctx context.Context) {
 	cfg := &t.cfg
+	// ctx carries the transactions; stopping ends the terminals' loops and waits, not a
+	// transaction in flight.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	stopping, stopTerminals := context.WithCancel(ctx)
+	defer stopTerminals()
 	n := cfg.TerminalCount()
 	begin := time.Now()
 	t.phase.Store(snapshot.PhaseRampUp)
@@ -113,7 +129,7 @@ func (t *Terminals) Run(ctx context.Context) {
 		go func() {
 			defer wg.Done()
 			term := terminal{index: i, owner: t, warehouse: cfg.From + i/DistrictsPerWarehouse, district: i%DistrictsPerWarehouse + 1}
-			term.run(ctx, delay)
+			term.run(stopping, ctx, delay)
 		}()
 	}
 
@@ -135,8 +151,21 @@ func (t *Terminals) Run(ctx context.Context) {
 	}
 	cfg.Recorder.EndMeasurement(time.Now())
 	t.phase.Store(snapshot.PhaseStopping)
-	cancel()
-	wg.Wait()
+	stopTerminals()
+	drained := make(chan struct{})
+	go func() { wg.Wait(); close(drained) }()
+	drain := cfg.Drain
+	if drain == 0 {
+		drain = DefaultDrain
+	}
+	timeout := time.NewTimer(drain)
+	select {
+	case <-drained:
+	case <-timeout.C:
+		cancel()
+		<-drained
+	}
+	timeout.Stop()
 	t.phase.Store(snapshot.PhaseDone)
 }
 
@@ -156,10 +185,12 @@ type terminal struct {
 	district  int
 }
 
-func (term *terminal) run(ctx context.Context, delay time.Duration) {
+// run loops until stopping ends; ctx, which outlives stopping by the drain, carries each
+// transaction, so one in flight when the run ends is not cut off.
+func (term *terminal) run(stopping, ctx context.Context, delay time.Duration) {
 	timer := time.NewTimer(delay)
 	defer timer.Stop()
-	if !sleepOn(ctx, timer, -1) {
+	if !sleepOn(stopping, timer, -1) {
 		return
 	}
 	cfg := &term.owner.cfg
@@ -176,9 +207,9 @@ func (term *terminal) run(ctx context.Context, delay time.Duration) {
 	// schedule is when the next keying should begin: the end of the previous think time as drawn.
 	// A transaction starting later than schedule + keying started late (a starved client).
 	schedule := time.Now()
-	for ctx.Err() == nil {
+	for stopping.Err() == nil {
 		card := term.owner.deck.Draw()
-		if spec && !sleepOn(ctx, timer, KeyingTime[card]) {
+		if spec && !sleepOn(stopping, timer, KeyingTime[card]) {
 			return
 		}
 		o := term.execute(ctx, gen, card)
@@ -191,11 +222,11 @@ func (term *terminal) run(ctx context.Context, delay time.Duration) {
 			// The think time follows every transaction, failed or rolled back alike (Clause 5.2.5.4).
 			think := ThinkTime(rng, MeanThinkTime[card])
 			schedule = o.End.Add(think)
-			if !sleepOn(ctx, timer, think) {
+			if !sleepOn(stopping, timer, think) {
 				return
 			}
 		case o.Failed:
-			if !sleepOn(ctx, timer, errorPause) {
+			if !sleepOn(stopping, timer, errorPause) {
 				return
 			}
 		}

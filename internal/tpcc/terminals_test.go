@@ -17,8 +17,9 @@ import (
 // stubExecutor answers every transaction after a fixed latency without a database; it counts
 // calls so a test can compare them with what the recorder measured.
 type stubExecutor struct {
-	latency time.Duration
-	calls   atomic.Int64
+	latency   time.Duration
+	calls     atomic.Int64
+	cancelled atomic.Int64 // transactions whose context ended while they ran
 }
 
 func (s *stubExecutor) wait(ctx context.Context) error {
@@ -30,6 +31,7 @@ func (s *stubExecutor) wait(ctx context.Context) error {
 	case <-time.After(s.latency):
 		return nil
 	case <-ctx.Done():
+		s.cancelled.Add(1)
 		return ctx.Err()
 	}
 }
@@ -192,4 +194,43 @@ func residentBytes(t *testing.T) int64 {
 	}
 	t.Fatal("VmRSS not found in /proc/self/status")
 	return 0
+}
+
+// TestTerminalsDrainTransactionsInFlight: when the interval ends, the transactions running finish
+// (none is cancelled, so no New-Order's commit becomes unknown); a transaction that outlasts
+// Drain is cancelled; cancelling Run's context cancels at once.
+func TestTerminalsDrainTransactionsInFlight(t *testing.T) {
+	run := func(latency, drain time.Duration, ctx context.Context) (*stubExecutor, time.Duration) {
+		ex := &stubExecutor{latency: latency}
+		terms, err := NewTerminals(TerminalsConfig{Executor: ex, Constants: terminalTestConstants, ActiveWarehouses: 1, From: 1, To: 1,
+			Wait: snapshot.WaitNone, Duration: 100 * time.Millisecond, Seed: 1, Recorder: NewRecorder(), Drain: drain})
+		if err != nil {
+			t.Fatal(err)
+		}
+		begin := time.Now()
+		terms.Run(ctx)
+		if p := terms.Phase(); p != snapshot.PhaseDone {
+			t.Errorf("phase %s after Run", p)
+		}
+		return ex, time.Since(begin)
+	}
+	// 400 ms transactions, a 100 ms interval: all 10 terminals are mid-transaction at its end.
+	ex, took := run(400*time.Millisecond, 0, context.Background())
+	if ex.cancelled.Load() != 0 || ex.calls.Load() != 10 || took < 400*time.Millisecond {
+		t.Errorf("default drain: %d of %d transactions cancelled, Run took %v", ex.cancelled.Load(), ex.calls.Load(), took)
+	}
+	ex, took = run(time.Minute, 200*time.Millisecond, context.Background())
+	if ex.cancelled.Load() != 10 || took > 10*time.Second {
+		t.Errorf("200 ms drain of 1 min transactions: %d of 10 cancelled, Run took %v", ex.cancelled.Load(), took)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	ex, took = run(time.Minute, 0, ctx)
+	if ex.cancelled.Load() != 10 || took > 10*time.Second {
+		t.Errorf("cancelled context: %d of 10 cancelled, Run took %v", ex.cancelled.Load(), took)
+	}
+	if _, err := NewTerminals(TerminalsConfig{Executor: ex, Constants: terminalTestConstants, ActiveWarehouses: 1, From: 1, To: 1,
+		Wait: snapshot.WaitNone, Duration: time.Second, Recorder: NewRecorder(), Drain: -time.Second}); err == nil || !strings.Contains(err.Error(), "drain") {
+		t.Errorf("negative drain: %v", err)
+	}
 }
