@@ -118,7 +118,7 @@ func TestRunGolden(t *testing.T) {
 		t.Errorf("%d svg elements, want %d", n, 3+3*20)
 	}
 	if err := contains(page, "active warehouses", "efficiency %", "p90 (ms)", "replay lag (ms)", "CPU (cores)", "minutes",
-		`class="band"`, "outage 8.2s", "KillPrimary pg-capacity-db-1", "1 checkpoint(s)", "Response times at 131 active warehouses",
+		`class="band"`, "outage 8.2s", "<title>KillPrimary db-1</title>", "<title>db-2</title>", "1 checkpoint(s)", "Response times at 131 active warehouses",
 		"ledger check over 1310 districts: passed", "PostgreSQL 18.1"); err != nil {
 		t.Error(err)
 	}

@@ -245,7 +245,7 @@ func runSeriesSection(in RunInput) string {
 		}
 		xOf := func(index int) float64 { return float64(index+1) * length / 60 }
 		lo, hi := 0.0, xOf(st.Series.Index[len(st.Series.Index)-1])
-		marks, bands := timeMarks(st, s, origin, length, xOf)
+		marks, bands := timeMarks(in.Run.Name, st, s, origin, length, xOf)
 		var lat []line
 		for i, t := range benchv1.Transactions {
 			col := st.Series.Types[snapshot.Transaction(t)]
@@ -259,7 +259,7 @@ func runSeriesSection(in RunInput) string {
 		if lags := st.Series.ReplayLagMillis; len(lags) > 0 {
 			var ll []line
 			for i, name := range sortedKeys(lags) {
-				ll = append(ll, line{Name: name, Color: color(i), Points: reduce(st.Series.Index, lags[name], xOf, func(v int64) float64 { return float64(v) }, -1)})
+				ll = append(ll, line{Name: shortPod(in.Run.Name, name), Color: color(i), Points: reduce(st.Series.Index, lags[name], xOf, func(v int64) float64 { return float64(v) }, -1)})
 			}
 			p.raw(chart{Title: fmt.Sprintf("Step %d: standby replay lag", s.Index), XLabel: "minutes", YLabel: "replay lag (ms)", Height: 180,
 				Lines: ll, Marks: marks, Bands: bands, XMin: &lo, XMax: &hi, YZero: true}.svg())
@@ -270,7 +270,7 @@ func runSeriesSection(in RunInput) string {
 			if pod.Role != "Database" {
 				continue
 			}
-			cpu = append(cpu, line{Name: name, Color: color(i), Points: reduce(pod.Index, pod.CPUMillis, xOf, func(v int64) float64 { return float64(v) / 1000 }, -1)})
+			cpu = append(cpu, line{Name: shortPod(in.Run.Name, name), Color: color(i), Points: reduce(pod.Index, pod.CPUMillis, xOf, func(v int64) float64 { return float64(v) / 1000 }, -1)})
 		}
 		if len(cpu) > 0 {
 			p.raw(chart{Title: fmt.Sprintf("Step %d: CPU of the database pods", s.Index), XLabel: "minutes", YLabel: "CPU (cores)", Height: 180,
@@ -280,8 +280,9 @@ func runSeriesSection(in RunInput) string {
 	return p.b.String()
 }
 
-// timeMarks are a step's checkpoints and faults on its time axis, and its outage as a band.
-func timeMarks(st *StepSeries, s benchv1.StepResult, origin time.Time, length float64, xOf func(int) float64) ([]vmark, []band) {
+// timeMarks are a step's checkpoints and faults (pods named as shortPod does) on its time axis,
+// and its outage as a band.
+func timeMarks(run string, st *StepSeries, s benchv1.StepResult, origin time.Time, length float64, xOf func(int) float64) ([]vmark, []band) {
 	var marks []vmark
 	for i, n := range st.Series.Checkpoints {
 		if n > 0 && i < len(st.Series.Index) {
@@ -293,7 +294,7 @@ func timeMarks(st *StepSeries, s benchv1.StepResult, origin time.Time, length fl
 	if f := s.Fault; f != nil && !origin.IsZero() {
 		for _, inj := range f.Injections {
 			if inj.Time != nil {
-				marks = append(marks, vmark{X: at(inj.Time.Time), Label: fmt.Sprintf("%s %s", inj.Action, inj.Pod), Color: "#d55e00"})
+				marks = append(marks, vmark{X: at(inj.Time.Time), Label: fmt.Sprintf("%s %s", inj.Action, shortPod(run, inj.Pod)), Color: "#d55e00"})
 			}
 		}
 		if m := f.Measurement; m != nil && m.UnavailableFrom != nil && m.Unavailability.Duration > 0 {
