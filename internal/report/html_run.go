@@ -64,8 +64,11 @@ func runHead(in RunInput) string {
 		p.notice(fmt.Sprintf("The run is %s: this report shows what is recorded so far.", orDash(string(run.Status.Phase))))
 	}
 	p.para(result.Message)
-	if len(result.RestsOn) > 0 {
-		p.para(fmt.Sprintf("The result rests on the full-length steps %s.", joinInt32(result.RestsOn)))
+	if s := restsOnSentence(result); s != "" {
+		p.para(s + ".")
+	}
+	if s := precisionSentence(run, result); s != "" {
+		p.para(s)
 	}
 	p.para(fmt.Sprintf("Workload: %s; %s.", workloadWords(run.Spec.Workload), slaWords(run.Spec.SLA)))
 

@@ -18,12 +18,15 @@ import (
 func RunMarkdown(run *benchv1.BenchmarkRun, result benchv1.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# BenchmarkRun %s/%s — %s\n\n%s\n\n", run.Namespace, run.Name, run.Spec.Database.Engine, result.Message)
-	if len(result.RestsOn) > 0 {
-		fmt.Fprintf(&b, "The result rests on the full-length steps %s", joinInt32(result.RestsOn))
+	if s := restsOnSentence(result); s != "" {
+		b.WriteString(s)
 		if result.SearchTime != nil {
 			fmt.Fprintf(&b, "; the search took %s of steps (ramp-ups included)", result.SearchTime.Duration)
 		}
 		fmt.Fprintf(&b, ".\n\n")
+	}
+	if s := precisionSentence(run, result); s != "" {
+		fmt.Fprintf(&b, "%s\n\n", s)
 	}
 	fmt.Fprintf(&b, "| step | kind | measured | active warehouses | tpmC | efficiency %% | compliant | NewOrder p90 | Payment p90 | OrderStatus p90 | Delivery p90 | StockLevel p90 | reasons |\n")
 	fmt.Fprintf(&b, "|---:|---|---:|---:|---:|---:|:-:|---:|---:|---:|---:|---:|---|\n")

@@ -1,0 +1,71 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+)
+
+// restsOnSentence names the full-length steps a result rests on ("" when none).
+func restsOnSentence(result benchv1.Result) string {
+	if len(result.RestsOn) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("The result rests on the full-length %s %s", pluralWord(len(result.RestsOn), "step", "steps"), joinInt32(result.RestsOn))
+}
+
+// precisionSentence says how far counting noise alone moves the result's tpmC: n New-Orders
+// counted in the result's step vary by about √n (1/√n relative, one standard deviation; the
+// keying and think times of TPC-C's terminals make the count close to Poisson). It is "" when
+// the noise is under 1 % (more than 10 000 New-Orders) or there is no result step. An efficiency
+// above 100 % is put against that noise: within three times it, chance; beyond, with spec waits,
+// the terminals were paced faster than the keying and think times allow.
+func precisionSentence(run *benchv1.BenchmarkRun, result benchv1.Result) string {
+	if result.Step == nil || int(*result.Step) >= len(run.Status.Steps) {
+		return ""
+	}
+	s := run.Status.Steps[*result.Step]
+	minutes := measuredMinutes(s)
+	n := s.TpmC * minutes
+	if n <= 0 {
+		return ""
+	}
+	noise := 100 / math.Sqrt(n)
+	if noise < 1 {
+		return ""
+	}
+	out := fmt.Sprintf("Precision: step %d counted %.0f New-Orders in %s, so counting noise alone moves its tpmC by about ±%.1f %% (1/√n; ±%.1f %% at 95 %%): a longer workload.duration narrows it.",
+		s.Index, n, minutesWords(minutes), noise, 1.96*noise)
+	if s.Efficiency <= 100 {
+		return out
+	}
+	excess := s.Efficiency/100 - 1 // relative excess over the ceiling, against noise/100
+	switch {
+	case run.Spec.Workload.Wait == benchv1.WaitNone:
+		out += fmt.Sprintf(" The efficiency of %.2f %% is above 100 %% because wait None sends transactions without keying or think times: it is not bounded by the spec's ceiling.", s.Efficiency)
+	case excess <= 3*noise/100:
+		out += fmt.Sprintf(" The efficiency of %.2f %% is above 100 %% by %.1f times that noise: chance, not a faster pace than the spec's.", s.Efficiency, excess/(noise/100))
+	default:
+		out += fmt.Sprintf(" The efficiency of %.2f %% is above 100 %% by %.1f times that noise: more than chance explains, so the terminals were paced faster than the spec's keying and think times allow.", s.Efficiency, excess/(noise/100))
+	}
+	return out
+}
+
+// measuredMinutes is a step's measured interval in minutes: its start to its end when both are
+// recorded, else its planned duration.
+func measuredMinutes(s benchv1.StepResult) float64 {
+	if s.StartTime != nil && s.EndTime != nil && s.EndTime.After(s.StartTime.Time) {
+		return s.EndTime.Sub(s.StartTime.Time).Minutes()
+	}
+	if s.Duration != nil {
+		return s.Duration.Minutes()
+	}
+	return 0
+}
+
+// minutesWords writes a measured interval: "2m0s", "10m0s", "1m30s".
+func minutesWords(minutes float64) string {
+	return (time.Duration(math.Round(minutes*60)) * time.Second).String()
+}
