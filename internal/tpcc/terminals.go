@@ -204,17 +204,38 @@ func (term *terminal) run(stopping, ctx context.Context, delay time.Duration) {
 		return
 	}
 	spec := cfg.Wait == snapshot.WaitSpec
+	// With spec waits the terminal starts in the steady state (WarmStart): inside a think time, or
+	// inside the keying of its first card with that much of it left.
+	var first txType
+	var firstKeying time.Duration
+	if spec {
+		card, keying, wait := WarmStart(rng)
+		switch {
+		case keying:
+			first, firstKeying = card, wait
+		case !sleepOn(stopping, timer, wait):
+			return
+		}
+	}
 	// schedule is when the next keying should begin: the end of the previous think time as drawn.
 	// A transaction starting later than schedule + keying started late (a starved client).
 	schedule := time.Now()
 	for stopping.Err() == nil {
-		card := term.owner.deck.Draw()
-		if spec && !sleepOn(stopping, timer, KeyingTime[card]) {
+		var card txType
+		var keying time.Duration
+		if firstKeying > 0 {
+			// Dealt before the run (WarmStart): not from the deck.
+			card, keying, firstKeying = first, firstKeying, 0
+		} else {
+			card = term.owner.deck.Draw()
+			keying = KeyingTime[card]
+		}
+		if spec && !sleepOn(stopping, timer, keying) {
 			return
 		}
 		o := term.execute(ctx, gen, card)
 		if spec {
-			o.Late = o.Start.Sub(schedule.Add(KeyingTime[card]))
+			o.Late = o.Start.Sub(schedule.Add(keying))
 		}
 		cfg.Recorder.Record(term.index, &o)
 		switch {
