@@ -37,7 +37,7 @@ func TestPrecisionSentence(t *testing.T) {
 			want: []string{"1800 New-Orders", "wait None sends transactions without keying or think times"}},
 		"measured interval, not the planned one": {step: stopped, wait: benchv1.WaitSpec, want: []string{"169 New-Orders in 1m30s"}},
 		// The 20-step fixture's 1625.8 tpmC over 5 min: 8129 New-Orders, ±1.1 %.
-		"large run just above 1 %": {step: step(1625.8, 96.51, 5*time.Minute), wait: benchv1.WaitSpec, want: []string{"8129 New-Orders in 5m0s", "±1.1 %"}},
+		"large run just above 1 %":             {step: step(1625.8, 96.51, 5*time.Minute), wait: benchv1.WaitSpec, want: []string{"8129 New-Orders in 5m0s", "±1.1 %"}},
 		"more than 10 000 New-Orders: nothing": {step: step(2100, 97, 5*time.Minute), wait: benchv1.WaitSpec},
 		"no New-Order: nothing":                {step: step(0, 0, 2*time.Minute), wait: benchv1.WaitSpec},
 	}
