@@ -53,16 +53,20 @@ func precisionSentence(run *benchv1.BenchmarkRun, result benchv1.Result) string 
 	return out
 }
 
-// measuredMinutes is a step's measured interval in minutes: its start to its end when both are
-// recorded, else its planned duration.
+// measuredMinutes is a step's measured interval in minutes: its planned duration, unless its
+// start and end (whole seconds in the status) say it measured more than 2 s less or more, as a
+// step stopped early does.
 func measuredMinutes(s benchv1.StepResult) float64 {
-	if s.StartTime != nil && s.EndTime != nil && s.EndTime.After(s.StartTime.Time) {
-		return s.EndTime.Sub(s.StartTime.Time).Minutes()
-	}
+	planned := 0.0
 	if s.Duration != nil {
-		return s.Duration.Minutes()
+		planned = s.Duration.Minutes()
 	}
-	return 0
+	if s.StartTime != nil && s.EndTime != nil && s.EndTime.After(s.StartTime.Time) {
+		if measured := s.EndTime.Sub(s.StartTime.Time).Minutes(); planned == 0 || math.Abs(measured-planned)*60 > 2 {
+			return measured
+		}
+	}
+	return planned
 }
 
 // minutesWords writes a measured interval: "2m0s", "10m0s", "1m30s".

@@ -19,6 +19,9 @@ func TestPrecisionSentence(t *testing.T) {
 	end := metav1.NewTime(start.Add(90 * time.Second))
 	stopped := step(112.5, 109.34, 2*time.Minute)
 	stopped.StartTime, stopped.EndTime = &start, &end // stopped early: 1m30s measured of 2m planned
+	rounded := step(100.5, 97.68, 2*time.Minute)
+	end121 := metav1.NewTime(start.Add(121 * time.Second))
+	rounded.StartTime, rounded.EndTime = &start, &end121 // whole seconds: 2m0.4s can read 2m1s
 	cases := map[string]struct {
 		step   benchv1.StepResult
 		wait   benchv1.Wait
@@ -36,6 +39,7 @@ func TestPrecisionSentence(t *testing.T) {
 		"wait None is not bounded": {step: step(900, 874.8, 2*time.Minute), wait: benchv1.WaitNone,
 			want: []string{"1800 New-Orders", "wait None sends transactions without keying or think times"}},
 		"measured interval, not the planned one": {step: stopped, wait: benchv1.WaitSpec, want: []string{"169 New-Orders in 1m30s"}},
+		"a second off the plan is rounding":      {step: rounded, wait: benchv1.WaitSpec, want: []string{"201 New-Orders in 2m0s"}},
 		// The 20-step fixture's 1625.8 tpmC over 5 min: 8129 New-Orders, ±1.1 %.
 		"large run just above 1 %":             {step: step(1625.8, 96.51, 5*time.Minute), wait: benchv1.WaitSpec, want: []string{"8129 New-Orders in 5m0s", "±1.1 %"}},
 		"more than 10 000 New-Orders: nothing": {step: step(2100, 97, 5*time.Minute), wait: benchv1.WaitSpec},
