@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -105,7 +104,7 @@ func precisionNote(c Comparison) string {
 			continue
 		}
 		n := r.TpmC.Mean * minutes
-		if noise := 100 / math.Sqrt(n); noise > 1 {
+		if noise := countingNoisePercent(n); noise > 1 {
 			noisy = append(noisy, fmt.Sprintf("%s ±%.0f %% (about %.0f New-Orders a step, %d %s)", r.Database, noise, n, r.RunsSucceeded, pluralWord(int(r.RunsSucceeded), "run", "runs")))
 		}
 	}

@@ -32,7 +32,7 @@ func precisionSentence(run *benchv1.BenchmarkRun, result benchv1.Result) string 
 	if n <= 0 {
 		return ""
 	}
-	noise := 100 / math.Sqrt(n)
+	noise := countingNoisePercent(n)
 	if noise < 1 {
 		return ""
 	}
@@ -52,6 +52,11 @@ func precisionSentence(run *benchv1.BenchmarkRun, result benchv1.Result) string 
 	}
 	return out
 }
+
+// countingNoisePercent is how far, in percent, counting noise alone moves a rate measured from n
+// events: 100/√n, one standard deviation of a Poisson count (the run's precision line and the
+// comparison's precision note).
+func countingNoisePercent(n float64) float64 { return 100 / math.Sqrt(n) }
 
 // measuredMinutes is a step's measured interval in minutes: its planned duration, unless its
 // start and end (whole seconds in the status) say it measured more than 2 s less or more, as a
