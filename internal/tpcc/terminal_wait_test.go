@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 )
 
 func TestThinkTimeDistribution(t *testing.T) {
@@ -57,20 +59,27 @@ func TestKeyingAndThinkTimesGiveTheSpecCeiling(t *testing.T) {
 	}
 }
 
-// steadyEfficiency is the efficiency of spec-wait terminals in the steady state with instant
-// transactions: the deck's New-Order share of the transactions, one per mean cycle of keying and
-// think time, against 12.86 per warehouse (99.2 %: the deck's ceiling, see DeckCards).
-func steadyEfficiency() float64 {
-	var cycle, newOrder float64
+// deckMeans are the deck's mean keying time and mean cycle (keying + think), in seconds, and its
+// New-Order share.
+func deckMeans() (keying, cycle, newOrder float64) {
 	for _, c := range DeckCards {
 		p := float64(c.Cards) / DeckSize
 		tt := txTypeOf(c.Transaction)
+		keying += p * KeyingTime[tt].Seconds()
 		cycle += p * (KeyingTime[tt] + MeanThinkTime[tt]).Seconds()
 		if tt == txNewOrder {
 			newOrder = p
 		}
 	}
-	return 100 * (newOrder * 60 / cycle) * DistrictsPerWarehouse / 12.86
+	return keying, cycle, newOrder
+}
+
+// steadyEfficiency is the efficiency of spec-wait terminals in the steady state with instant
+// transactions: the deck's New-Order share of the transactions, one per mean cycle of keying and
+// think time (99.2 %: the deck's ceiling, see DeckCards).
+func steadyEfficiency() float64 {
+	_, cycle, newOrder := deckMeans()
+	return snapshot.EfficiencyPercent(newOrder*60/cycle*DistrictsPerWarehouse, 1)
 }
 
 // simulateSpecTerminals plays the spec-wait loop of Terminals.Run in virtual time with instant
@@ -108,8 +117,7 @@ func simulateSpecTerminals(rng *Rand, warm bool, warehouses, trials int, rampUp,
 			}
 		}
 	}
-	tpmC := float64(newOrders) / float64(trials) / duration.Minutes()
-	return 100 * tpmC / (12.86 * float64(warehouses))
+	return snapshot.EfficiencyPercent(float64(newOrders)/float64(trials)/duration.Minutes(), warehouses)
 }
 
 // TestWarmStartIsSteady: spec-wait terminals that start from WarmStart measure the steady state's
@@ -144,13 +152,7 @@ func TestWarmStartPhase(t *testing.T) {
 	rng := NewRand(3, 3)
 	const n = 200_000
 	var keyings, newOrderKeyings int
-	var cycle, keyingMean float64
-	for _, c := range DeckCards {
-		p := float64(c.Cards) / DeckSize
-		tt := txTypeOf(c.Transaction)
-		cycle += p * (KeyingTime[tt] + MeanThinkTime[tt]).Seconds()
-		keyingMean += p * KeyingTime[tt].Seconds()
-	}
+	keyingMean, cycle, newOrderShare := deckMeans()
 	for range n {
 		card, keying, wait := WarmStart(rng)
 		if wait <= 0 {
@@ -171,7 +173,7 @@ func TestWarmStartPhase(t *testing.T) {
 	if got, want := float64(keyings)/n, keyingMean/cycle; math.Abs(got-want) > 0.01 {
 		t.Errorf("in a keying %.3f of the time, want %.3f", got, want)
 	}
-	if got, want := float64(newOrderKeyings)/float64(keyings), 0.444*18/keyingMean; math.Abs(got-want) > 0.01 {
+	if got, want := float64(newOrderKeyings)/float64(keyings), newOrderShare*KeyingTime[txNewOrder].Seconds()/keyingMean; math.Abs(got-want) > 0.01 {
 		t.Errorf("New-Order's keying %.3f of the keyings, want %.3f", got, want)
 	}
 }

@@ -253,8 +253,8 @@ func TestTerminalsSpecWaitMeasureTheSteadyState(t *testing.T) {
 	}
 	terms.Run(context.Background())
 	m := rec.Collect(time.Now())
-	tpmC := float64(m.Completed(snapshot.NewOrder)) / m.MeasuredDuration().Minutes()
-	efficiency := 100 * tpmC / (12.86 * warehouses)
+	tpmC := snapshot.PerMinute(m.Completed(snapshot.NewOrder), m.MeasuredDuration())
+	efficiency := snapshot.EfficiencyPercent(tpmC, warehouses)
 	want := steadyEfficiency()
 	t.Logf("%d New-Orders in %v: %.1f tpmC, efficiency %.2f %% (steady state %.2f %%)", m.Completed(snapshot.NewOrder), m.MeasuredDuration(), tpmC, efficiency, want)
 	if math.Abs(efficiency-want) > 3.5 {
