@@ -21,7 +21,8 @@
 # standbys use +1 and +2), PGSYNC_SHARED_BUFFERS (per server, default 1GB), PGSYNC_WAL_COMPRESSION
 # (default off: PostgreSQL's and CloudNativePG's default, which the study keeps; on/pglz/lz4/zstd to
 # measure its cost), PGSYNC_BIN (a PostgreSQL bin directory; default the newest major under
-# /usr/lib/postgresql).
+# /usr/lib/postgresql), PGSYNC_PROMOTE_DELAY (failover: seconds between the primary's stop and the
+# promotion, default 0; failover prints both moments).
 #
 # Beyond the study's settings only sizes differ from PostgreSQL's defaults (connections, buffers,
 # work memory, WAL size and checkpoint interval, so no checkpoint lands inside a short benchmark).
@@ -207,16 +208,25 @@ cmd_failover() {
   # Immediate: the postmaster sends SIGQUIT to every backend and exits without a checkpoint,
   # as close to a lost machine as one host allows.
   as_pg "$BIN/pg_ctl" -D "$(node_dir primary)" -m immediate -w -t 60 stop >/dev/null
+  # When the primary was gone and when s1 was asked to promote (seconds since the epoch, this
+  # host's clock): no commit can be acknowledged between the two, whatever the promotion takes.
+  echo "pg-sync: primary stopped at $(date +%s.%N)"
   touch "$DIR/failed-over"
   # Alone with s2, s1 must not wait for a quorum of two standbys.
   echo "synchronous_standby_names = ''" >>"$s1/postgresql.auto.conf"
   as_pg "$BIN/pg_ctl" -D "$s1" reload >/dev/null
+  # PGSYNC_PROMOTE_DELAY (seconds) delays the promotion, as a failover manager that waits
+  # before it promotes (CloudNativePG took 12-14 s here): tests measure slow failovers with it.
+  [[ "${PGSYNC_PROMOTE_DELAY:-0}" =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "PGSYNC_PROMOTE_DELAY must be a number of seconds, got '${PGSYNC_PROMOTE_DELAY}'"
+  sleep "${PGSYNC_PROMOTE_DELAY:-0}"
+  echo "pg-sync: promoting s1 at $(date +%s.%N)"
   as_pg "$BIN/pg_ctl" -D "$s1" -w -t 60 promote >/dev/null || die "promoting s1 failed (log: $DIR/s1.log)"
   for i in $(seq 1 120); do
     [[ $(psql_port "$p1" -c "SELECT pg_is_in_recovery()" 2>/dev/null || true) == f ]] && break
     sleep 0.5
   done
   [[ $(psql_port "$p1" -c "SELECT pg_is_in_recovery()") == f ]] || die "s1 did not leave recovery"
+  echo "pg-sync: s1 out of recovery at $(date +%s.%N)"
   # s2 follows s1 on the new timeline (best effort: a standby that had received WAL s1 had not
   # would need pg_rewind; the promoted primary does not wait for it either way).
   if is_running s2; then
