@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/chunked"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
 	"github.com/tpcc-operator/tpcc-operator/internal/sla"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
@@ -263,19 +264,49 @@ func (r *BenchmarkRunReconciler) loadSeries(ctx context.Context, run *benchv1.Be
 		return v.(*stepSeries), nil
 	}
 	st := &stepSeries{Version: seriesVersion}
-	cm := &corev1.ConfigMap{}
-	err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: SeriesConfigMapName(run, index)}, cm)
+	body, found, err := r.readChunked(ctx, run, SeriesConfigMapName(run, index))
 	switch {
-	case apierrors.IsNotFound(err):
 	case err != nil:
 		return nil, err
-	default:
-		if err := gunzipJSON(cm.BinaryData[seriesKey], st); err != nil {
-			return nil, fmt.Errorf("ConfigMap %s: %w", cm.Name, err)
+	case found:
+		if err := gunzipJSON(body, st); err != nil {
+			return nil, fmt.Errorf("ConfigMap %s: %w", SeriesConfigMapName(run, index), err)
 		}
 	}
 	r.series.Store(key, st)
 	return st, nil
+}
+
+// writeChunked keeps body under seriesKey in ConfigMap name and, when it is larger than one
+// ConfigMap holds, in parts beside it (internal/chunked): a series never outgrows its store. The
+// parts are written before the first ConfigMap, which says how many there are, so a reader never
+// sees a count whose parts are missing.
+func (r *BenchmarkRunReconciler) writeChunked(ctx context.Context, run *benchv1.BenchmarkRun, name string, body []byte) error {
+	pieces := chunked.Split(body, chunked.MaxBytes)
+	for k := 1; k < len(pieces); k++ {
+		if err := r.applyConfigMap(ctx, run, chunked.PartName(name, k), nil, map[string][]byte{seriesKey: pieces[k]}); err != nil {
+			return err
+		}
+	}
+	return r.applyConfigMap(ctx, run, name, map[string]string{chunked.PartsKey: strconv.Itoa(len(pieces))}, map[string][]byte{seriesKey: pieces[0]})
+}
+
+// readChunked reads what writeChunked kept; found is false when the first ConfigMap is absent.
+func (r *BenchmarkRunReconciler) readChunked(ctx context.Context, run *benchv1.BenchmarkRun, name string) (body []byte, found bool, err error) {
+	get := func(name string) (*corev1.ConfigMap, error) {
+		cm := &corev1.ConfigMap{}
+		err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: name}, cm)
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return cm, err
+	}
+	first, err := get(name)
+	if err != nil || first == nil {
+		return nil, false, err
+	}
+	body, err = chunked.Join(first, seriesKey, get)
+	return body, err == nil, err
 }
 
 // saveSeries writes the step's series to its ConfigMap. Until it succeeds the pods keep the
@@ -284,7 +315,7 @@ func (r *BenchmarkRunReconciler) loadSeries(ctx context.Context, run *benchv1.Be
 func (r *BenchmarkRunReconciler) saveSeries(ctx context.Context, run *benchv1.BenchmarkRun, index int32, st *stepSeries) error {
 	body, err := gzipJSON(st)
 	if err == nil {
-		err = r.applyConfigMap(ctx, run, SeriesConfigMapName(run, index), nil, map[string][]byte{seriesKey: body})
+		err = r.writeChunked(ctx, run, SeriesConfigMapName(run, index), body)
 	}
 	if err != nil {
 		r.series.Delete(seriesCacheKey(run, index))
@@ -341,17 +372,16 @@ type stepSeriesOf struct {
 func (r *BenchmarkRunReconciler) readSeries(ctx context.Context, run *benchv1.BenchmarkRun) ([]byte, error) {
 	rep := seriesReport{SchemaVersion: seriesVersion, Steps: []stepSeriesOf{}}
 	for _, step := range run.Status.Steps {
-		cm := &corev1.ConfigMap{}
-		err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: SeriesConfigMapName(run, step.Index)}, cm)
-		if apierrors.IsNotFound(err) {
-			continue // a step that failed before its first interval was collected
-		}
+		body, found, err := r.readChunked(ctx, run, SeriesConfigMapName(run, step.Index))
 		if err != nil {
 			return nil, err
 		}
+		if !found {
+			continue // a step that failed before its first interval was collected
+		}
 		var st stepSeries
-		if err := gunzipJSON(cm.BinaryData[seriesKey], &st); err != nil {
-			return nil, fmt.Errorf("ConfigMap %s: %w", cm.Name, err)
+		if err := gunzipJSON(body, &st); err != nil {
+			return nil, fmt.Errorf("ConfigMap %s: %w", SeriesConfigMapName(run, step.Index), err)
 		}
 		rep.Steps = append(rep.Steps, stepSeriesOf{Index: step.Index, stepSeries: st})
 	}

@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/chunked"
 	"github.com/tpcc-operator/tpcc-operator/internal/report"
 )
 
@@ -124,7 +126,12 @@ func stepSeries(ctx context.Context, k *cluster, run *benchv1.BenchmarkRun) (*re
 		if cm == nil || len(cm.BinaryData["series.json.gz"]) == 0 {
 			continue
 		}
-		s, err := report.DecodeStepSeries(cm.BinaryData["series.json.gz"], i)
+		// A long step's series spans several ConfigMaps (internal/chunked).
+		body, err := chunked.Join(cm, "series.json.gz", func(part string) (*corev1.ConfigMap, error) { return k.configMap(ctx, run.Namespace, part) })
+		if err != nil {
+			return nil, err
+		}
+		s, err := report.DecodeStepSeries(body, i)
 		if err != nil {
 			return nil, fmt.Errorf("ConfigMap %s: %w", name, err)
 		}

@@ -33,13 +33,17 @@ const (
 	// exitLedgerFailed: the run completed and --ledger-check found a district whose orders do not
 	// match the acknowledged commits (a lost commit, or orders nobody asked for).
 	exitLedgerFailed = 4
+	// exitInconclusive: the run completed, nothing failed, but a criterion could not be judged
+	// for missing data (a bounded type with no sample, no telemetry sample for the lag bound).
+	exitInconclusive = 5
 )
 
 const runExitCodes = `
 Exit codes: 0 compliant; 1 the run failed (connection, missing data, k6 error); 2 bad input, nothing
 started; 3 the run completed and its SLA verdict is non-compliant (reasons on stdout); 4 with
 --ledger-check: the database does not hold exactly the acknowledged New-Orders (district and counts
-on stderr).
+on stderr); 5 the run completed, no criterion failed but one could not be judged for missing data
+(reasons on stdout).
 
 Extra k6 flags go after --, e.g. tpcc run … -- --out experimental-prometheus-rw
 `
@@ -265,6 +269,8 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case res.ledger != nil && !res.ledger.Verdict.Pass:
 		fmt.Fprintf(stderr, "tpcc run: --ledger-check: %v\n", res.ledger.Verdict.Error())
 		return exitLedgerFailed
+	case res.verdict.Inconclusive:
+		return exitInconclusive
 	case !res.verdict.Compliant:
 		return exitSLAFailed
 	}

@@ -45,7 +45,10 @@ func writeSummary(w io.Writer, res stepResult) {
 	writeIntervals(w, res)
 	writeLedger(w, res.ledger)
 	verdict := "COMPLIANT"
-	if !v.Compliant {
+	switch {
+	case v.Inconclusive:
+		verdict = "INCONCLUSIVE (nothing failed, but missing data leaves a criterion unjudged)"
+	case !v.Compliant:
 		verdict = "NOT COMPLIANT"
 	}
 	fmt.Fprintf(w, "\nSLA verdict: %s\n", verdict)

@@ -39,6 +39,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	precision := fs.Int("precision", 0, "stop when the bracket is this narrow (default max(1, warehouses/200))")
 	strategy := fs.String("strategy", "guided", "guided: estimate the boundary from each step's figures, narrow it with short probe steps, confirm with full-length steps | line: tpccbench's line search, every step full-length")
 	probe := fs.Duration("probe-duration", 0, "measured interval of the guided search's probe steps (default a fifth of --duration)")
+	retries := fs.Int("retries", 2, "run an inconclusive step (it failed to run, or data a criterion needs is missing) again at the same count up to this many times in a row, then stop")
 	ownArgs, k6Args := splitAtDoubleDash(args)
 	if code, ok := parse(fs, ownArgs); !ok {
 		return code
@@ -55,6 +56,9 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	if err == nil && *precision < 0 {
 		err = fmt.Errorf("--precision must be >= 0, got %d", *precision)
+	}
+	if err == nil && (*retries < 0 || *retries > 10) {
+		err = fmt.Errorf("--retries must be between 0 and 10, got %d", *retries)
 	}
 	var strat search.Strategy
 	switch *strategy {
@@ -86,6 +90,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		Probes: probeDuration < cfg.Duration, MinEfficiencyPercent: criteria.MinEfficiencyPercent, MaxErrorPercent: criteria.MaxErrorPercent}
 	var steps []search.StepOutcome
 	var searched time.Duration
+	inconclusive := 0
 	fmt.Fprintf(stdout, "%-5s %-5s %9s %7s %10s %11s %9s %-9s %s\n", "step", "kind", "measured", "active", "tpmC", "efficiency", "p/bound", "compliant", "reasons")
 	for i := 1; ; i++ {
 		d, err := search.Next(params, steps)
@@ -111,14 +116,26 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			step.Duration = probeDuration
 		}
 		searched += step.RampUp + step.Duration
-		res := runStep(ctx, stepOptions{cfg: step, criteria: criteria, listen: f.listen, k6Args: k6Args}, stderr)
+		stepCriteria := criteria
+		stepCriteria.UnmeasuredBoundsSkipped = d.Kind == search.Probe
+		res := runStep(ctx, stepOptions{cfg: step, criteria: stepCriteria, listen: f.listen, k6Args: k6Args}, stderr)
 		res.linger()
-		// A failed step counts as non-compliant and the search goes on (DESIGN.md §2 step 5).
 		compliant := res.err == nil && res.verdict.Compliant
 		reasons := strings.Join(res.verdict.Reasons, "; ")
 		if res.err != nil {
 			reasons = "run failed: " + res.err.Error()
 		}
+		// A step that failed to run or lacks data is inconclusive, as in the operator: no
+		// evidence, run again at the same count, up to --retries times in a row.
+		if res.err != nil || res.verdict.Inconclusive {
+			fmt.Fprintf(stdout, "%-5d %-5s %9v %7d %10.1f %10.2f%% %9s %-9s %s\n", i, d.Kind, step.Duration, d.Run, res.summary.TpmC, res.summary.EfficiencyPercent, "-", "inconclusive", reasons)
+			if inconclusive++; inconclusive > *retries {
+				fmt.Fprintf(stderr, "tpcc search: the step at %d active warehouses was inconclusive %d times in a row (--retries %d): no capacity from it\n", d.Run, inconclusive, *retries)
+				return exitError
+			}
+			continue
+		}
+		inconclusive = 0
 		outcome := search.StepOutcome{ActiveWarehouses: d.Run, Compliant: compliant, Kind: d.Kind}
 		if res.err == nil && res.final != nil && res.summary.TotalCompleted > 0 {
 			if merged, err := snapshot.Merge([]*snapshot.Snapshot{res.final}); err == nil {
