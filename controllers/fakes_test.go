@@ -40,6 +40,11 @@ type clientPods struct {
 	// commits, when set, is each pod's New-Order (and Payment) completions in interval i of a step
 	// measuring faults (default 10).
 	commits func(i int) int64
+	// standbys, when set, is what the sampling pods' sample of interval i reports of the standbys
+	// (default s1 and s2 streaming in quorum, s1 at replayLag(i)); sampleError, when it returns
+	// non-empty, fails interval i's sample with that error.
+	standbys    func(i int) []snapshot.Standby
+	sampleError func(i int) string
 
 	mu      sync.Mutex
 	servers map[string]*fakeClient
@@ -88,11 +93,16 @@ type fakeClient struct {
 	// scripts its intervals' completions.
 	ledger  bool
 	commits func(i int) int64
+	// standbys and sampleError script the sampling pod's samples (clientPods).
+	standbys    func(i int) []snapshot.Standby
+	sampleError func(i int) string
 
 	mu      sync.Mutex
 	started time.Time
 	stopped bool
-	marks   []snapshot.Mark
+	// stoppedAt is the measured time a stop ended the run at, before its end (0: not stopped early).
+	stoppedAt time.Duration
+	marks     []snapshot.Mark
 }
 
 func newFakeClient(t *testing.T, pod string, warehouses, active, index, count int, duration time.Duration, median time.Duration) *fakeClient {
@@ -115,7 +125,16 @@ func newFakeClient(t *testing.T, pod string, warehouses, active, index, count in
 			}
 			return nil
 		},
-		Stop: func(context.Context) error { f.mu.Lock(); f.stopped = true; f.mu.Unlock(); return nil },
+		Stop: func(context.Context) error {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			f.stopped = true
+			// A stop while measuring ends the run there, as the real client does.
+			if measured := time.Duration(float64(time.Since(f.started)) * f.speed); !f.started.IsZero() && measured < f.duration && f.stoppedAt == 0 {
+				f.stoppedAt = measured
+			}
+			return nil
+		},
 		Mark: func(_ context.Context, label string) (time.Time, error) {
 			f.mu.Lock()
 			defer f.mu.Unlock()
@@ -135,7 +154,7 @@ func newFakeClient(t *testing.T, pod string, warehouses, active, index, count in
 
 func (f *fakeClient) snapshot() (*snapshot.Snapshot, error) {
 	f.mu.Lock()
-	started := f.started
+	started, stoppedAt := f.started, f.stoppedAt
 	f.mu.Unlock()
 	s := &snapshot.Snapshot{Version: snapshot.Version, Identity: f.identity, Phase: snapshot.PhasePaused,
 		Times:        snapshot.Times{Updated: time.Now()},
@@ -152,6 +171,9 @@ func (f *fakeClient) snapshot() (*snapshot.Snapshot, error) {
 	s.Phase = snapshot.PhaseMeasuring
 	if measured >= f.duration {
 		measured, s.Phase = f.duration, snapshot.PhaseDone
+	}
+	if stoppedAt > 0 {
+		measured, s.Phase = stoppedAt, snapshot.PhaseDone
 	}
 	s.Times.MeasurementStart = started
 	s.Times.MeasuredSeconds = measured.Seconds()
@@ -276,6 +298,14 @@ func (f *fakeClient) intervals(started time.Time, measured time.Duration, done b
 				Checkpoints: &snapshot.Checkpoints{}, Sessions: &snapshot.Sessions{SyncRep: 3}}
 			if i == 2 {
 				iv.Telemetry.Checkpoints.Started = 1
+			}
+			if f.standbys != nil {
+				iv.Telemetry.Standbys = f.standbys(i)
+			}
+			if f.sampleError != nil {
+				if msg := f.sampleError(i); msg != "" {
+					iv.Telemetry = &snapshot.Telemetry{SampledAt: iv.Start, Engine: "postgres", Error: msg}
+				}
 			}
 		}
 		s.Items = append(s.Items, iv)
@@ -405,6 +435,7 @@ func runStepPods(t *testing.T, pods *clientPods, job *batchv1.Job, latency laten
 		name := fmt.Sprintf("%s-%d", job.Name, i)
 		fake := newFakeClient(t, name, warehouses, active, i, count, duration, latency(active))
 		fake.interval, fake.sampler, fake.replayLag = interval, i == sampler, pods.replayLag
+		fake.standbys, fake.sampleError = pods.standbys, pods.sampleError
 		if slices.Contains(args, "--ledger-check") { // a step measuring faults runs in real time
 			fake.ledger, fake.commits, fake.speed = true, pods.commits, 1
 		}

@@ -12,6 +12,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -170,6 +171,11 @@ func TestFaultKillPrimaryOnceAcrossRestart(t *testing.T) {
 	}
 	if !checked.Load() {
 		t.Error("the consistency check Job after the fault step was never created")
+	}
+	// SLACompliant covers every SLA the run declares: the fault step broke sla.maxUnavailability.
+	if c := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionSLACompliant); c == nil || c.Status != metav1.ConditionFalse ||
+		c.Reason != "FaultStepNonCompliant" || !strings.Contains(c.Message, "fault step 1 at 8 active warehouses is not compliant: unavailability: 7.05s") {
+		t.Errorf("SLACompliant %+v", c)
 	}
 	search, step := got.Status.Steps[0], got.Status.Steps[1]
 	if search.Fault != nil || search.Kind == benchv1.StepFault {

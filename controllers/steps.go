@@ -266,6 +266,8 @@ func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.B
 		broken = fmt.Sprintf("client snapshots cannot be merged: %v", err)
 	case len(merged.Failures) > 0:
 		broken = fmt.Sprintf("client pod %s failed: %s", merged.Failures[0].Pod, merged.Failures[0].Message)
+	default:
+		broken = cutShort(ready, snapshots, duration, jobs.Interval(run), len(faults) > 0)
 	}
 	// A broken step applies no further fault, but one under way is finished (exactly once).
 	nextFault, err := r.applyFaults(ctx, run, index, faults, series, duration, markAll(r.Config.HTTPClient, urls), broken != "")
@@ -312,11 +314,7 @@ func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.B
 		}
 		return stepOutcome{progress: liveProgress(index, active, want, merged, summary), nextFault: nextFault, series: series}, nil
 	}
-	verdict := early.Verdict
-	if merged.Phase == snapshot.PhaseDone {
-		verdict = sla.AddCheck(verdict, measuredIntervalCheck(ready, snapshots, duration, jobs.Interval(run), len(faults) > 0))
-	}
-	verdict = sla.AddCheck(verdict, seriesCheck(series))
+	verdict := sla.AddCheck(early.Verdict, seriesCheck(series))
 	for _, ch := range replicationChecks(run, r.backend(run), series) {
 		verdict = sla.AddCheck(verdict, ch)
 	}
@@ -348,25 +346,22 @@ func allEnded(snapshots []*snapshot.Snapshot) bool {
 	return true
 }
 
-// measuredIntervalCheck judges whether every pod measured the planned interval. A pod that
-// measured less by more than one series interval was stopped from outside or ended early: its
-// figures cover another interval than the step's, and the step is inconclusive. (The operator
-// stops pods only after it recorded a step.) A fault step's pods measure at one-second intervals.
-func measuredIntervalCheck(pods []corev1.Pod, snapshots []*snapshot.Snapshot, planned, interval time.Duration, faultStep bool) sla.Check {
+// cutShort says which pod, if any, ended its measured interval short of the planned one by more
+// than one series interval: stopped from outside or ended early, its figures cover another
+// interval than the step's, whatever they show. (The operator stops pods only after it recorded
+// a step, and a step the SLA ends early is recorded while its pods still measure.) A fault step's
+// pods measure at one-second intervals.
+func cutShort(pods []corev1.Pod, snapshots []*snapshot.Snapshot, planned, interval time.Duration, faultStep bool) string {
 	if faultStep {
 		interval = jobs.FaultInterval
 	}
-	ch := sla.Check{Name: "measured interval length", Status: sla.Pass,
-		Detail: fmt.Sprintf("every pod measured the planned %s (within one interval of %s)", planned, interval)}
 	for i, s := range snapshots {
 		measured := time.Duration(s.Times.MeasuredSeconds * float64(time.Second))
-		if measured < planned-interval {
-			ch.Status = sla.Inconclusive
-			ch.Detail = fmt.Sprintf("client pod %s measured %s of the planned %s: it was stopped from outside or ended early", pods[i].Name, measured.Round(time.Millisecond), planned)
-			break
+		if s.Phase == snapshot.PhaseDone && measured < planned-interval {
+			return fmt.Sprintf("client pod %s measured %s of the planned %s: it was stopped from outside or ended early", pods[i].Name, measured.Round(time.Millisecond), planned)
 		}
 	}
-	return ch
+	return ""
 }
 
 // seriesCheck judges whether the step's time series is whole: an interval some pod sealed but
