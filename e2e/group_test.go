@@ -7,7 +7,7 @@ import "testing"
 // TestFailoverSuiteAndPlugin runs side by side the cases that bring up databases of their own one
 // at a time: the failover run, the demo suite (three runs, one after the other) and the plugin's
 // run. Side by side they take as long as the suite, not the three in a row; the parallel tests
-// (TestPostgresSyncRun, TestManagerKilledDuringStep) start after them, so at most three
+// (TestPostgresSyncRun, TestClientAndManagerKilledDuringSteps) start after them, so at most three
 // PostgreSQL clusters share the machine at once.
 func TestFailoverSuiteAndPlugin(t *testing.T) {
 	t.Run("PostgresFailover", func(t *testing.T) { t.Parallel(); testPostgresFailover(t) })

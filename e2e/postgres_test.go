@@ -7,6 +7,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -116,9 +117,11 @@ func TestPostgresSyncRun(t *testing.T) {
 	}
 }
 
-// TestManagerKilledDuringStep: the manager pod dies while a step runs; its successor finishes the
-// run from status, without creating any Job twice or recording a step twice.
-func TestManagerKilledDuringStep(t *testing.T) {
+// TestClientAndManagerKilledDuringSteps: a client pod dies while step 0 measures — the step is
+// recorded inconclusive naming the failure and run again; the manager pod dies while that retry
+// measures, and its successor finishes the run from status, without creating any Job twice or
+// recording a step twice. The run ends Succeeded, its result resting on the retry.
+func TestClientAndManagerKilledDuringSteps(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t, "e2e-restart")
 	run := smallSyncRun(ns, "restart")
@@ -129,10 +132,27 @@ func TestManagerKilledDuringStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := client.ObjectKeyFromObject(run)
+	measuring := func(index int32) func(r *benchv1.BenchmarkRun) bool {
+		return func(r *benchv1.BenchmarkRun) bool {
+			c := r.Status.Current
+			return c != nil && c.Index == index && c.Elapsed != nil && c.Elapsed.Duration > 5*time.Second
+		}
+	}
 
-	waitFor(t, key, runTimeout, "a step under way", func(r *benchv1.BenchmarkRun) bool {
-		return r.Status.Current != nil && r.Status.Current.Elapsed != nil && r.Status.Current.Elapsed.Duration > 5*time.Second
-	})
+	// Step 0: its client pod goes, as an eviction or an OOM kill would take it.
+	waitFor(t, key, runTimeout, "step 0 under way", measuring(0))
+	var clients corev1.PodList
+	if err := k8s.List(ctx, &clients, client.InNamespace(ns), client.MatchingLabels{"bench.oltp.io/run": run.Name,
+		"app.kubernetes.io/component": "client", "bench.oltp.io/step": "0"}); err != nil || len(clients.Items) == 0 {
+		t.Fatalf("client pods of step 0: %v, %d", err, len(clients.Items))
+	}
+	t.Logf("killing client pod %s", clients.Items[0].Name)
+	if err := k8s.Delete(ctx, &clients.Items[0], client.GracePeriodSeconds(0)); err != nil {
+		t.Fatal(err)
+	}
+
+	// Step 1, the retry: the manager goes.
+	waitFor(t, key, runTimeout, "step 1 under way", measuring(1))
 	var managers corev1.PodList
 	if err := k8s.List(ctx, &managers, client.InNamespace(operatorNamespace),
 		client.MatchingLabels{"app.kubernetes.io/name": "tpcc-operator", "app.kubernetes.io/component": "manager"}); err != nil {
@@ -153,13 +173,24 @@ func TestManagerKilledDuringStep(t *testing.T) {
 	})
 	seen := map[int32]bool{}
 	for _, s := range done.Status.Steps {
+		t.Logf("step %d: %s, attempt %d, %d active warehouses, tpmC %.1f, reasons %q", s.Index, s.Verdict, s.Attempt, s.ActiveWarehouses, s.TpmC, s.Reasons)
 		if seen[s.Index] {
 			t.Errorf("step %d recorded twice: %+v", s.Index, done.Status.Steps)
 		}
 		seen[s.Index] = true
 	}
-	if len(done.Status.Steps) != 1 || done.Status.Steps[0].TpmC <= 0 {
-		t.Errorf("steps = %+v, want exactly one with tpmC > 0", done.Status.Steps)
+	if len(done.Status.Steps) != 2 {
+		t.Fatalf("steps = %+v, want the inconclusive step and its retry", done.Status.Steps)
+	}
+	killed, retry := done.Status.Steps[0], done.Status.Steps[1]
+	if killed.Verdict != benchv1.VerdictInconclusive || len(killed.Reasons) == 0 || !strings.Contains(killed.Reasons[0], "client") {
+		t.Errorf("step 0 = %s %q, want inconclusive naming the client", killed.Verdict, killed.Reasons)
+	}
+	if retry.Verdict == benchv1.VerdictInconclusive || retry.Attempt != 2 || retry.ActiveWarehouses != killed.ActiveWarehouses || retry.TpmC <= 0 {
+		t.Errorf("step 1 = %s attempt %d at %d warehouses, tpmC %.1f; want a conclusive retry", retry.Verdict, retry.Attempt, retry.ActiveWarehouses, retry.TpmC)
+	}
+	if r := done.Status.Result; r == nil || (r.Step != nil && *r.Step != 1) || slices.Contains(r.RestsOn, 0) {
+		t.Errorf("result %+v: want it resting on the retry", r)
 	}
 	time.Sleep(2 * time.Second) // one more pass of the Job watcher
 	for name, uids := range jobs.snapshot() {
@@ -168,8 +199,10 @@ func TestManagerKilledDuringStep(t *testing.T) {
 			t.Errorf("Job %s was created %d times", name, uids)
 		}
 	}
-	if _, ok := jobs.snapshot()[run.Name+"-step-0"]; !ok {
-		t.Errorf("the watcher never saw Job %s-step-0: %v", run.Name, jobs.snapshot())
+	for _, job := range []string{run.Name + "-step-0", run.Name + "-step-1"} {
+		if _, ok := jobs.snapshot()[job]; !ok {
+			t.Errorf("the watcher never saw Job %s: %v", job, jobs.snapshot())
+		}
 	}
 }
 
