@@ -82,6 +82,13 @@ func testPostgresFailover(t *testing.T) {
 	for tx, st := range m.LatencyAfter {
 		t.Logf("  minute after: %-12s count %5d p50 %-8s p90 %-8s p99 %-8s max %s", tx, st.Count, st.P50.Duration, st.P90.Duration, st.P99.Duration, st.Max.Duration)
 	}
+	// The outage is measured from the acknowledged commits in the clients' clock, around the mark
+	// every client pod recorded right before the deletion.
+	if m.UnavailabilityMethod != "commits" || m.UnavailableFrom == nil || inj.ClientTime == nil {
+		t.Errorf("outage measured by %q from %v (client time of the fault %v): want it from the clients' commits", m.UnavailabilityMethod, m.UnavailableFrom, inj.ClientTime)
+	} else {
+		t.Logf("last commit before the outage %s after the fault's mark", m.UnavailableFrom.Sub(inj.ClientTime.Time))
+	}
 	if m.Unavailability.Duration < time.Second || m.BaselineNewOrdersPerSecond <= 0 {
 		t.Errorf("unavailability %s, baseline %.2f/s: a killed primary stops commits for a while", m.Unavailability.Duration, m.BaselineNewOrdersPerSecond)
 	}
