@@ -35,8 +35,8 @@ var (
 		Name: "tpcc_run_max_compliant_warehouses", Help: "The result: the largest SLA-compliant active warehouse count (0 if none).",
 	}, []string{"namespace", "run"})
 	stepsRecorded = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "tpcc_run_steps_recorded_total", Help: "Steps this manager process recorded, by verdict (compliant true or false).",
-	}, []string{"namespace", "run", "compliant"})
+		Name: "tpcc_run_steps_recorded_total", Help: "Steps this manager process recorded, by compliance (true or false) and verdict (Compliant, NonCompliant, Inconclusive).",
+	}, []string{"namespace", "run", "compliant", "verdict"})
 )
 
 // Per run while a step runs (status.current), gone when the step is recorded or the run ends:
@@ -239,12 +239,12 @@ func counterValue(c prometheus.Counter) float64 {
 }
 
 // recordStepRecorded counts a step this process appended to status.
-func recordStepRecorded(run *benchv1.BenchmarkRun, compliant bool) {
-	verdict := "false"
-	if compliant {
-		verdict = "true"
+func recordStepRecorded(run *benchv1.BenchmarkRun, step *benchv1.StepResult) {
+	compliant := "false"
+	if step.Compliant {
+		compliant = "true"
 	}
-	stepsRecorded.WithLabelValues(run.Namespace, run.Name, verdict).Inc()
+	stepsRecorded.WithLabelValues(run.Namespace, run.Name, compliant, string(step.EffectiveVerdict())).Inc()
 }
 
 // forgetLive drops a run's live step series (the step ended, or the run did).

@@ -106,7 +106,7 @@ func recordSampleRun(namespace, name string) *benchv1.BenchmarkRun {
 	run := metricsRun(namespace, name)
 	recordMetrics(run)
 	recordLiveTelemetry(run, metricsSeries())
-	recordStepRecorded(run, true)
+	recordStepRecorded(run, &benchv1.StepResult{Compliant: true, Verdict: benchv1.VerdictCompliant})
 	return run
 }
 
@@ -121,23 +121,23 @@ func TestMetricsFollowStatusAndSeries(t *testing.T) {
 	}
 	phases["tpcc_run_phase{phase=Running}"] = 1
 	want := map[string]float64{
-		"tpcc_run_steps{}":                                          1,
-		"tpcc_run_last_step_tpmc{}":                                 125.5,
-		"tpcc_run_last_step_efficiency_percent{}":                   97.59,
-		"tpcc_run_last_step_p90_seconds{transaction=NewOrder}":      0.04,
-		"tpcc_run_last_step_p90_seconds{transaction=Payment}":       0.02,
-		"tpcc_run_max_compliant_warehouses{}":                       10,
-		"tpcc_run_steps_recorded_total{compliant=true}":             1,
-		"tpcc_run_current_step_tpmc{}":                              150.2,
-		"tpcc_run_current_step_active_warehouses{}":                 12,
-		"tpcc_run_current_step_elapsed_seconds{}":                   90,
-		"tpcc_run_current_step_p90_seconds{transaction=NewOrder}":   0.055,
-		"tpcc_run_current_step_p90_seconds{transaction=StockLevel}": 0.25,
-		"tpcc_run_current_step_replay_lag_seconds{standby=pg-2}":    0.03,
-		"tpcc_run_current_step_wal_bytes_per_second{}":              2113024,
-		"tpcc_run_current_step_checkpoints_total{}":                 2,
-		"tpcc_run_current_step_sync_rep_waiters{}":                  9,
-		"tpcc_run_current_step_database_cpu_cores{pod=pg-1}":        0.85,
+		"tpcc_run_steps{}":                                                1,
+		"tpcc_run_last_step_tpmc{}":                                       125.5,
+		"tpcc_run_last_step_efficiency_percent{}":                         97.59,
+		"tpcc_run_last_step_p90_seconds{transaction=NewOrder}":            0.04,
+		"tpcc_run_last_step_p90_seconds{transaction=Payment}":             0.02,
+		"tpcc_run_max_compliant_warehouses{}":                             10,
+		"tpcc_run_steps_recorded_total{compliant=true,verdict=Compliant}": 1,
+		"tpcc_run_current_step_tpmc{}":                                    150.2,
+		"tpcc_run_current_step_active_warehouses{}":                       12,
+		"tpcc_run_current_step_elapsed_seconds{}":                         90,
+		"tpcc_run_current_step_p90_seconds{transaction=NewOrder}":         0.055,
+		"tpcc_run_current_step_p90_seconds{transaction=StockLevel}":       0.25,
+		"tpcc_run_current_step_replay_lag_seconds{standby=pg-2}":          0.03,
+		"tpcc_run_current_step_wal_bytes_per_second{}":                    2113024,
+		"tpcc_run_current_step_checkpoints_total{}":                       2,
+		"tpcc_run_current_step_sync_rep_waiters{}":                        9,
+		"tpcc_run_current_step_database_cpu_cores{pod=pg-1}":              0.85,
 	}
 	for k, v := range phases {
 		want[k] = v

@@ -138,7 +138,7 @@ func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv
 	}); err != nil {
 		return false, ctrl.Result{}, err
 	}
-	recordStepRecorded(run, record.Compliant)
+	recordStepRecorded(run, record)
 	eventType := corev1.EventTypeNormal
 	if record.Verdict == benchv1.VerdictInconclusive {
 		eventType = corev1.EventTypeWarning
