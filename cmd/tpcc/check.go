@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
 
@@ -16,6 +19,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	t.register(fs)
 	loadTime := fs.Bool("load-time", false, "also check 3.3.2.11, valid only before any Delivery has run")
 	chunk := fs.Int("chunk", 10, "warehouses per snapshot transaction")
+	datasetJSON := fs.String("dataset-json", "", "after the check, write the dataset's identity (engine, schema version, warehouses, load seed) and the rows the workload grew since the load, as JSON, to this file (a run's check Job: /dev/termination-log)")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -35,7 +39,21 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "tpcc check: %v\n", err)
 		return 1
 	}
-	if !tpcc.WriteCheckReport(stdout, res) {
+	passed := tpcc.WriteCheckReport(stdout, res)
+	if *datasetJSON != "" {
+		ds, err := tpcc.ReadDataset(ctx, d, t.url)
+		if err != nil {
+			fmt.Fprintf(stderr, "tpcc check: --dataset-json: %s\n", snapshot.RedactCredentials(err.Error()))
+			return 1
+		}
+		body, _ := json.Marshal(ds)
+		if err := os.WriteFile(*datasetJSON, body, 0o644); err != nil {
+			fmt.Fprintf(stderr, "tpcc check: --dataset-json: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "dataset: %s, schema %d, %d warehouses, seed %d, growth since the load %v\n", ds.Engine, ds.SchemaVersion, ds.Warehouses, ds.Seed, ds.Growth())
+	}
+	if !passed {
 		fmt.Fprintf(stdout, "FAIL: warehouses %d-%d are not consistent\n", t.from, t.to)
 		return 1
 	}

@@ -3,11 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/tpcc-operator/tpcc-operator/internal/pgtest"
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 )
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -94,5 +100,64 @@ func TestLoadAndCheckCommands(t *testing.T) {
 	code, stdout, stderr = runCLI(t, "check", "--engine", "postgres", "--url", url, "--warehouses", "2", "--load-time")
 	if code != 0 || strings.Count(stdout, "PASS") != 14 {
 		t.Errorf("check: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+
+	// The dataset: the load's identity, and what rows were added or removed since.
+	dsFile := filepath.Join(t.TempDir(), "dataset.json")
+	readDataset := func(consistent bool) snapshot.Dataset {
+		t.Helper()
+		code, stdout, stderr := runCLI(t, "check", "--engine", "postgres", "--url", url, "--warehouses", "2", "--dataset-json", dsFile)
+		if (code == 0) != consistent || !strings.Contains(stdout, "dataset: postgres, schema 1, 2 warehouses, seed 3") {
+			t.Fatalf("check --dataset-json: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+		}
+		body, err := os.ReadFile(dsFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ds snapshot.Dataset
+		if err := json.Unmarshal(body, &ds); err != nil {
+			t.Fatal(err)
+		}
+		return ds
+	}
+	ds := readDataset(true)
+	want := map[string]int64{"orders": 60000, "history": 60000, "new_order": 18000}
+	for table, n := range want {
+		if ds.Rows[table] != n || ds.Loaded[table] != n || ds.Growth()[table] != 0 {
+			t.Errorf("%s: %d rows, %d loaded, growth %d; want %d and none", table, ds.Rows[table], ds.Loaded[table], ds.Growth()[table], n)
+		}
+	}
+	for _, tc := range []struct {
+		engine     string
+		warehouses int
+		want       string
+	}{
+		{"postgres", 2, ""},
+		{"postgres", 4, "the database holds 2 loaded warehouses, the run asks for 4"},
+		{"cockroach", 2, "the database holds a postgres dataset, the run is cockroach"},
+	} {
+		if m := ds.Mismatch(tc.engine, tc.warehouses); m != tc.want {
+			t.Errorf("Mismatch(%s, %d) = %q, want %q", tc.engine, tc.warehouses, m, tc.want)
+		}
+	}
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for _, q := range []string{"UPDATE tpcc_meta SET finished = false",
+		"INSERT INTO history SELECT * FROM history LIMIT 5", "DELETE FROM new_order WHERE no_o_id = 2101 AND no_d_id = 1 AND no_w_id = 1"} {
+		if _, err := conn.Exec(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	// Rows added and removed by hand break the consistency conditions (the check fails) but the
+	// dataset is still reported, with its growth.
+	ds = readDataset(false)
+	if g := ds.Growth(); g["history"] != 5 || g["new_order"] != -1 || g["orders"] != 0 {
+		t.Errorf("growth %v, want history +5, new_order -1", g)
+	}
+	if m := ds.Mismatch("postgres", 2); m != "the load of the database never finished (its indexes are missing)" {
+		t.Errorf("mismatch of an unfinished load: %q", m)
 	}
 }

@@ -342,6 +342,9 @@ func ydbQueriesOfTheCode() map[string]ydbQuery {
 	for i, s := range SecondaryIndexDDL(YDB) {
 		qs[fmt.Sprintf("finish: index %d", i)] = ydbQuery{body: s}
 	}
+	for _, g := range grownTables {
+		qs["dataset: count "+g.table.Name] = ydbQuery{body: datasetCountSQL(YDB, g.table)}
+	}
 	return qs
 }
 
