@@ -111,7 +111,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			step.Duration = probeDuration
 		}
 		searched += step.RampUp + step.Duration
-		res := runStep(ctx, stepOptions{cfg: step, criteria: criteria, listen: f.listen, k6Args: k6Args}, stderr)
+		res := runStep(ctx, stepOptions{cfg: step, criteria: criteria, listen: f.listen, controlToken: f.controlToken, k6Args: k6Args}, stderr)
 		res.linger()
 		// A failed step counts as non-compliant and the search goes on (DESIGN.md §2 step 5).
 		compliant := res.err == nil && res.verdict.Compliant
