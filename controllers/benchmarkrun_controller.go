@@ -37,6 +37,9 @@ type Config struct {
 	SnapshotURL func(podIP string) string
 	// HTTPClient fetches snapshots.
 	HTTPClient *http.Client
+	// ClientNetworkPolicy, when set, makes each run a NetworkPolicy that admits only these pods —
+	// the operator's — to its client pods' snapshot port (control.go).
+	ClientNetworkPolicy *jobs.OperatorPods
 }
 
 // DefaultConfig is the configuration without flags.
@@ -61,6 +64,9 @@ type BenchmarkRunReconciler struct {
 	// series holds the time series of the steps under way (*stepSeries by run UID and step), a
 	// copy of what their series ConfigMaps store.
 	series sync.Map
+	// controlTokens holds each run's control token (controlToken by run name), read once from its
+	// Secret.
+	controlTokens sync.Map
 }
 
 // +kubebuilder:rbac:groups=bench.oltp.io,resources=benchmarkruns,verbs=get;list;watch;update;patch
@@ -81,6 +87,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
 		if apierrors.IsNotFound(err) {
 			forgetMetrics(req.Namespace, req.Name)
+			r.forgetControlToken(req.NamespacedName)
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err

@@ -148,7 +148,7 @@ func TestStepJob(t *testing.T) {
 	if !slices.Contains(c.Args, "--paused") {
 		t.Error("client pods must start paused")
 	}
-	if c.ReadinessProbe == nil || c.ReadinessProbe.HTTPGet.Path != "/v1/snapshot" {
+	if c.ReadinessProbe == nil || c.ReadinessProbe.HTTPGet.Path != "/healthz" {
 		t.Errorf("readiness probe = %+v", c.ReadinessProbe)
 	}
 	if c.Resources.Requests.Memory().IsZero() || c.Resources.Limits.Memory().Cmp(*c.Resources.Requests.Memory()) <= 0 {
@@ -172,11 +172,14 @@ func TestPlainURLAndCertificates(t *testing.T) {
 		VolumeMounts: []corev1.VolumeMount{{Name: "certs", MountPath: "/certs", ReadOnly: true}}}
 	spec := StepJob(testRun(1), 0, 1, 0, conn, Config{}).Spec.Template.Spec
 	c := spec.Containers[0]
-	if c.Env[0].Value != conn.URL || c.Env[0].ValueFrom != nil || len(spec.Volumes) != 1 || len(c.VolumeMounts) != 1 {
+	if c.Env[0].Value != conn.URL || c.Env[0].ValueFrom != nil || len(spec.Volumes) != 2 || len(c.VolumeMounts) != 2 || spec.Volumes[0].Name != "certs" {
 		t.Errorf("env %+v volumes %+v mounts %+v", c.Env, spec.Volumes, c.VolumeMounts)
 	}
 	if arg(t, c.Args, "--engine") != "cockroach" {
 		t.Errorf("args = %v", c.Args)
+	}
+	if len(conn.Volumes) != 1 || len(conn.VolumeMounts) != 1 {
+		t.Errorf("the connection's own volumes changed: %+v %+v", conn.Volumes, conn.VolumeMounts)
 	}
 }
 
