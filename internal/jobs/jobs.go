@@ -199,13 +199,18 @@ func Interval(run *benchv1.BenchmarkRun) time.Duration {
 }
 
 // ProbeDuration is the measured interval of the guided search's probe steps: search.probeDuration,
-// default a fifth of workload.duration (at least one second, at most the whole duration).
+// default a fifth of workload.duration — at least benchv1.MinSpecProbeDuration (one New-Order
+// cycle) with wait Spec, at least one second with wait None, at most the whole duration.
 func ProbeDuration(run *benchv1.BenchmarkRun) time.Duration {
 	duration, _ := Durations(run)
 	if p := run.Spec.Search.ProbeDuration; p != nil {
 		return min(p.Duration, duration)
 	}
-	return min(max(duration/5, time.Second), duration)
+	floor := time.Second
+	if run.Spec.Workload.Wait != benchv1.WaitNone {
+		floor = benchv1.MinSpecProbeDuration
+	}
+	return min(max(duration/5, floor), duration)
 }
 
 func newJob(run *benchv1.BenchmarkRun, name, component string, conn engines.Connection, cfg Config, args []string) *batchv1.Job {
