@@ -16,8 +16,13 @@ import (
 	"sync"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
 )
 
 const (
@@ -262,7 +267,8 @@ func TestChartValues(t *testing.T) {
 		{
 			name: "defaults: leader election, all namespaces, the manager's own client image",
 			check: func(t *testing.T, objs []*unstructured.Unstructured) {
-				want := []string{"--leader-elect", "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081"}
+				want := []string{"--leader-elect", "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081",
+					"--client-network-policy", "--operator-pod-labels=app.kubernetes.io/name=tpcc-operator,app.kubernetes.io/component=manager"}
 				if got := args(t, objs); !reflect.DeepEqual(got, want) {
 					t.Errorf("args = %v, want %v", got, want)
 				}
@@ -307,6 +313,56 @@ func TestChartValues(t *testing.T) {
 				}
 				if !namespaces["team-a"] || !namespaces["team-b"] || len(namespaces) != 2 {
 					t.Errorf("manager RoleBindings in %v, want team-a and team-b", namespaces)
+				}
+			},
+		},
+		{
+			name: "network policy by default: the manager makes one per run, admitting its own pods",
+			check: func(t *testing.T, objs []*unstructured.Unstructured) {
+				// --operator-pod-labels selects the Deployment's pods, and POD_NAMESPACE is theirs.
+				podLabels := managerPodLabels(t, objs)
+				flag := strings.TrimPrefix(args(t, objs)[4], "--operator-pod-labels=")
+				for _, kv := range strings.Split(flag, ",") {
+					k, v, _ := strings.Cut(kv, "=")
+					if podLabels[k] != v {
+						t.Errorf("--operator-pod-labels %s=%s does not select the manager's pods %v", k, v, podLabels)
+					}
+				}
+				env, _, _ := unstructured.NestedSlice(managerContainer(t, objs), "env")
+				want := []any{map[string]any{"name": "POD_NAMESPACE", "valueFrom": map[string]any{"fieldRef": map[string]any{"fieldPath": "metadata.namespace"}}}}
+				if !reflect.DeepEqual(env, want) {
+					t.Errorf("env %v, want POD_NAMESPACE from the pod's namespace", env)
+				}
+				if n := len(ofKind(objs, "NetworkPolicy")); n != 0 {
+					t.Errorf("%d NetworkPolicies without watchNamespaces: the chart cannot know the runs' namespaces", n)
+				}
+			},
+		},
+		{
+			name: "network policy in each watched namespace admits only the manager to the client pods' port",
+			sets: []string{"watchNamespaces={team-a,team-b}"},
+			check: func(t *testing.T, objs []*unstructured.Unstructured) {
+				policies := ofKind(objs, "NetworkPolicy")
+				if len(policies) != 2 || policies[0].GetNamespace() != "team-a" || policies[1].GetNamespace() != "team-b" {
+					t.Fatalf("NetworkPolicies %v, want one in team-a and one in team-b", policies)
+				}
+				for _, np := range policies {
+					if np.GetName() != release+"-client-ingress" {
+						t.Errorf("NetworkPolicy %s", np.GetName())
+					}
+					checkClientPolicy(t, np, managerPodLabels(t, objs))
+				}
+			},
+		},
+		{
+			name: "network policy off: neither the flag nor the policies",
+			sets: []string{"networkPolicy.enabled=false", "watchNamespaces={team-a}"},
+			check: func(t *testing.T, objs []*unstructured.Unstructured) {
+				if got := strings.Join(args(t, objs), " "); strings.Contains(got, "network-policy") || strings.Contains(got, "operator-pod-labels") {
+					t.Errorf("args %q", got)
+				}
+				if n := len(ofKind(objs, "NetworkPolicy")); n != 0 {
+					t.Errorf("%d NetworkPolicies rendered although disabled", n)
 				}
 			},
 		},
@@ -469,6 +525,104 @@ func TestChartValues(t *testing.T) {
 			tt.check(t, mustRender(t, tt.sets...))
 		})
 	}
+}
+
+// managerPodLabels are the labels of the Deployment's pods.
+func managerPodLabels(t *testing.T, objs []*unstructured.Unstructured) map[string]string {
+	t.Helper()
+	deploy := find(objs, "Deployment", release+"-controller-manager")
+	labels, _, _ := unstructured.NestedStringMap(deploy.Object, "spec", "template", "metadata", "labels")
+	return labels
+}
+
+// checkClientPolicy: the policy selects a real step's client pods (and not the loader's), isolates
+// them for ingress only, and admits only pods with the manager's labels in the release namespace,
+// on the snapshot port.
+func checkClientPolicy(t *testing.T, np *unstructured.Unstructured, managerLabels map[string]string) {
+	t.Helper()
+	run := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Namespace: np.GetNamespace(), Name: "r"},
+		Spec: benchv1.BenchmarkRunSpec{Database: benchv1.DatabaseSpec{Engine: benchv1.EnginePostgreSQL}, Workload: benchv1.WorkloadSpec{Warehouses: 10}}}
+	conn := engines.Connection{Engine: "postgres", URL: "postgres://h/db"}
+	clientPods := jobs.StepJob(run, 0, 10, 0, conn, jobs.Config{}).Spec.Template.Labels
+	loaderPods := jobs.LoaderJob(run, conn, jobs.Config{}).Spec.Template.Labels
+	selector, _, _ := unstructured.NestedStringMap(np.Object, "spec", "podSelector", "matchLabels")
+	selects := func(labels map[string]string) bool {
+		for k, v := range selector {
+			if labels[k] != v {
+				return false
+			}
+		}
+		return len(selector) > 0
+	}
+	if !selects(clientPods) || selects(loaderPods) {
+		t.Errorf("podSelector %v: selects client pods %v: %v, loader pods %v: %v; want only the clients", selector, clientPods, selects(clientPods), loaderPods, selects(loaderPods))
+	}
+	types, _, _ := unstructured.NestedStringSlice(np.Object, "spec", "policyTypes")
+	if !reflect.DeepEqual(types, []string{"Ingress"}) {
+		t.Errorf("policyTypes %v, want [Ingress]: egress to the database stays open", types)
+	}
+	ingress, _, _ := unstructured.NestedSlice(np.Object, "spec", "ingress")
+	if len(ingress) != 1 {
+		t.Fatalf("ingress %v, want one rule", ingress)
+	}
+	rule := ingress[0].(map[string]any)
+	from, _ := rule["from"].([]any)
+	ports, _ := rule["ports"].([]any)
+	if len(from) != 1 || len(ports) != 1 {
+		t.Fatalf("rule %v: want one peer and one port", rule)
+	}
+	peer := from[0].(map[string]any)
+	ns, _, _ := unstructured.NestedStringMap(peer, "namespaceSelector", "matchLabels")
+	pods, _, _ := unstructured.NestedStringMap(peer, "podSelector", "matchLabels")
+	if !reflect.DeepEqual(ns, map[string]string{"kubernetes.io/metadata.name": namespace}) || len(pods) == 0 {
+		t.Errorf("peer %v: want the release namespace and the manager's pod labels", peer)
+	}
+	for k, v := range pods {
+		if managerLabels[k] != v {
+			t.Errorf("peer podSelector %s=%s does not select the manager's pods %v", k, v, managerLabels)
+		}
+	}
+	port := ports[0].(map[string]any)
+	if fmt.Sprint(port["port"]) != fmt.Sprint(jobs.SnapshotPort) || port["protocol"] != "TCP" {
+		t.Errorf("port %v, want TCP %d", port, jobs.SnapshotPort)
+	}
+}
+
+// TestNetworkPolicyKustomizeMatchesTheChart: config/networkpolicy, for kustomize users, is the
+// policy the chart renders into a watched namespace.
+func TestNetworkPolicyKustomizeMatchesTheChart(t *testing.T) {
+	_, kubectlPath := tools(t)
+	out, err := exec.Command(kubectlPath, "kustomize", filepath.Join(repoRoot, "config/networkpolicy")).Output()
+	if err != nil {
+		t.Fatalf("kubectl kustomize config/networkpolicy: %v%s", err, stderr(err))
+	}
+	kustomized := decode(t, out)
+	chart := ofKind(mustRender(t, "watchNamespaces={team-a}"), "NetworkPolicy")
+	if len(kustomized) != 1 || len(chart) != 1 {
+		t.Fatalf("kustomize renders %d objects, the chart %d NetworkPolicies; want 1 and 1", len(kustomized), len(chart))
+	}
+	if kustomized[0].GetName() != chart[0].GetName() {
+		t.Errorf("names: kustomize %s, chart %s", kustomized[0].GetName(), chart[0].GetName())
+	}
+	if g, w := field(t, chart[0], "spec"), field(t, kustomized[0], "spec"); !reflect.DeepEqual(g, w) {
+		t.Errorf("spec differs:\nchart:     %v\nkustomize: %v", g, w)
+	}
+	// The manager of config/default is the one admitted.
+	defaults, err := exec.Command(kubectlPath, "kustomize", kustomizeDirectory).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var managerLabels map[string]string
+	for _, o := range decode(t, defaults) {
+		if o.GetKind() == "Deployment" {
+			managerLabels, _, _ = unstructured.NestedStringMap(o.Object, "spec", "template", "metadata", "labels")
+			if o.GetNamespace() != namespace {
+				t.Errorf("config/default's manager runs in %s, config/networkpolicy admits %s", o.GetNamespace(), namespace)
+			}
+		}
+	}
+	kustomized[0].SetNamespace("team-a")
+	checkClientPolicy(t, kustomized[0], managerLabels)
 }
 
 func TestChartRejectsBadValues(t *testing.T) {

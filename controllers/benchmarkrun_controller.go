@@ -40,6 +40,9 @@ type Config struct {
 	SnapshotURL func(podIP string) string
 	// HTTPClient fetches snapshots.
 	HTTPClient *http.Client
+	// ClientNetworkPolicy, when set, makes each run a NetworkPolicy that admits only these pods —
+	// the operator's — to its client pods' snapshot port (control.go).
+	ClientNetworkPolicy *jobs.OperatorPods
 }
 
 // DefaultConfig is the configuration without flags.
@@ -64,6 +67,9 @@ type BenchmarkRunReconciler struct {
 	// series holds the time series of the steps under way (*stepSeries by run UID and step), a
 	// copy of what their series ConfigMaps store.
 	series sync.Map
+	// controlTokens holds each run's control token (controlToken by run name), read once from its
+	// Secret.
+	controlTokens sync.Map
 }
 
 // +kubebuilder:rbac:groups=bench.oltp.io,resources=benchmarkruns,verbs=get;list;watch;update;patch
@@ -84,6 +90,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
 		if apierrors.IsNotFound(err) {
 			forgetMetrics(req.Namespace, req.Name)
+			r.forgetControlToken(req.NamespacedName)
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err
@@ -120,7 +127,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 
 // reconcileOwnership checks, before the run writes anything, that no object of a name it will
 // write exists that is not its own: the database's vendor objects, the loader and check Jobs, the
-// report ConfigMap. A conflict fails the run (DatabaseConflict, ObjectConflict) with nothing
+// report ConfigMap, the control Secret. A conflict fails the run (DatabaseConflict, ObjectConflict) with nothing
 // written. Objects named per step are checked when each is written.
 func (r *BenchmarkRunReconciler) reconcileOwnership(ctx context.Context, run *benchv1.BenchmarkRun) (bool, ctrl.Result, error) {
 	if run.Status.Database != nil {
@@ -139,6 +146,7 @@ func (r *BenchmarkRunReconciler) reconcileOwnership(ctx context.Context, run *be
 	for _, obj := range []client.Object{
 		jobs.LoaderJob(run, conn, r.Config.Jobs), jobs.CheckJob(run, conn, r.Config.Jobs),
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: ReportConfigMapName(run), Namespace: run.Namespace}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: jobs.ControlSecretName(run), Namespace: run.Namespace}},
 	} {
 		if err := checkOwned(ctx, r.APIReader, r.Scheme, run, obj, benchv1.ReasonObjectConflict); err != nil {
 			return false, ctrl.Result{}, err

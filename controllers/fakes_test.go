@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -45,6 +47,8 @@ type clientPods struct {
 	// non-empty, fails interval i's sample with that error.
 	standbys    func(i int) []snapshot.Standby
 	sampleError func(i int) string
+	// speed, when set, is how many measured seconds pass per wall second (default 60).
+	speed float64
 
 	mu      sync.Mutex
 	servers map[string]*fakeClient
@@ -60,6 +64,13 @@ func (c *clientPods) url(podIP string) string {
 		return s.server.URL
 	}
 	return "http://127.0.0.1:1" // nothing listens: an unreachable pod
+}
+
+// server is the fake behind a pod IP.
+func (c *clientPods) server(podIP string) *fakeClient {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.servers[podIP]
 }
 
 func (c *clientPods) add(f *fakeClient) string {
@@ -97,15 +108,21 @@ type fakeClient struct {
 	standbys    func(i int) []snapshot.Standby
 	sampleError func(i int) string
 
+	// token is the run's control token, read from the Secret the pod mounts; the fake serves, like
+	// the real client, nothing but /healthz to a request without it (snapshot.RequireToken).
+	// refused counts the requests it turned away.
+	token   string
+	refused atomic.Int32
+
 	mu      sync.Mutex
 	started time.Time
 	stopped bool
-	// stoppedAt is the measured time a stop ended the run at, before its end (0: not stopped early).
-	stoppedAt time.Duration
+	// stoppedAt ends the measured interval early, as POST /v1/stop does in the real client.
+	stoppedAt time.Time
 	marks     []snapshot.Mark
 }
 
-func newFakeClient(t *testing.T, pod string, warehouses, active, index, count int, duration time.Duration, median time.Duration) *fakeClient {
+func newFakeClient(t *testing.T, pod, token string, warehouses, active, index, count int, duration time.Duration, median time.Duration) *fakeClient {
 	r, err := shard.Of(active, index, count)
 	if err != nil {
 		t.Fatal(err)
@@ -113,9 +130,9 @@ func newFakeClient(t *testing.T, pod string, warehouses, active, index, count in
 	f := &fakeClient{
 		identity: snapshot.Identity{Pod: pod, Engine: "postgres", Warehouses: warehouses, WarehouseFrom: r.From, WarehouseTo: r.To,
 			ActiveWarehouses: active, Terminals: 10 * r.Len(), Wait: snapshot.WaitSpec},
-		duration: duration, speed: 60, median: median, seed: uint64(index + 1),
+		duration: duration, speed: 60, median: median, seed: uint64(index + 1), token: token,
 	}
-	f.server = httptest.NewServer(snapshot.NewHandler(snapshot.Control{
+	handler := snapshot.RequireToken(snapshot.NewHandler(snapshot.Control{
 		Snapshot: f.snapshot,
 		Start: func(context.Context) error {
 			f.mu.Lock()
@@ -129,9 +146,8 @@ func newFakeClient(t *testing.T, pod string, warehouses, active, index, count in
 			f.mu.Lock()
 			defer f.mu.Unlock()
 			f.stopped = true
-			// A stop while measuring ends the run there, as the real client does.
-			if measured := time.Duration(float64(time.Since(f.started)) * f.speed); !f.started.IsZero() && measured < f.duration && f.stoppedAt == 0 {
-				f.stoppedAt = measured
+			if !f.started.IsZero() && f.stoppedAt.IsZero() {
+				f.stoppedAt = time.Now()
 			}
 			return nil
 		},
@@ -147,6 +163,12 @@ func newFakeClient(t *testing.T, pod string, warehouses, active, index, count in
 			f.marks = append(f.marks, snapshot.Mark{Label: label, Time: now})
 			return now, nil
 		},
+	}), token)
+	f.server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != snapshot.PathHealth && r.Header.Get("Authorization") != "Bearer "+token {
+			f.refused.Add(1)
+		}
+		handler.ServeHTTP(w, r)
 	}))
 	t.Cleanup(f.server.Close)
 	return f
@@ -167,13 +189,17 @@ func (f *fakeClient) snapshot() (*snapshot.Snapshot, error) {
 		}
 		return s, nil
 	}
-	measured := time.Duration(float64(time.Since(started)) * f.speed)
+	elapsed := time.Since(started)
+	if !stoppedAt.IsZero() {
+		elapsed = stoppedAt.Sub(started)
+	}
+	measured := time.Duration(float64(elapsed) * f.speed)
 	s.Phase = snapshot.PhaseMeasuring
 	if measured >= f.duration {
 		measured, s.Phase = f.duration, snapshot.PhaseDone
 	}
-	if stoppedAt > 0 {
-		measured, s.Phase = stoppedAt, snapshot.PhaseDone
+	if !stoppedAt.IsZero() {
+		s.Phase = snapshot.PhaseDone
 	}
 	s.Times.MeasurementStart = started
 	s.Times.MeasuredSeconds = measured.Seconds()
@@ -430,12 +456,16 @@ func runStepPods(t *testing.T, pods *clientPods, job *batchv1.Job, latency laten
 	if interval <= 0 {
 		t.Fatalf("--interval missing from %v", args)
 	}
+	token := mountedControlToken(t, job)
 	var out []*corev1.Pod
 	for i := range count {
 		name := fmt.Sprintf("%s-%d", job.Name, i)
-		fake := newFakeClient(t, name, warehouses, active, i, count, duration, latency(active))
+		fake := newFakeClient(t, name, token, warehouses, active, i, count, duration, latency(active))
 		fake.interval, fake.sampler, fake.replayLag = interval, i == sampler, pods.replayLag
 		fake.standbys, fake.sampleError = pods.standbys, pods.sampleError
+		if pods.speed > 0 {
+			fake.speed = pods.speed
+		}
 		if slices.Contains(args, "--ledger-check") { // a step measuring faults runs in real time
 			fake.ledger, fake.commits, fake.speed = true, pods.commits, 1
 		}
@@ -459,6 +489,46 @@ func runStepPods(t *testing.T, pods *clientPods, job *batchv1.Job, latency laten
 		out = append(out, pod)
 	}
 	return out
+}
+
+// mountedControlToken plays the kubelet: it reads the control token the step's pods mount, from
+// the Secret their volume names, at the path --control-token-file gives.
+func mountedControlToken(t *testing.T, job *batchv1.Job) string {
+	t.Helper()
+	spec := job.Spec.Template.Spec
+	args := spec.Containers[0].Args
+	i := slices.Index(args, "--control-token-file")
+	if i < 0 || i+1 >= len(args) {
+		t.Fatalf("step Job %s passes no --control-token-file: its pods would serve start and stop to anyone (args %v)", job.Name, args)
+	}
+	file := args[i+1]
+	for _, m := range spec.Containers[0].VolumeMounts {
+		if !strings.HasPrefix(file, m.MountPath+"/") {
+			continue
+		}
+		for _, v := range spec.Volumes {
+			if v.Name != m.Name || v.Secret == nil {
+				continue
+			}
+			secret := &corev1.Secret{}
+			if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: job.Namespace, Name: v.Secret.SecretName}, secret); err != nil {
+				t.Fatalf("the control token Secret of %s: %v", job.Name, err)
+			}
+			key := strings.TrimPrefix(file, m.MountPath+"/")
+			for _, item := range v.Secret.Items {
+				if item.Path == key {
+					key = item.Key
+				}
+			}
+			token := string(secret.Data[key])
+			if err := snapshot.CheckToken(token); err != nil {
+				t.Fatalf("Secret %s key %s: %v", secret.Name, key, err)
+			}
+			return token
+		}
+	}
+	t.Fatalf("step Job %s: --control-token-file %s is on no Secret volume", job.Name, file)
+	return ""
 }
 
 func containsAll(s string, parts ...string) error {

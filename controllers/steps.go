@@ -74,6 +74,10 @@ func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv
 		return false, ctrl.Result{}, r.fail(ctx, run, benchv1.ReasonInfrastructureFailed, infrastructureFailure(run))
 	}
 	conn := r.backend(run).Connection(run)
+	// Every request to the step's pods from here on presents the run's control token (control.go).
+	if ctx, err = r.controlContext(ctx, run); err != nil {
+		return false, ctrl.Result{}, err
+	}
 	faults := appliedFaults(run, kind)
 	job := jobs.StepJob(run, index, active, measured, conn, r.Config.Jobs)
 	if len(faults) > 0 {

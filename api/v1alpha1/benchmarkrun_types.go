@@ -40,6 +40,7 @@ type BenchmarkRunList struct {
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.search.startWarehouses) || self.search.startWarehouses <= self.workload.warehouses",fieldPath=".search.startWarehouses",message="search.startWarehouses must not exceed workload.warehouses"
 // +kubebuilder:validation:XValidation:rule="!has(self.search.probeDuration) || !has(self.workload.duration) || duration(self.search.probeDuration) <= duration(self.workload.duration)",fieldPath=".search.probeDuration",message="search.probeDuration must not exceed workload.duration"
+// +kubebuilder:validation:XValidation:rule="!has(self.search.probeDuration) || (has(self.workload.wait) && self.workload.wait == 'None') || duration(self.search.probeDuration) >= duration('30s')",fieldPath=".search.probeDuration",message="search.probeDuration must be at least 30s with workload.wait Spec: one New-Order cycle (18s keying + 12s mean think time) must fit in a probe"
 // +kubebuilder:validation:XValidation:rule="!has(self.sla.maxReplicationLag) || self.database.engine == 'PostgreSQL'",fieldPath=".sla.maxReplicationLag",message="sla.maxReplicationLag applies only to engine PostgreSQL: CockroachDB and YDB replicate by consensus and expose no standby lag"
 // +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.database.external) || self.faults.all(f, f.action == 'Mark')",fieldPath=".faults",message="faults: only action Mark applies to an external database: the operator deletes pods only of a database it deployed"
 // +kubebuilder:validation:XValidation:rule="!has(self.faults) || self.faults.all(f, f.action != 'KillPrimary' || self.database.engine == 'PostgreSQL')",fieldPath=".faults",message="faults: action KillPrimary applies only to engine PostgreSQL (CloudNativePG's status.currentPrimary); use KillPod with an ordinal for CockroachDB and YDB"
@@ -162,11 +163,22 @@ type PostgresSpec struct {
 	// +optional
 	SynchronousCommit SynchronousCommit `json:"synchronousCommit,omitempty"`
 
-	// Parameters are extra postgresql.conf parameters. synchronous_commit and
-	// synchronous_standby_names are set by the fields above and cannot be given here.
+	// Parameters are extra postgresql.conf parameters. Names are matched as PostgreSQL does,
+	// ignoring case. synchronous_commit and synchronous_standby_names are set by the fields above
+	// and cannot be given here. Nor can the parameters that would let a commit be acknowledged
+	// without being durable behind the run's back: full_page_writes (off, a crash in the middle of
+	// a page write leaves a torn page WAL replay cannot repair; CloudNativePG keeps it on) and
+	// data_sync_retry (on, PostgreSQL carries on after a failed fsync, and the writes the kernel
+	// dropped are lost; CloudNativePG blocks it). fsync is accepted, because switching it off is a
+	// measurement people make on purpose, like tables: Unlogged: then every report says a commit
+	// reaches no disk, never "remote_apply", and a suite names it in its fairness notes.
+	// wal_sync_method is accepted: each of its values flushes (they differ in the system call),
+	// and commit_delay only delays a flush. wal_level is CloudNativePG's (it rejects it).
 	// +kubebuilder:validation:MaxProperties=128
-	// +kubebuilder:validation:XValidation:rule="!('synchronous_commit' in self)",message="set synchronous_commit with postgres.synchronousCommit, not in parameters"
-	// +kubebuilder:validation:XValidation:rule="!('synchronous_standby_names' in self)",message="synchronous_standby_names is derived from postgres.synchronousReplicas and cannot be set in parameters"
+	// +kubebuilder:validation:XValidation:rule="!self.exists(k, k.lowerAscii() == 'synchronous_commit')",message="set synchronous_commit with postgres.synchronousCommit, not in parameters"
+	// +kubebuilder:validation:XValidation:rule="!self.exists(k, k.lowerAscii() == 'synchronous_standby_names')",message="synchronous_standby_names is derived from postgres.synchronousReplicas and cannot be set in parameters"
+	// +kubebuilder:validation:XValidation:rule="!self.exists(k, k.lowerAscii() == 'full_page_writes')",message="full_page_writes cannot be set in parameters: it stays on (off, a crash during a page write leaves a torn page that WAL replay cannot repair, so acknowledged commits can be lost; CloudNativePG fixes it on)"
+	// +kubebuilder:validation:XValidation:rule="!self.exists(k, k.lowerAscii() == 'data_sync_retry')",message="data_sync_retry cannot be set in parameters: it stays off (on, PostgreSQL carries on after a failed fsync and the writes the kernel dropped are lost; CloudNativePG blocks it)"
 	// +optional
 	Parameters map[string]string `json:"parameters,omitempty"`
 
@@ -335,22 +347,33 @@ const (
 //
 // +kubebuilder:validation:XValidation:rule="self == oldSelf",message="workload is immutable once the run is created"
 type WorkloadSpec struct {
-	// Warehouses is the number of warehouses loaded, once; steps use up to this many.
+	// Warehouses is the number of warehouses loaded, once; steps use up to this many. At most
+	// 100 000: about 10 TB of TPC-C data driven by a million terminals, more than five times the
+	// 18 000 of the largest run of the study this operator automates; beyond it lies a typo, not a
+	// benchmark.
 	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100000
 	Warehouses int32 `json:"warehouses"`
 
-	// Duration is the measured interval of each step.
+	// Duration is the measured interval of each step, at most 24h: an audited TPC-C result measures
+	// two hours or more, and a search runs many steps, so a longer step would hold the database
+	// for days.
 	// +kubebuilder:default="10m"
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
 	// +kubebuilder:validation:XValidation:rule="duration(self) > duration('0s')",message="duration must be positive"
+	// +kubebuilder:validation:XValidation:rule="duration(self) <= duration('24h')",message="workload.duration must be at most 24h"
 	// +optional
 	Duration *metav1.Duration `json:"duration,omitempty"`
 
-	// RampUp is the unmeasured time in which each step's terminals start, before Duration begins.
+	// RampUp is the unmeasured time in which each step's terminals start, before Duration begins;
+	// at most 2h. The terminals start in the steady state of their keying and think times, so a
+	// few minutes settle even a large database's caches and connection pools; hours of ramp-up
+	// per step are a typo.
 	// +kubebuilder:default="2m"
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) <= duration('2h')",message="workload.rampUp must be at most 2h"
 	// +optional
 	RampUp *metav1.Duration `json:"rampUp,omitempty"`
 
@@ -381,8 +404,11 @@ type WorkloadSpec struct {
 
 // ClientsSpec sizes the client pods.
 type ClientsSpec struct {
-	// Pods is the number of client pods per step; 0 sizes it from the active warehouses.
+	// Pods is the number of client pods per step; 0 sizes it from the active warehouses (500 per
+	// pod, at most 64 pods). At most 256: the operator reads every pod's snapshot at each poll, and
+	// 256 pods already drive 100 000 warehouses at about 400 each.
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=256
 	// +kubebuilder:default=0
 	// +optional
 	Pods int32 `json:"pods,omitempty"`
@@ -394,8 +420,11 @@ type ClientsSpec struct {
 
 // LoaderSpec sizes the loader pods.
 type LoaderSpec struct {
-	// Pods is the number of loader pods; 0 sizes it from the warehouses.
+	// Pods is the number of loader pods; 0 sizes it from the warehouses (50 per pod, at most 16
+	// pods). At most 256: each pod loads over 4 connections, and more than a thousand concurrent
+	// bulk loads only queue on the database.
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=256
 	// +kubebuilder:default=0
 	// +optional
 	Pods int32 `json:"pods,omitempty"`
@@ -524,8 +553,12 @@ type SearchSpec struct {
 	Strategy SearchStrategy `json:"strategy,omitempty"`
 
 	// ProbeDuration is the measured interval of the guided search's probe steps, which narrow the
-	// bracket before full-length steps confirm the answer; default a fifth of workload.duration.
-	// Equal to workload.duration, every step is full-length. Probes ramp up like every step.
+	// bracket before full-length steps confirm the answer; default a fifth of workload.duration
+	// (with wait Spec at least 30s, at most workload.duration). Equal to workload.duration, every
+	// step is full-length. Probes ramp up like every step. With workload.wait Spec it must be at
+	// least 30s (MinSpecProbeDuration): one New-Order cycle of a terminal, 18 s keying plus 12 s
+	// mean think time (TPC-C Clause 5.2.5), the longest of the five, must fit in a probe, or its
+	// terminals measure less than one New-Order each on average; with wait None, at least 1s.
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
 	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s')",message="probeDuration must be at least 1s"

@@ -40,6 +40,7 @@ type BenchmarkSuiteList struct {
 // +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable once the suite is created"
 // +kubebuilder:validation:XValidation:rule="!has(self.search.startWarehouses) || self.search.startWarehouses <= self.workload.warehouses",fieldPath=".search.startWarehouses",message="search.startWarehouses must not exceed workload.warehouses"
 // +kubebuilder:validation:XValidation:rule="!has(self.search.probeDuration) || !has(self.workload.duration) || duration(self.search.probeDuration) <= duration(self.workload.duration)",fieldPath=".search.probeDuration",message="search.probeDuration must not exceed workload.duration"
+// +kubebuilder:validation:XValidation:rule="!has(self.search.probeDuration) || (has(self.workload.wait) && self.workload.wait == 'None') || duration(self.search.probeDuration) >= duration('30s')",fieldPath=".search.probeDuration",message="search.probeDuration must be at least 30s with workload.wait Spec: one New-Order cycle (18s keying + 12s mean think time) must fit in a probe"
 // +kubebuilder:validation:XValidation:rule="!has(self.sla.maxReplicationLag) || self.databases.all(d, d.database.engine == 'PostgreSQL')",fieldPath=".sla.maxReplicationLag",message="sla.maxReplicationLag applies only when every database has engine PostgreSQL: CockroachDB and YDB replicate by consensus and expose no standby lag"
 type BenchmarkSuiteSpec struct {
 	// Databases are the databases compared, each measured by its own BenchmarkRuns.

@@ -1,8 +1,19 @@
 package v1alpha1
 
 import (
+	"time"
+
 	"k8s.io/apimachinery/pkg/api/resource"
 )
+
+// MinSpecProbeDuration is the shortest measured interval of a guided-search probe with
+// workload.wait Spec, explicit (search.probeDuration, checked at admission by the CRD's rule,
+// which spells it '30s') or defaulted: one New-Order cycle of a terminal, its 18 s keying time
+// plus its 12 s mean think time (TPC-C Clause 5.2.5; internal/tpcc's KeyingTime and
+// MeanThinkTime), the longest cycle of the five transactions. A shorter probe ends before an
+// average terminal has completed one New-Order, so its efficiency says more about where the
+// terminals happened to be in their cycles than about the database.
+const MinSpecProbeDuration = 30 * time.Second
 
 // The API server applies the defaults of an engine block's fields only when the block is present. A
 // run may omit its engine's block; these functions give the block the API server would have stored

@@ -119,6 +119,17 @@ func TestAdmissionRejectsInvalidSuites(t *testing.T) {
 			[]string{"spec.search.mode", `Unsupported value: "Random"`}},
 		{"unknown field", "", func(s map[string]any) { database(s, 0)["engine"] = "PostgreSQL" },
 			[]string{`unknown field "spec.databases[0].engine"`}},
+		{"warehouses above 100000", "", func(s map[string]any) { s["workload"].(map[string]any)["warehouses"] = int64(200000) },
+			[]string{"spec.workload.warehouses", "less than or equal to 100000"}},
+		{"a step longer than a day", "", func(s map[string]any) { s["workload"].(map[string]any)["duration"] = "48h" },
+			[]string{"spec.workload.duration", "workload.duration must be at most 24h"}},
+		{"257 client pods", "", func(s map[string]any) { s["workload"].(map[string]any)["clients"] = map[string]any{"pods": int64(257)} },
+			[]string{"spec.workload.clients.pods", "less than or equal to 256"}},
+		{"a probe shorter than a New-Order cycle", "", func(s map[string]any) { s["search"] = map[string]any{"probeDuration": "20s"} },
+			[]string{"spec.search.probeDuration", "search.probeDuration must be at least 30s with workload.wait Spec"}},
+		{"full_page_writes off in one database", "", func(s map[string]any) {
+			database(s, 0)["database"].(map[string]any)["postgres"] = map[string]any{"parameters": map[string]any{"full_page_writes": "off"}}
+		}, []string{"spec.databases[0].database.postgres.parameters", "full_page_writes cannot be set in parameters"}},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

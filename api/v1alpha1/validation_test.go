@@ -247,6 +247,32 @@ func TestAdmissionRejectsInvalidRuns(t *testing.T) {
 			[]string{"spec.sla.maxUnavailability", "maxUnavailability must be positive"}},
 		{"unknown field", []mutation{set("spec.workload.terminals", int64(5))},
 			[]string{`unknown field "spec.workload.terminals"`}},
+		// Upper bounds: what no real benchmark asks for, each refused naming the field and the limit.
+		{"warehouses above 100000", []mutation{set("spec.workload.warehouses", int64(100001))},
+			[]string{"spec.workload.warehouses", "less than or equal to 100000"}},
+		{"a step longer than a day", []mutation{set("spec.workload.duration", "24h1s")},
+			[]string{"spec.workload.duration", "workload.duration must be at most 24h"}},
+		{"a ramp-up longer than two hours", []mutation{set("spec.workload.rampUp", "2h1m")},
+			[]string{"spec.workload.rampUp", "workload.rampUp must be at most 2h"}},
+		{"257 client pods", []mutation{set("spec.workload.clients", map[string]any{"pods": int64(257)})},
+			[]string{"spec.workload.clients.pods", "less than or equal to 256"}},
+		{"1000 loader pods", []mutation{set("spec.workload.loader", map[string]any{"pods": int64(1000)})},
+			[]string{"spec.workload.loader.pods", "less than or equal to 256"}},
+		{"a probe shorter than a New-Order cycle", []mutation{set("spec.search.probeDuration", "29s")},
+			[]string{"spec.search.probeDuration", "search.probeDuration must be at least 30s with workload.wait Spec"}},
+		{"a probe shorter than a New-Order cycle, wait Spec spelled out", []mutation{set("spec.workload.wait", "Spec"), set("spec.search.probeDuration", "10s")},
+			[]string{"spec.search.probeDuration", "one New-Order cycle (18s keying + 12s mean think time) must fit in a probe"}},
+		// Parameters that would make a commit's acknowledgement lie about durability.
+		{"full_page_writes off", []mutation{set("spec.database.postgres.parameters", map[string]any{"full_page_writes": "off"})},
+			[]string{"spec.database.postgres.parameters", "full_page_writes cannot be set in parameters"}},
+		{"FULL_PAGE_WRITES in capitals", []mutation{set("spec.database.postgres.parameters", map[string]any{"FULL_PAGE_WRITES": "on"})},
+			[]string{"spec.database.postgres.parameters", "full_page_writes cannot be set in parameters"}},
+		{"data_sync_retry on", []mutation{set("spec.database.postgres.parameters", map[string]any{"data_sync_retry": "on"})},
+			[]string{"spec.database.postgres.parameters", "data_sync_retry cannot be set in parameters"}},
+		{"synchronous_commit spelled in mixed case", []mutation{set("spec.database.postgres.parameters", map[string]any{"Synchronous_Commit": "off"})},
+			[]string{"spec.database.postgres.parameters", "set synchronous_commit with postgres.synchronousCommit"}},
+		{"synchronous_standby_names in capitals", []mutation{set("spec.database.postgres.parameters", map[string]any{"SYNCHRONOUS_STANDBY_NAMES": ""})},
+			[]string{"spec.database.postgres.parameters", "synchronous_standby_names is derived from postgres.synchronousReplicas"}},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -263,6 +289,29 @@ func TestAdmissionRejectsInvalidRuns(t *testing.T) {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error does not mention %q:\n%v", want, err)
 				}
+			}
+		})
+	}
+}
+
+// Each bound admits its limit, and fsync (named in the durability notes instead) is accepted.
+func TestBoundsAdmitTheirLimits(t *testing.T) {
+	cases := []struct {
+		name      string
+		mutations []mutation
+	}{
+		{"100000 warehouses", []mutation{set("spec.workload.warehouses", int64(100000))}},
+		{"a day-long step and a two-hour ramp-up", []mutation{set("spec.workload.duration", "24h"), set("spec.workload.rampUp", "2h")}},
+		{"256 client and loader pods", []mutation{set("spec.workload.clients", map[string]any{"pods": int64(256)}), set("spec.workload.loader", map[string]any{"pods": int64(256)})}},
+		{"a probe of one New-Order cycle", []mutation{set("spec.search.probeDuration", "30s")}},
+		{"a short probe without waits", []mutation{set("spec.workload.wait", "None"), set("spec.search.probeDuration", "5s")}},
+		{"fsync off and a sync method", []mutation{set("spec.database.postgres.parameters", map[string]any{"fsync": "off", "wal_sync_method": "fdatasync", "commit_delay": "100"})}},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			run := manifest(t, fmt.Sprintf("bounds-%d", i), tc.mutations...)
+			if err := k8s.Create(context.Background(), run, client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
+				t.Fatalf("rejected: %v", err)
 			}
 		})
 	}

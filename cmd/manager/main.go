@@ -3,13 +3,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -23,6 +26,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/controllers"
+	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
 )
 
 func main() {
@@ -30,6 +34,8 @@ func main() {
 		metricsAddr, probeAddr, namespaces, leaderElectionNamespace string
 		leaderElect, metricsSecure                                  bool
 		pullPolicy                                                  string
+		networkPolicy                                               bool
+		operatorNamespace, operatorPodLabels                        string
 	)
 	cfg := controllers.DefaultConfig()
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "Address the metrics endpoint binds to; 0 disables it.")
@@ -45,6 +51,9 @@ func main() {
 	flag.StringVar(&cfg.Images.YDB, "ydb-image", os.Getenv("TPCC_YDB_IMAGE"), "YDB image when a run names none.")
 	flag.DurationVar(&cfg.DatabaseReadyTimeout, "database-ready-timeout", cfg.DatabaseReadyTimeout, "Fail a run whose database is not ready this long after it was deployed.")
 	flag.DurationVar(&cfg.PollInterval, "poll-interval", cfg.PollInterval, "How often running steps' snapshots are fetched and waits re-checked.")
+	flag.BoolVar(&networkPolicy, "client-network-policy", false, "Create with each run a NetworkPolicy admitting only the operator's pods (--operator-namespace, --operator-pod-labels) to its client pods' snapshot port. Needs the manager to run in the cluster, and a network plugin that enforces NetworkPolicy to have an effect.")
+	flag.StringVar(&operatorNamespace, "operator-namespace", os.Getenv("POD_NAMESPACE"), "Namespace of the operator's pods, for --client-network-policy (default: env POD_NAMESPACE).")
+	flag.StringVar(&operatorPodLabels, "operator-pod-labels", "", "Labels of the operator's pods, key=value,…, for --client-network-policy.")
 	logOpts := zap.Options{}
 	logOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -57,6 +66,13 @@ func main() {
 		setupLog.Error(fmt.Errorf("--image-pull-policy %q: want Always, IfNotPresent or Never", pullPolicy), "bad flag")
 		os.Exit(2)
 	}
+
+	operator, err := operatorPods(networkPolicy, operatorNamespace, operatorPodLabels)
+	if err != nil {
+		setupLog.Error(err, "bad flag")
+		os.Exit(2)
+	}
+	cfg.ClientNetworkPolicy = operator
 
 	opts := managerOptions{
 		metricsAddr: metricsAddr, metricsSecure: metricsSecure, probeAddr: probeAddr,
@@ -139,6 +155,28 @@ func envOr(name, fallback string) string {
 		return v
 	}
 	return fallback
+}
+
+// operatorPods validates the NetworkPolicy flags: with --client-network-policy, the operator's
+// namespace and pod labels select the only pods admitted to client pods.
+func operatorPods(enabled bool, namespace, podLabels string) (*jobs.OperatorPods, error) {
+	if !enabled {
+		return nil, nil
+	}
+	if namespace == "" {
+		return nil, errors.New("--client-network-policy needs --operator-namespace (or env POD_NAMESPACE): the namespace of the operator's pods")
+	}
+	if errs := validation.IsDNS1123Label(namespace); len(errs) > 0 {
+		return nil, fmt.Errorf("--operator-namespace %q: %s", namespace, strings.Join(errs, "; "))
+	}
+	if strings.TrimSpace(podLabels) == "" {
+		return nil, errors.New("--client-network-policy needs --operator-pod-labels (key=value,…): the labels of the operator's pods")
+	}
+	set, err := labels.ConvertSelectorToLabelsMap(podLabels)
+	if err != nil {
+		return nil, fmt.Errorf("--operator-pod-labels %q: %v", podLabels, err)
+	}
+	return &jobs.OperatorPods{Namespace: namespace, Labels: set}, nil
 }
 
 func splitNamespaces(list string) []string {

@@ -89,3 +89,24 @@ func TestSplitNamespaces(t *testing.T) {
 		}
 	}
 }
+
+func TestOperatorPodsFlags(t *testing.T) {
+	if p, err := operatorPods(false, "", ""); p != nil || err != nil {
+		t.Fatalf("without --client-network-policy: %v, %v", p, err)
+	}
+	p, err := operatorPods(true, "tpcc-operator-system", "app.kubernetes.io/name=tpcc-operator, app.kubernetes.io/component=manager")
+	if err != nil || p.Namespace != "tpcc-operator-system" || len(p.Labels) != 2 || p.Labels["app.kubernetes.io/component"] != "manager" {
+		t.Fatalf("operatorPods = %+v, %v", p, err)
+	}
+	for _, tc := range []struct{ namespace, labels, want string }{
+		{"", "a=b", "needs --operator-namespace"},
+		{"Not_A_Namespace", "a=b", "--operator-namespace \"Not_A_Namespace\""},
+		{"ns", "", "needs --operator-pod-labels"},
+		{"ns", "a in (b)", "--operator-pod-labels \"a in (b)\""},
+		{"ns", "a=b=c", "--operator-pod-labels"},
+	} {
+		if _, err := operatorPods(true, tc.namespace, tc.labels); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("operatorPods(%q, %q) = %v, want %q", tc.namespace, tc.labels, err, tc.want)
+		}
+	}
+}

@@ -38,6 +38,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
 		{"unknown search strategy", []string{"search", "--engine", "postgres", "--url", closed, "--warehouses", "4", "--strategy", "binary"}, `--strategy must be guided or line, got "binary"`},
 		{"probe longer than the step", []string{"search", "--engine", "postgres", "--url", closed, "--warehouses", "4", "--duration", "10s", "--probe-duration", "20s"}, "--probe-duration must be between 1s and --duration (10s), got 20s"},
+		{"probe shorter than a New-Order cycle", []string{"search", "--engine", "postgres", "--url", closed, "--warehouses", "4", "--duration", "5m", "--probe-duration", "20s"}, "--probe-duration 20s is below 30s with --wait spec"},
 		{"probe with the line search", []string{"search", "--engine", "postgres", "--url", closed, "--warehouses", "4", "--strategy", "line", "--probe-duration", "5s"}, "--probe-duration applies only to --strategy guided"},
 		{"unknown engine", []string{"load", "--engine", "mysql", "--url", closed, "--warehouses", "1"}, `--engine: unknown engine "mysql"`},
 		{"missing engine", []string{"load", "--url", closed, "--warehouses", "1"}, "--engine is required"},

@@ -57,6 +57,8 @@ type runFlags struct {
 	duration, rampUp      time.Duration
 	wait                  string
 	listen                string
+	controlTokenFile      string
+	controlToken          string // read from controlTokenFile by checkControl
 	paused                bool
 	linger                time.Duration
 	connections           int
@@ -83,7 +85,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.duration, "duration", 5*time.Minute, "measured interval")
 	fs.DurationVar(&f.rampUp, "ramp-up", time.Minute, "ramp-up before the measured interval; terminals start spread over it")
 	fs.StringVar(&f.wait, "wait", "spec", "spec: TPC-C keying and think times; none: no waits (saturation, not spec-compliant)")
-	fs.StringVar(&f.listen, "listen", "", "serve GET /v1/snapshot, POST /v1/start, POST /v1/stop on this address, e.g. :8080")
+	fs.StringVar(&f.listen, "listen", "", "serve GET /v1/snapshot, POST /v1/start, POST /v1/stop (and GET /healthz) on this address, e.g. 127.0.0.1:8080; any address but loopback needs --control-token-file")
+	fs.StringVar(&f.controlTokenFile, "control-token-file", "", "file holding the token every request to --listen but GET /healthz must present as \"Authorization: Bearer TOKEN\" (at least 16 printable characters; the operator mounts one per run from a Secret)")
 	fs.BoolVar(&f.paused, "paused", false, "connect, then wait for POST /v1/start (needs --listen)")
 	fs.DurationVar(&f.linger, "linger", 0, "after the run, keep serving the final snapshot until POST /v1/stop or this long (needs --listen)")
 	fs.IntVar(&f.connections, "connections", 0, "connection pool size (default: 2 per warehouse with --wait spec, 1 per terminal with none)")
@@ -144,8 +147,13 @@ func (f *runFlags) config(fs *flag.FlagSet) (k6ext.Config, sla.Criteria, error) 
 		return cfg, sla.Criteria{}, errors.New("--paused needs --listen (POST /v1/start releases the run)")
 	case f.linger > 0 && f.listen == "":
 		return cfg, sla.Criteria{}, errors.New("--linger needs --listen (it keeps serving the final snapshot)")
+	case f.controlTokenFile != "" && f.listen == "":
+		return cfg, sla.Criteria{}, errors.New("--control-token-file needs --listen (it guards the endpoints served there)")
 	case f.connections < 0:
 		return cfg, sla.Criteria{}, fmt.Errorf("--connections must be >= 0 (0 = automatic), got %d", f.connections)
+	}
+	if err := f.checkControl(); err != nil {
+		return cfg, sla.Criteria{}, err
 	}
 	criteria, err := f.sla.criteria()
 	if err != nil {
@@ -248,7 +256,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tpcc run: %v\n", err)
 		return exitBadInput
 	}
-	res := runStep(ctx, stepOptions{cfg: cfg, criteria: criteria, listen: f.listen, linger: f.linger, k6Args: k6Args,
+	res := runStep(ctx, stepOptions{cfg: cfg, criteria: criteria, listen: f.listen, controlToken: f.controlToken, linger: f.linger, k6Args: k6Args,
 		maxReplicationLag: f.maxReplicationLag, ledgerCheck: f.ledgerCheck}, stderr)
 	if res.err != nil && res.final == nil {
 		fmt.Fprintf(stderr, "tpcc run: %v\n", res.err)
@@ -291,8 +299,10 @@ type stepOptions struct {
 	cfg      k6ext.Config
 	criteria sla.Criteria
 	listen   string
-	linger   time.Duration
-	k6Args   []string
+	// controlToken, when set, is what every request to listen but GET /healthz must present.
+	controlToken string
+	linger       time.Duration
+	k6Args       []string
 	// maxReplicationLag > 0 adds the replication check to the verdict.
 	maxReplicationLag time.Duration
 	// ledgerCheck reads the districts before the terminals start and checks the ledger after.
@@ -335,7 +345,11 @@ func runStep(ctx context.Context, o stepOptions, stderr io.Writer) stepResult {
 			res.err = fmt.Errorf("--listen %s: %w", o.listen, err)
 			return res
 		}
-		srv := &http.Server{Handler: snapshot.NewHandler(s.Control()), ReadHeaderTimeout: 10 * time.Second}
+		handler := snapshot.NewHandler(s.Control())
+		if o.controlToken != "" {
+			handler = snapshot.RequireToken(handler, o.controlToken)
+		}
+		srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 		go srv.Serve(ln) //nolint:errcheck // returns on Shutdown
 		stopServing = func() {
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)

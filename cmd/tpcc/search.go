@@ -10,6 +10,7 @@ import (
 	"github.com/tpcc-operator/tpcc-operator/internal/search"
 	"github.com/tpcc-operator/tpcc-operator/internal/sla"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
 
 // restsOn names the steps (1-based, as printed) a finished search's answer rests on.
@@ -38,7 +39,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	start := fs.Int("start", 0, "first active-warehouse count to try (default the middle of 1..--warehouses)")
 	precision := fs.Int("precision", 0, "stop when the bracket is this narrow (default max(1, warehouses/200))")
 	strategy := fs.String("strategy", "guided", "guided: estimate the boundary from each step's figures, narrow it with short probe steps, confirm with full-length steps | line: tpccbench's line search, every step full-length")
-	probe := fs.Duration("probe-duration", 0, "measured interval of the guided search's probe steps (default a fifth of --duration)")
+	probe := fs.Duration("probe-duration", 0, "measured interval of the guided search's probe steps (default a fifth of --duration; with --wait spec at least 30s, one New-Order cycle)")
 	retries := fs.Int("retries", 2, "run an inconclusive step (it failed to run, or data a criterion needs is missing) again at the same count up to this many times in a row, then stop")
 	ownArgs, k6Args := splitAtDoubleDash(args)
 	if code, ok := parse(fs, ownArgs); !ok {
@@ -71,9 +72,14 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			err = fmt.Errorf("--strategy must be guided or line, got %q", *strategy)
 		}
 	}
+	// As the operator's: with spec waits a probe holds at least one New-Order cycle.
+	floor := time.Second
+	if cfg.Wait == snapshot.WaitSpec {
+		floor = tpcc.MinSpecProbe
+	}
 	probeDuration := *probe
 	if probeDuration == 0 {
-		probeDuration = max(cfg.Duration/5, time.Second)
+		probeDuration = min(max(cfg.Duration/5, floor), cfg.Duration)
 	}
 	switch {
 	case err != nil:
@@ -81,6 +87,8 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		err = fmt.Errorf("--probe-duration applies only to --strategy guided")
 	case probeDuration < time.Second || probeDuration > cfg.Duration:
 		err = fmt.Errorf("--probe-duration must be between 1s and --duration (%v), got %v", cfg.Duration, probeDuration)
+	case probeDuration < floor:
+		err = fmt.Errorf("--probe-duration %v is below %v with --wait spec: one New-Order cycle (18s keying + 12s mean think time) must fit in a probe", probeDuration, floor)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "tpcc search: %v\n", err)
@@ -118,7 +126,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		searched += step.RampUp + step.Duration
 		stepCriteria := criteria
 		stepCriteria.UnmeasuredBoundsSkipped = d.Kind == search.Probe
-		res := runStep(ctx, stepOptions{cfg: step, criteria: stepCriteria, listen: f.listen, k6Args: k6Args}, stderr)
+		res := runStep(ctx, stepOptions{cfg: step, criteria: stepCriteria, listen: f.listen, controlToken: f.controlToken, k6Args: k6Args}, stderr)
 		res.linger()
 		compliant := res.err == nil && res.verdict.Compliant
 		reasons := strings.Join(res.verdict.Reasons, "; ")

@@ -56,3 +56,22 @@ func TestJobsAndTheirPodsPassRestrictedAdmission(t *testing.T) {
 		}
 	})
 }
+
+// The control Secret and the client NetworkPolicy are valid objects for a real API server.
+func TestControlObjectsAreAccepted(t *testing.T) {
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "control"}}
+	if err := k8s.Create(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	run := testRun(4)
+	run.Namespace = ns.Name
+	for _, obj := range []client.Object{
+		ControlSecret(run, "0123456789abcdef0123456789abcdef"),
+		ClientNetworkPolicy(run, OperatorPods{Namespace: "tpcc-operator-system", Labels: map[string]string{"app.kubernetes.io/name": "tpcc-operator"}}),
+	} {
+		if err := k8s.Create(ctx, obj, client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
+			t.Fatalf("%T rejected: %v", obj, err)
+		}
+	}
+}

@@ -31,7 +31,8 @@ const (
 	ComponentClient = "client"
 )
 
-// SnapshotPort is where a client pod serves its snapshot (GET /v1/snapshot, POST /v1/start, /v1/stop).
+// SnapshotPort is where a client pod serves its snapshot (GET /v1/snapshot, POST /v1/start, /v1/stop),
+// to the operator only (control.go), and GET /healthz to anyone (its readiness probe).
 const SnapshotPort = 8080
 
 // Sizing defaults when spec.workload.clients.pods or loader.pods is 0.
@@ -119,7 +120,8 @@ func CheckJob(run *benchv1.BenchmarkRun, conn engines.Connection, cfg Config) *b
 
 // StepJob runs one measured step of the given measured length (0: workload.duration): pods start
 // paused (the operator releases them together once all are ready), ramp up, measure, and keep
-// serving their final snapshot until collected.
+// serving their final snapshot until collected — to the operator only: every request but the
+// readiness probe's must present the run's control token (ControlSecret), mounted as a file.
 func StepJob(run *benchv1.BenchmarkRun, index, active int32, measured time.Duration, conn engines.Connection, cfg Config) *batchv1.Job {
 	pods := ClientPods(run, active)
 	wait := "spec"
@@ -148,10 +150,13 @@ func StepJob(run *benchv1.BenchmarkRun, index, active int32, measured time.Durat
 	job.Spec.BackoffLimit = ptr(int32(0)) // a crashed client makes the step non-compliant; never rerun half a step
 	job.Spec.ActiveDeadlineSeconds = ptr(int64((duration + rampUp + Linger + 30*time.Minute).Seconds()))
 
+	mountControlToken(run, &job.Spec.Template.Spec)
 	container := &job.Spec.Template.Spec.Containers[0]
 	container.Ports = []corev1.ContainerPort{{Name: "snapshot", ContainerPort: SnapshotPort}}
+	// The kubelet cannot present the control token without it being written into the pod spec:
+	// the probe reads the one endpoint that needs none and says nothing but "serving".
 	container.ReadinessProbe = &corev1.Probe{
-		ProbeHandler:  corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/v1/snapshot", Port: intstr.FromString("snapshot")}},
+		ProbeHandler:  corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: snapshot.PathHealth, Port: intstr.FromString("snapshot")}},
 		PeriodSeconds: 2,
 	}
 	container.Resources = run.Spec.Workload.Clients.Resources
@@ -194,13 +199,18 @@ func Interval(run *benchv1.BenchmarkRun) time.Duration {
 }
 
 // ProbeDuration is the measured interval of the guided search's probe steps: search.probeDuration,
-// default a fifth of workload.duration (at least one second, at most the whole duration).
+// default a fifth of workload.duration — at least benchv1.MinSpecProbeDuration (one New-Order
+// cycle) with wait Spec, at least one second with wait None, at most the whole duration.
 func ProbeDuration(run *benchv1.BenchmarkRun) time.Duration {
 	duration, _ := Durations(run)
 	if p := run.Spec.Search.ProbeDuration; p != nil {
 		return min(p.Duration, duration)
 	}
-	return min(max(duration/5, time.Second), duration)
+	floor := time.Second
+	if run.Spec.Workload.Wait != benchv1.WaitNone {
+		floor = benchv1.MinSpecProbeDuration
+	}
+	return min(max(duration/5, floor), duration)
 }
 
 func newJob(run *benchv1.BenchmarkRun, name, component string, conn engines.Connection, cfg Config, args []string) *batchv1.Job {

@@ -148,7 +148,7 @@ func TestStepJob(t *testing.T) {
 	if !slices.Contains(c.Args, "--paused") {
 		t.Error("client pods must start paused")
 	}
-	if c.ReadinessProbe == nil || c.ReadinessProbe.HTTPGet.Path != "/v1/snapshot" {
+	if c.ReadinessProbe == nil || c.ReadinessProbe.HTTPGet.Path != "/healthz" {
 		t.Errorf("readiness probe = %+v", c.ReadinessProbe)
 	}
 	if c.Resources.Requests.Memory().IsZero() || c.Resources.Limits.Memory().Cmp(*c.Resources.Requests.Memory()) <= 0 {
@@ -172,11 +172,14 @@ func TestPlainURLAndCertificates(t *testing.T) {
 		VolumeMounts: []corev1.VolumeMount{{Name: "certs", MountPath: "/certs", ReadOnly: true}}}
 	spec := StepJob(testRun(1), 0, 1, 0, conn, Config{}).Spec.Template.Spec
 	c := spec.Containers[0]
-	if c.Env[0].Value != conn.URL || c.Env[0].ValueFrom != nil || len(spec.Volumes) != 1 || len(c.VolumeMounts) != 1 {
+	if c.Env[0].Value != conn.URL || c.Env[0].ValueFrom != nil || len(spec.Volumes) != 2 || len(c.VolumeMounts) != 2 || spec.Volumes[0].Name != "certs" {
 		t.Errorf("env %+v volumes %+v mounts %+v", c.Env, spec.Volumes, c.VolumeMounts)
 	}
 	if arg(t, c.Args, "--engine") != "cockroach" {
 		t.Errorf("args = %v", c.Args)
+	}
+	if len(conn.Volumes) != 1 || len(conn.VolumeMounts) != 1 {
+		t.Errorf("the connection's own volumes changed: %+v %+v", conn.Volumes, conn.VolumeMounts)
 	}
 }
 
@@ -189,6 +192,35 @@ func assertURLFromSecret(t *testing.T, c corev1.Container) {
 	for _, a := range c.Args {
 		if strings.Contains(a, "postgres://") || strings.Contains(a, "TPCC_URL") {
 			t.Errorf("%s passes the URL in its arguments: %v", c.Name, c.Args)
+		}
+	}
+}
+
+// The default probe is a fifth of the step, but with spec waits never shorter than one New-Order
+// cycle (benchv1.MinSpecProbeDuration), nor longer than the step.
+func TestProbeDuration(t *testing.T) {
+	cases := []struct {
+		duration time.Duration
+		wait     benchv1.Wait
+		probe    *metav1.Duration
+		want     time.Duration
+	}{
+		{10 * time.Minute, benchv1.WaitSpec, nil, 2 * time.Minute},
+		{time.Minute, benchv1.WaitSpec, nil, 30 * time.Second},
+		{time.Minute, "", nil, 30 * time.Second}, // unset: the API's default, Spec
+		{time.Minute, benchv1.WaitNone, nil, 12 * time.Second},
+		{20 * time.Second, benchv1.WaitSpec, nil, 20 * time.Second},
+		{3 * time.Second, benchv1.WaitNone, nil, time.Second},
+		{10 * time.Minute, benchv1.WaitSpec, &metav1.Duration{Duration: 45 * time.Second}, 45 * time.Second},
+		{time.Minute, benchv1.WaitSpec, &metav1.Duration{Duration: 2 * time.Minute}, time.Minute},
+	}
+	for _, tc := range cases {
+		run := testRun(10)
+		run.Spec.Workload.Duration = &metav1.Duration{Duration: tc.duration}
+		run.Spec.Workload.Wait = tc.wait
+		run.Spec.Search.ProbeDuration = tc.probe
+		if got := ProbeDuration(run); got != tc.want {
+			t.Errorf("duration %v wait %q probe %v: %v, want %v", tc.duration, tc.wait, tc.probe, got, tc.want)
 		}
 	}
 }

@@ -201,6 +201,12 @@ func deployment(db benchv1.DatabaseSpec) string {
 		return fmt.Sprintf("YDB, %d storage + %d database nodes, erasure %s", y.StorageNodes, y.DatabaseNodes, y.Erasure)
 	default:
 		p := db.EffectivePostgres()
+		if FsyncOff(p.Parameters) { // synchronous_commit's level then names no disk: not said
+			if *p.SynchronousReplicas == 0 {
+				return fmt.Sprintf("PostgreSQL, %d %s, asynchronous, fsync off", p.Instances, pluralWord(int(p.Instances), "instance", "instances"))
+			}
+			return fmt.Sprintf("PostgreSQL, %d instances, %d synchronous, fsync off", p.Instances, *p.SynchronousReplicas)
+		}
 		if *p.SynchronousReplicas == 0 { // synchronous_commit then waits for the local flush only
 			return fmt.Sprintf("PostgreSQL, %d %s, asynchronous", p.Instances, pluralWord(int(p.Instances), "instance", "instances"))
 		}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 )
@@ -10,8 +11,8 @@ import (
 type Level int
 
 const (
-	// LevelNoCopy: the tables write no WAL at all (PostgreSQL's unlogged tables): below one copy,
-	// since even the primary's own crash loses them.
+	// LevelNoCopy: the tables write no WAL at all (PostgreSQL's unlogged tables), or no instance
+	// flushes it (fsync off): below one copy, since even the primary's own crash loses them.
 	LevelNoCopy Level = -1
 	// LevelUnknown: an external database; the operator does not know how it is configured.
 	LevelUnknown Level = iota
@@ -70,6 +71,12 @@ func postgresDurability(p benchv1.PostgresSpec) Durability {
 		return Durability{Words: "nothing: the TPC-C tables are unlogged (no WAL, not replicated, emptied by crash recovery)",
 			Level: LevelNoCopy, Loses: "it loses every row of the TPC-C tables in a crash or failover"}
 	}
+	if FsyncOff(p.Parameters) {
+		// Whatever synchronous_commit waits for, it is the standbys' memory: with fsync off no
+		// instance flushes WAL, so the words never claim a level (not remote_apply, not on).
+		return Durability{Words: "no disk flush: fsync is off, so no instance writes a commit to disk before acknowledging it",
+			Level: LevelNoCopy, Loses: "it can lose acknowledged commits, and corrupt its data, when an instance's operating system crashes or loses power"}
+	}
 	standbys := p.Instances - 1
 	n := *p.SynchronousReplicas
 	if n == 0 {
@@ -100,6 +107,47 @@ func postgresDurability(p benchv1.PostgresSpec) Durability {
 	default:
 		return Durability{Words: who + " applied it (remote_apply)", Level: LevelReplicatedDisk}
 	}
+}
+
+// DurabilitySentence is a run report's line on what a commit of the run's database waits for, and
+// what an acknowledged commit does not survive when that is less than the best a deployment gives.
+func DurabilitySentence(db benchv1.DatabaseSpec) string {
+	d := DurabilityOf(db)
+	if d.Level == LevelUnknown {
+		return "Durability: " + d.Words + "."
+	}
+	s := "Durability: a commit waits for " + d.Words
+	if d.Loses != "" {
+		s += "; " + d.Loses
+	}
+	return s + "."
+}
+
+// FsyncOff says whether postgresql.conf parameters switch fsync off. Names match ignoring case and
+// values are read as PostgreSQL reads a boolean: off, false, no, 0, and any unambiguous prefix of
+// those words (f, fa, n, of …), in any case. The other parameters that weaken durability
+// (synchronous_commit, full_page_writes, data_sync_retry) are refused at admission.
+func FsyncOff(parameters map[string]string) bool {
+	for name, value := range parameters {
+		if strings.EqualFold(name, "fsync") && pgFalse(value) {
+			return true
+		}
+	}
+	return false
+}
+
+// pgFalse reads a PostgreSQL boolean that is false (parse_bool: "o" alone is ambiguous, "of" is off).
+func pgFalse(value string) bool {
+	v := strings.ToLower(strings.TrimSpace(value))
+	if v == "0" {
+		return true
+	}
+	for _, word := range []string{"false", "no"} {
+		if v != "" && strings.HasPrefix(word, v) {
+			return true
+		}
+	}
+	return len(v) >= 2 && strings.HasPrefix("off", v)
 }
 
 func plural(n int32, one, many string) string {

@@ -71,6 +71,7 @@ func runHead(in RunInput) string {
 		p.para(s)
 	}
 	p.para(fmt.Sprintf("Workload: %s; %s.", workloadWords(run.Spec.Workload), slaWords(run.Spec.SLA)))
+	p.para(DurabilitySentence(run.Spec.Database))
 
 	steps := run.Status.Steps
 	p.h(2, "Capacity")

@@ -58,6 +58,12 @@ func durabilityNotes(dbs []Database) []string {
 			continue
 		}
 		if best < 0 || d.Durability.Level >= dbs[best].Durability.Level {
+			if d.Durability.Level == LevelNoCopy {
+				// At parity with the best, which keeps nothing either: still named, since the
+				// figures are not those of a durable database.
+				notes = append(notes, fmt.Sprintf("durability: a commit on %s waits for %s: %s, so its figures are not those of a durable database",
+					d.Name, d.Durability.Words, d.Durability.Loses))
+			}
 			continue
 		}
 		b := dbs[best]

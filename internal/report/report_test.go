@@ -102,6 +102,51 @@ func TestDurability(t *testing.T) {
 	}
 }
 
+// With fsync off no instance flushes a commit, whatever synchronous_commit waits for: the durability
+// is the lowest level, and neither it nor the deployment names a synchronous_commit level. fsync's
+// name and value are read as PostgreSQL reads them.
+func TestDurabilityWithFsyncOff(t *testing.T) {
+	const noFlush = "no disk flush: fsync is off, so no instance writes a commit to disk before acknowledging it"
+	withParameters := func(db benchv1.DatabaseSpec, parameters map[string]string) benchv1.DatabaseSpec {
+		db.Postgres.Parameters = parameters
+		return db
+	}
+	cases := []struct {
+		name       string
+		db         benchv1.DatabaseSpec
+		words      string
+		level      Level
+		deployment string
+	}{
+		{"remote_apply, fsync off", withParameters(pg(3, 2, "remote_apply"), map[string]string{"fsync": "off"}), noFlush, LevelNoCopy, "PostgreSQL, 3 instances, 2 synchronous, fsync off"},
+		{"on, FSYNC=false", withParameters(pg(3, 2, "on"), map[string]string{"FSYNC": "false"}), noFlush, LevelNoCopy, "PostgreSQL, 3 instances, 2 synchronous, fsync off"},
+		{"remote_write, fsync 0", withParameters(pg(3, 1, "remote_write"), map[string]string{"fsync": "0"}), noFlush, LevelNoCopy, "PostgreSQL, 3 instances, 1 synchronous, fsync off"},
+		{"asynchronous, Fsync 'OF'", withParameters(pg(3, 0, "remote_apply"), map[string]string{"Fsync": " OF "}), noFlush, LevelNoCopy, "PostgreSQL, 3 instances, asynchronous, fsync off"},
+		{"single instance, fsync n", withParameters(pg(1, 0, ""), map[string]string{"fsync": "n"}), noFlush, LevelNoCopy, "PostgreSQL, 1 instance, asynchronous, fsync off"},
+		{"fsync on", withParameters(pg(3, 2, "remote_apply"), map[string]string{"fsync": "on"}), "both synchronous standbys applied it (remote_apply)", LevelReplicatedDisk, "PostgreSQL, 3 instances, 2 synchronous (remote_apply)"},
+		{"fsync true", withParameters(pg(3, 2, "remote_apply"), map[string]string{"fsync": "TRUE"}), "both synchronous standbys applied it (remote_apply)", LevelReplicatedDisk, "PostgreSQL, 3 instances, 2 synchronous (remote_apply)"},
+		{"fsync 'o' is ambiguous, not off", withParameters(pg(3, 2, "remote_apply"), map[string]string{"fsync": "o"}), "both synchronous standbys applied it (remote_apply)", LevelReplicatedDisk, "PostgreSQL, 3 instances, 2 synchronous (remote_apply)"},
+		{"a parameter named like fsync", withParameters(pg(3, 2, "remote_apply"), map[string]string{"fsync_writethrough": "off", "wal_sync_method": "fdatasync", "commit_delay": "100"}),
+			"both synchronous standbys applied it (remote_apply)", LevelReplicatedDisk, "PostgreSQL, 3 instances, 2 synchronous (remote_apply)"},
+		{"unlogged tables and fsync off", withParameters(benchv1.DatabaseSpec{Engine: benchv1.EnginePostgreSQL, Postgres: &benchv1.PostgresSpec{Tables: benchv1.TablesUnlogged}}, map[string]string{"fsync": "off"}),
+			"nothing: the TPC-C tables are unlogged (no WAL, not replicated, emptied by crash recovery)", LevelNoCopy, "PostgreSQL, 3 instances, 2 synchronous, fsync off"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := DurabilityOf(tc.db)
+			if d.Words != tc.words || d.Level != tc.level {
+				t.Errorf("got %q level %d, want %q level %d", d.Words, d.Level, tc.words, tc.level)
+			}
+			if got := deployment(tc.db); got != tc.deployment {
+				t.Errorf("deployment %q, want %q", got, tc.deployment)
+			}
+			if FsyncOff(tc.db.Postgres.Parameters) && (strings.Contains(d.Words+deployment(tc.db), "remote_") || d.Loses == "") {
+				t.Errorf("fsync off: words %q, deployment %q, loses %q: no synchronous_commit level, and say what is lost", d.Words, deployment(tc.db), d.Loses)
+			}
+		})
+	}
+}
+
 func withResources(db benchv1.DatabaseSpec, cpu, memory string) benchv1.DatabaseSpec {
 	r := corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(memory)}}
 	switch db.Engine {
@@ -244,6 +289,15 @@ func TestFairnessNotes(t *testing.T) {
 		}, []string{"crdb no CPU request, no memory request in 3 pods"}},
 		{"no waits", func(s *benchv1.BenchmarkSuiteSpec) { s.Workload.Wait = benchv1.WaitNone },
 			[]string{"workload: wait None sends transactions without keying or think times: a stress test, not TPC-C"}},
+		{"fsync off on the PostgreSQL with remote_apply", func(s *benchv1.BenchmarkSuiteSpec) {
+			s.Databases[0].Database.Postgres.Parameters = map[string]string{"fsync": "off"}
+		}, []string{"durability not at parity: a commit on pg waits for no disk flush: fsync is off, so no instance writes a commit to disk before acknowledging it; on ydb for mirror-3-dc (3 replicas in 3 failure domains): " +
+			"it can lose acknowledged commits, and corrupt its data, when an instance's operating system crashes or loses power, so pg's figures are not comparable on equal durability"}},
+		{"fsync off everywhere: at parity, still named", func(s *benchv1.BenchmarkSuiteSpec) {
+			s.Databases = s.Databases[:1]
+			s.Databases[0].Database.Postgres.Parameters = map[string]string{"fsync": "off"}
+		}, []string{"durability: a commit on pg waits for no disk flush: fsync is off, so no instance writes a commit to disk before acknowledging it: " +
+			"it can lose acknowledged commits, and corrupt its data, when an instance's operating system crashes or loses power, so its figures are not those of a durable database"}},
 		{"an external database", func(s *benchv1.BenchmarkSuiteSpec) {
 			s.Databases[1].Database = benchv1.DatabaseSpec{Engine: benchv1.EngineYDB, External: &benchv1.ExternalSpec{SecretRef: benchv1.SecretKeyRef{Name: "ydb"}}}
 		}, []string{"durability: ydb is external: what its commits wait for is not known"}},

@@ -17,7 +17,8 @@ const DefaultRequestTimeout = 10 * time.Second
 const maxSnapshotBytes = 16 << 20
 
 // Fetch gets and parses the snapshot served at baseURL (e.g. "http://10.0.0.7:6060").
-// A nil client means http.DefaultClient.
+// A nil client means http.DefaultClient. Every request of this client presents the control token
+// of its context (WithToken), if any.
 func Fetch(ctx context.Context, client *http.Client, baseURL string) (*Snapshot, error) {
 	body, err := do(ctx, client, http.MethodGet, baseURL, PathSnapshot, http.StatusOK)
 	if err != nil {
@@ -86,6 +87,9 @@ func do(ctx context.Context, client *http.Client, method, baseURL, path string, 
 	req, err := http.NewRequestWithContext(ctx, method, url, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", method, url, err)
+	}
+	if token := tokenFrom(ctx); token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	resp, err := client.Do(req)
 	if err != nil {

@@ -20,6 +20,9 @@ const (
 	PathStart    = "/v1/start"    // POST: release a paused run
 	PathStop     = "/v1/stop"     // POST: end the run (stop terminals, finish the measured interval)
 	PathMark     = "/v1/mark"     // POST ?label=L: record this moment under L in the client's clock
+	// PathHealth is the kubelet's readiness probe: 204 while the process serves, nothing more. It
+	// is the one endpoint RequireToken lets through without the control token.
+	PathHealth = "/healthz" // GET: 204
 )
 
 // QueryLabel is the query parameter naming a mark (POST /v1/mark?label=fault-0).
@@ -48,11 +51,19 @@ type Control struct {
 	Mark func(ctx context.Context, label string) (time.Time, error)
 }
 
-// NewHandler serves the three endpoints over c. Replies are JSON; errors are
+// NewHandler serves the endpoints over c. Replies are JSON; errors are
 // {"error": "..."} with 400 for a malformed intervalsAfter, 405 for a wrong method, 409 when Start or Stop refuse
-// and 500 when the snapshot cannot be produced.
+// and 500 when the snapshot cannot be produced. It authenticates nobody: wrap it in RequireToken
+// wherever anyone but the caller's own machine can reach it.
 func NewHandler(c Control) http.Handler {
 	mux := http.NewServeMux()
+	mux.HandleFunc(PathHealth, func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			methodNotAllowed(w, "GET")
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
 	mux.HandleFunc(PathSnapshot, func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			methodNotAllowed(w, "GET")

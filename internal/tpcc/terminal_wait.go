@@ -38,6 +38,13 @@ var MeanThinkTime = [txTypes]time.Duration{
 	txStockLevel:  5 * time.Second,
 }
 
+// MinSpecProbe is the shortest measured interval of a search's probe under spec waits: one
+// New-Order cycle of a terminal, its keying time plus its mean think time (30 s), the longest mean
+// cycle of the five transactions. A shorter probe ends before an average terminal completes one
+// New-Order. The operator's admission rule and default (api/v1alpha1.MinSpecProbeDuration) are the
+// same; TestMinSpecProbeMatchesTheOperator keeps them equal.
+var MinSpecProbe = KeyingTime[txNewOrder] + MeanThinkTime[txNewOrder]
+
 // thinkTimeTruncation is how many means a think time may reach (Clause 5.2.5.4 allows
 // truncating the distribution at 10 times its mean).
 const thinkTimeTruncation = 10

@@ -13,6 +13,12 @@ app.kubernetes.io/component: manager
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
+{{/* The manager pods' labels a client NetworkPolicy admits (as --operator-pod-labels, and in
+networkpolicy.yaml): the ones kustomize's config/ gives them too. */}}
+{{- define "tpcc-operator.policyPodLabels" -}}
+app.kubernetes.io/name={{ default "tpcc-operator" .Values.nameOverride }},app.kubernetes.io/component=manager
+{{- end -}}
+
 {{- define "tpcc-operator.labels" -}}
 {{ include "tpcc-operator.selectorLabels" . }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
