@@ -12,8 +12,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 )
 
@@ -114,8 +116,7 @@ func TestMissingDataNeverPasses(t *testing.T) {
 	}
 }
 
-// A client pod stopped from outside before the end of its measured interval (POST /v1/stop by
-// anyone who reaches it) measured another interval than the step's: whatever its figures show,
+// A client pod stopped from outside the operator before the end of its measured interval measured another interval than the step's: whatever its figures show,
 // the step is inconclusive naming the pod, and the step is run again.
 func TestStepCutShortIsInconclusive(t *testing.T) {
 	ns := newNamespace(t, "cut-short")
@@ -133,16 +134,23 @@ func TestStepCutShortIsInconclusive(t *testing.T) {
 		if step != 0 {
 			return
 		}
-		// Half-way through the minute (half a second at the fakes' speed), a stop from outside.
+		// Half-way through the minute (half a second at the fakes' speed), a stop from outside the
+		// operator (one that holds the run's token: without it the pod refuses it,
+		// TestClientPodsObeyOnlyTheRunsToken).
+		secret := &corev1.Secret{}
+		if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: jobs.ControlSecretName(run)}, secret); err != nil {
+			t.Fatal(err)
+		}
+		ctx := snapshot.WithToken(context.Background(), string(secret.Data[jobs.ControlTokenKey]))
 		eventually(t, 10*time.Second, func() error {
-			s, err := snapshot.Fetch(context.Background(), nil, pods.url(stepPods[1].Status.PodIP))
+			s, err := snapshot.Fetch(ctx, nil, pods.url(stepPods[1].Status.PodIP))
 			if err == nil && s.Phase != snapshot.PhaseMeasuring {
 				err = fmt.Errorf("phase %s", s.Phase)
 			}
 			return err
 		})
 		time.Sleep(400 * time.Millisecond)
-		if err := snapshot.Stop(context.Background(), nil, pods.url(stepPods[1].Status.PodIP)); err != nil {
+		if err := snapshot.Stop(ctx, nil, pods.url(stepPods[1].Status.PodIP)); err != nil {
 			t.Fatal(err)
 		}
 	})
