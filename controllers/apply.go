@@ -103,12 +103,21 @@ func markOwner(obj, owner metav1.Object) {
 func (r *BenchmarkRunReconciler) applyDatabaseObject(ctx context.Context, run *benchv1.BenchmarkRun, obj *unstructured.Unstructured) error {
 	obj = obj.DeepCopy()
 	markOwner(obj, run)
+	annotations := obj.GetAnnotations()
+	for k, v := range databaseAnnotations(run) { // who made it and what it holds, for a later reuse
+		annotations[k] = v
+	}
+	obj.SetAnnotations(annotations)
 	if run.Spec.Database.Teardown != benchv1.TeardownRetain {
 		if err := controllerutil.SetControllerReference(run, obj, r.Scheme); err != nil {
 			return err
 		}
 	}
-	if err := checkOwned(ctx, r.APIReader, r.Scheme, run, obj, benchv1.ReasonDatabaseConflict); err != nil {
+	if run.Spec.Database.Reuse == nil { // a reused database was checked by checkReuse, and is taken over
+		if err := checkOwned(ctx, r.APIReader, r.Scheme, run, obj, benchv1.ReasonDatabaseConflict); err != nil {
+			return err
+		}
+	} else if err := r.checkReusable(ctx, run, obj); err != nil {
 		return err
 	}
 	if err := r.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {

@@ -133,13 +133,20 @@ func (r *BenchmarkRunReconciler) reconcileOwnership(ctx context.Context, run *be
 	if run.Status.Database != nil {
 		return true, ctrl.Result{}, nil // checked before the first write
 	}
-	desired, err := r.backend(run).Desired(run)
-	if err != nil {
-		return true, ctrl.Result{}, nil // reconcileDatabase fails the run with the reason
-	}
-	for _, obj := range desired {
-		if err := checkOwned(ctx, r.APIReader, r.Scheme, run, obj, benchv1.ReasonDatabaseConflict); err != nil && !meta.IsNoMatchError(err) {
-			return false, ctrl.Result{}, err
+	if run.Spec.Database.Reuse != nil {
+		// The database is an earlier run's, to be taken over: reuse.go checks it can be.
+		if done, result, err := r.checkReuse(ctx, run); err != nil || !done {
+			return done, result, err
+		}
+	} else {
+		desired, err := r.backend(run).Desired(run)
+		if err != nil {
+			return true, ctrl.Result{}, nil // reconcileDatabase fails the run with the reason
+		}
+		for _, obj := range desired {
+			if err := checkOwned(ctx, r.APIReader, r.Scheme, run, obj, benchv1.ReasonDatabaseConflict); err != nil && !meta.IsNoMatchError(err) {
+				return false, ctrl.Result{}, err
+			}
 		}
 	}
 	conn := r.backend(run).Connection(run)

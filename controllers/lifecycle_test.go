@@ -24,6 +24,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 )
 
 func testConfig(pods *clientPods) Config {
@@ -83,6 +84,7 @@ func deployAndLoad(t *testing.T, run *benchv1.BenchmarkRun, beforeLoaderComplete
 	}
 	setJobProgress(t, loader, "0-3", 4, true)
 	check := getJob(t, run.Namespace, run.Name+"-check")
+	checkPod(t, check, loadedDataset(run.Spec.Workload.Warehouses))
 	setJobProgress(t, check, "", 1, true)
 	eventually(t, 20*time.Second, func() error {
 		if got := getRun(t, run); !meta.IsStatusConditionTrue(got.Status.Conditions, benchv1.ConditionDataLoaded) {
@@ -90,6 +92,37 @@ func deployAndLoad(t *testing.T, run *benchv1.BenchmarkRun, beforeLoaderComplete
 		}
 		return nil
 	})
+}
+
+// loadedDataset is what tpcc check --dataset-json reports of a fresh load of w warehouses.
+func loadedDataset(w int32) snapshot.Dataset {
+	per := map[string]int64{"orders": 30000, "history": 30000, "new_order": 9000}
+	ds := snapshot.Dataset{Engine: "postgres", SchemaVersion: snapshot.SchemaVersion, Warehouses: int(w), Seed: 424242, Finished: true,
+		Rows: map[string]int64{}, Loaded: map[string]int64{}}
+	for t, n := range per {
+		ds.Rows[t], ds.Loaded[t] = n*int64(w), n*int64(w)
+	}
+	return ds
+}
+
+// checkPod plays the kubelet for a check Job's pod: it ended, its container writing the dataset
+// as its termination message (tpcc check --dataset-json /dev/termination-log).
+func checkPod(t *testing.T, job *batchv1.Job, ds snapshot.Dataset) {
+	t.Helper()
+	body, err := json.Marshal(ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: job.Namespace, Name: job.Name + "-x",
+		Labels: map[string]string{batchv1.JobNameLabel: job.Name}}, Spec: job.Spec.Template.Spec}
+	if err := k8s.Create(context.Background(), pod); err != nil {
+		t.Fatal(err)
+	}
+	pod.Status = corev1.PodStatus{Phase: corev1.PodSucceeded, ContainerStatuses: []corev1.ContainerStatus{{Name: "tpcc",
+		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0, Reason: "Completed", Message: string(body)}}}}}
+	if err := k8s.Status().Update(context.Background(), pod); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // jobUIDs records every step Job the operator creates, to prove none is created twice.

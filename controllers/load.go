@@ -26,6 +26,9 @@ func (r *BenchmarkRunReconciler) reconcileLoad(ctx context.Context, run *benchv1
 	if meta.IsStatusConditionTrue(run.Status.Conditions, benchv1.ConditionDataLoaded) {
 		return true, ctrl.Result{}, nil
 	}
+	if run.Spec.Database.Reuse != nil {
+		return r.reconcileReusedData(ctx, run) // loaded by the earlier run: checked, not loaded
+	}
 	conn := r.backend(run).Connection(run)
 	loader := jobs.LoaderJob(run, conn, r.Config.Jobs)
 	if err := r.createOnce(ctx, run, loader); err != nil {
@@ -71,6 +74,7 @@ func (r *BenchmarkRunReconciler) reconcileLoad(ctx context.Context, run *benchv1
 	if jobCondition(check, batchv1.JobComplete) == nil {
 		return false, ctrl.Result{}, nil
 	}
+	r.recordLoadedDataset(ctx, run, check)
 	if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
 		s.Load.WarehousesLoaded = warehouses
 		s.Load.CompletionTime = ptr(metav1.Now())

@@ -39,6 +39,12 @@ const (
 	// cluster (pods, Jobs, the operator's reach of the clients) failed, not the database under
 	// test; no capacity is published from it.
 	ReasonInfrastructureFailed = "InfrastructureFailed"
+	// ReasonReuseMismatch: the database spec.database.reuse names holds other data (engine, schema
+	// version, warehouses) or was deployed otherwise than the run asks for; nothing was touched.
+	ReasonReuseMismatch = "ReuseMismatch"
+	// ReasonReuseUnavailable: the run spec.database.reuse names kept no database (it is gone, or
+	// was torn down).
+	ReasonReuseUnavailable = "ReuseUnavailable"
 )
 
 // BenchmarkRunStatus is what the operator observed and measured. Steps are appended, never rewritten.
@@ -60,6 +66,12 @@ type BenchmarkRunStatus struct {
 	// Database is the deployed (or external) database the run uses.
 	// +optional
 	Database *DatabaseStatus `json:"database,omitempty"`
+
+	// DatabaseOf names the run whose name the database's objects carry when the run reuses a
+	// database (spec.database.reuse): the run that first deployed it, however many runs reused it
+	// since (<DatabaseOf>-db). Empty: the run's own name.
+	// +optional
+	DatabaseOf string `json:"databaseOf,omitempty"`
 
 	// Load is the progress of the data load and its consistency check.
 	// +optional
@@ -142,6 +154,13 @@ type LoadStatus struct {
 	// CompletionTime of the load and its consistency check.
 	// +optional
 	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+	// ReusedFrom names the earlier run whose loaded database this run started from (nothing was
+	// loaded; the dataset was checked instead).
+	// +optional
+	ReusedFrom string `json:"reusedFrom,omitempty"`
+	// Dataset is the data the database holds: the load's identity and what the workload grew since.
+	// +optional
+	Dataset *DatasetStatus `json:"dataset,omitempty"`
 }
 
 // StepVerdict is what a recorded step says about the SLA.

@@ -105,7 +105,8 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.ydb) || self.engine == 'YDB'",fieldPath=".ydb",message="ydb is only allowed with engine YDB"
 // +kubebuilder:validation:XValidation:rule="!has(self.external) || !(has(self.postgres) || has(self.cockroach) || has(self.ydb))",fieldPath=".external",message="external deploys nothing and cannot be combined with postgres, cockroach or ydb"
 // +kubebuilder:validation:XValidation:rule="!has(self.external) || !has(self.external.tables) || self.engine == 'PostgreSQL'",fieldPath=".external.tables",message="external.tables applies only to engine PostgreSQL: CockroachDB and YDB have no unlogged tables"
-// +kubebuilder:validation:XValidation:rule="[has(self.postgres), has(self.cockroach), has(self.ydb), has(self.external)] == [has(oldSelf.postgres), has(oldSelf.cockroach), has(oldSelf.ydb), has(oldSelf.external)]",message="the database blocks (postgres, cockroach, ydb, external) cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="[has(self.postgres), has(self.cockroach), has(self.ydb), has(self.external), has(self.reuse)] == [has(oldSelf.postgres), has(oldSelf.cockroach), has(oldSelf.ydb), has(oldSelf.external), has(oldSelf.reuse)]",message="the database blocks (postgres, cockroach, ydb, external, reuse) cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="!has(self.reuse) || !has(self.external)",fieldPath=".reuse",message="reuse applies to a database an earlier run deployed and kept, not to an external one (an external database keeps its data anyway)"
 type DatabaseSpec struct {
 	// Engine is the database engine. It cannot change after creation.
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="engine is immutable"
@@ -134,6 +135,10 @@ type DatabaseSpec struct {
 	// +kubebuilder:default=Delete
 	// +optional
 	Teardown TeardownPolicy `json:"teardown,omitempty"`
+
+	// Reuse starts the run from the loaded database an earlier run kept (docs/reuse.md).
+	// +optional
+	Reuse *ReuseSpec `json:"reuse,omitempty"`
 }
 
 // SynchronousCommit is PostgreSQL's synchronous_commit level on a cluster with synchronous replicas.

@@ -73,7 +73,21 @@ type Images struct {
 
 // DatabaseName is the name of the vendor database object of a run (CloudNativePG Cluster,
 // CrdbCluster, YDB Database).
-func DatabaseName(run *benchv1.BenchmarkRun) string { return run.Name + "-db" }
+func DatabaseName(run *benchv1.BenchmarkRun) string { return BaseName(run) + "-db" }
+
+// BaseName is what a run's database objects are named after: the run, or, when it reuses the
+// database an earlier run kept (spec.database.reuse), the run that first deployed it
+// (status.databaseOf, which the operator resolves along the chain of reuses before anything is
+// written; until then the run named in reuse).
+func BaseName(run *benchv1.BenchmarkRun) string {
+	if r := run.Spec.Database.Reuse; r != nil {
+		if run.Status.DatabaseOf != "" {
+			return run.Status.DatabaseOf
+		}
+		return r.Run
+	}
+	return run.Name
+}
 
 // Labels mark every object the operator creates for a run.
 func Labels(run *benchv1.BenchmarkRun) map[string]string {

@@ -33,7 +33,7 @@ type Backend struct {
 }
 
 // StorageName is the name of the run's YDB Storage.
-func StorageName(run *benchv1.BenchmarkRun) string { return run.Name + "-storage" }
+func StorageName(run *benchv1.BenchmarkRun) string { return engines.BaseName(run) + "-storage" }
 
 func (b Backend) image(spec benchv1.YDBSpec) string {
 	switch {
