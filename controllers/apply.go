@@ -112,6 +112,11 @@ func (r *BenchmarkRunReconciler) applyDatabaseObject(ctx context.Context, run *b
 		if err := controllerutil.SetControllerReference(run, obj, r.Scheme); err != nil {
 			return err
 		}
+	} else if suite := metav1.GetControllerOf(run); suite != nil {
+		// Kept for a suite's next repeat: it outlives the run, but not the suite.
+		ref := *suite
+		ref.BlockOwnerDeletion = nil
+		obj.SetOwnerReferences([]metav1.OwnerReference{ref})
 	}
 	if run.Spec.Database.Reuse == nil { // a reused database was checked by checkReuse, and is taken over
 		if err := checkOwned(ctx, r.APIReader, r.Scheme, run, obj, benchv1.ReasonDatabaseConflict); err != nil {

@@ -44,6 +44,8 @@ type BenchmarkSuiteReconciler struct {
 // +kubebuilder:rbac:groups=bench.oltp.io,resources=benchmarksuites,verbs=get;list;watch
 // +kubebuilder:rbac:groups=bench.oltp.io,resources=benchmarksuites/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=bench.oltp.io,resources=benchmarkruns,verbs=create
+// The suite turns a run's teardown to Delete when the next repeat will not reuse its data:
+// patch, granted to the run reconciler already.
 
 // Reconcile moves a suite forward. Which runs exist comes from the API server and the plan, never
 // from memory, so a restarted manager resumes without creating a run twice.
@@ -88,8 +90,21 @@ func (r *BenchmarkSuiteReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		if _, exists := runs[rec.Name]; exists {
 			break // under way: its status changes bring the suite back here
 		}
-		if previous >= 0 {
-			gone, what, err := r.databaseGone(ctx, suiteRun(suite, plan[previous]))
+		reuseFrom := reuseSource(suite, plan, records, i)
+		if previous >= 0 && reuseFrom == "" {
+			prev := runs[plan[previous].Name]
+			if prev == nil {
+				prev = suiteRun(suite, plan[previous], "")
+			} else if prev.Spec.Database.Teardown == benchv1.TeardownRetain {
+				// Kept for a repeat that will not take it over (it failed, or the next run is another
+				// database's): it goes now.
+				patch := client.MergeFrom(prev.DeepCopy())
+				prev.Spec.Database.Teardown = benchv1.TeardownDelete
+				if err := r.Patch(ctx, prev, patch); err != nil {
+					return ctrl.Result{}, fmt.Errorf("tearing down the database %s kept: %w", prev.Name, err)
+				}
+			}
+			gone, what, err := r.databaseGone(ctx, prev)
 			if err != nil {
 				return ctrl.Result{}, err
 			}
@@ -99,7 +114,7 @@ func (r *BenchmarkSuiteReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 				break
 			}
 		}
-		run := suiteRun(suite, plan[i])
+		run := suiteRun(suite, plan[i], reuseFrom)
 		// A BenchmarkRun of that name that is not the suite's was there first: that run is
 		// recorded as failed, and the suite goes on, leaving it as it is.
 		if err := createOwned(ctx, r.Client, r.APIReader, r.Scheme, suite, run); asConflict(err) != nil {

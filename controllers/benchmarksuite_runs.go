@@ -35,11 +35,21 @@ func SuiteRunName(suite *benchv1.BenchmarkSuite, database string, repeat int32) 
 // ComparisonConfigMapName names the suite's comparison ConfigMap.
 func ComparisonConfigMapName(suite *benchv1.BenchmarkSuite) string { return suite.Name + "-comparison" }
 
-// suitePlan is the suite's runs in the order they run: every database once per repeat, in spec
-// order (A1 B1 C1 A2 B2 C2), so drift over time hits every database alike.
+// suitePlan is the suite's runs in the order they run. Reloading every run (dataReuse None):
+// every database once per repeat, in spec order (A1 B1 C1 A2 B2 C2), so drift over time hits every
+// database alike. Reusing the data (dataReuse Repeats, the default): each database's repeats one
+// after the other (A1 A2 A3 B1 …), each on the data the one before kept.
 func suitePlan(suite *benchv1.BenchmarkSuite) []plannedRun {
 	repeats := max(1, suite.Spec.Repeats)
 	plan := make([]plannedRun, 0, int(repeats)*len(suite.Spec.Databases))
+	if reusesData(suite) {
+		for _, db := range suite.Spec.Databases {
+			for repeat := int32(1); repeat <= repeats; repeat++ {
+				plan = append(plan, plannedRun{Name: SuiteRunName(suite, db.Name, repeat), Database: db, Repeat: repeat})
+			}
+		}
+		return plan
+	}
 	for repeat := int32(1); repeat <= repeats; repeat++ {
 		for _, db := range suite.Spec.Databases {
 			plan = append(plan, plannedRun{Name: SuiteRunName(suite, db.Name, repeat), Database: db, Repeat: repeat})
@@ -48,12 +58,37 @@ func suitePlan(suite *benchv1.BenchmarkSuite) []plannedRun {
 	return plan
 }
 
+// reusesData says whether the suite's repeats reuse the data of the repeat before.
+func reusesData(suite *benchv1.BenchmarkSuite) bool {
+	return suite.Spec.DataReuse != benchv1.DataReuseNone && suite.Spec.Repeats > 1
+}
+
+// reuseSource is the run whose data planned run i starts from: the same database's repeat before,
+// when the suite reuses data and that repeat succeeded (a failed one may have kept no loaded
+// data); "" to load afresh. It is pure.
+func reuseSource(suite *benchv1.BenchmarkSuite, plan []plannedRun, records []benchv1.SuiteRunRecord, i int) string {
+	if !reusesData(suite) || plan[i].Repeat == 1 || plan[i].Database.Database.External != nil {
+		return ""
+	}
+	if prev := i - 1; records[prev].Phase == benchv1.PhaseSucceeded {
+		return plan[prev].Name
+	}
+	return ""
+}
+
 // suiteRun is the BenchmarkRun of a planned run: the suite's workload, SLA and search, the
-// database's spec, torn down (Delete) when it ends, labelled with the suite. The caller sets the
+// database's spec — reusing reuseFrom's data when set, and kept (Retain) for the next repeat when
+// the suite reuses data, torn down (Delete) otherwise — labelled with the suite. The caller sets the
 // suite as its controller.
-func suiteRun(suite *benchv1.BenchmarkSuite, p plannedRun) *benchv1.BenchmarkRun {
+func suiteRun(suite *benchv1.BenchmarkSuite, p plannedRun, reuseFrom string) *benchv1.BenchmarkRun {
 	database := *p.Database.Database.DeepCopy()
 	database.Teardown = benchv1.TeardownDelete
+	if reusesData(suite) && p.Repeat < suite.Spec.Repeats && database.External == nil {
+		database.Teardown = benchv1.TeardownRetain // the next repeat takes it over
+	}
+	if reuseFrom != "" {
+		database.Reuse = &benchv1.ReuseSpec{Run: reuseFrom}
+	}
 	return &benchv1.BenchmarkRun{
 		ObjectMeta: metav1.ObjectMeta{Namespace: suite.Namespace, Name: p.Name, Labels: map[string]string{
 			"app.kubernetes.io/managed-by": "tpcc-operator",
@@ -83,6 +118,12 @@ func observeRun(rec *benchv1.SuiteRunRecord, run *benchv1.BenchmarkRun) {
 	}
 	if run.Status.Report != nil {
 		rec.Report = run.Status.Report.ConfigMapName
+	}
+	if l := run.Status.Load; l != nil && l.ReusedFrom != "" {
+		rec.ReusedFrom = l.ReusedFrom
+		if l.Dataset != nil {
+			rec.DataGrowth = l.Dataset.Growth
+		}
 	}
 	switch rec.Phase {
 	case benchv1.PhaseSucceeded:

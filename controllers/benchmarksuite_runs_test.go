@@ -14,6 +14,7 @@ import (
 func TestSuitePlanInterleaves(t *testing.T) {
 	suite := &benchv1.BenchmarkSuite{ObjectMeta: metav1.ObjectMeta{Namespace: "n", Name: "s"}, Spec: benchv1.BenchmarkSuiteSpec{
 		Repeats:   2,
+		DataReuse: benchv1.DataReuseNone,
 		Databases: []benchv1.SuiteDatabase{{Name: "a"}, {Name: "b"}, {Name: "c"}},
 	}}
 	var names []string
@@ -29,6 +30,44 @@ func TestSuitePlanInterleaves(t *testing.T) {
 	}
 }
 
+// Reusing data (the default), a database's repeats run one after the other, each kept for the
+// next and taking over the one before when that one succeeded; the last is torn down.
+func TestSuitePlanReusesData(t *testing.T) {
+	suite := &benchv1.BenchmarkSuite{ObjectMeta: metav1.ObjectMeta{Namespace: "n", Name: "s"}, Spec: benchv1.BenchmarkSuiteSpec{
+		Repeats:   3,
+		Databases: []benchv1.SuiteDatabase{{Name: "a"}, {Name: "b"}},
+	}}
+	plan := suitePlan(suite)
+	var names []string
+	for _, p := range plan {
+		names = append(names, p.Name)
+	}
+	if want := []string{"s-a-1", "s-a-2", "s-a-3", "s-b-1", "s-b-2", "s-b-3"}; !slices.Equal(names, want) {
+		t.Fatalf("plan %v, want %v", names, want)
+	}
+	records := make([]benchv1.SuiteRunRecord, len(plan))
+	records[0].Phase, records[1].Phase = benchv1.PhaseSucceeded, benchv1.PhaseFailed
+	records[3].Phase = benchv1.PhaseSucceeded
+	for i, want := range []string{"", "s-a-1", "", "", "s-b-1", ""} {
+		if got := reuseSource(suite, plan, records, i); got != want {
+			t.Errorf("run %s reuses %q, want %q", plan[i].Name, got, want)
+		}
+	}
+	for i, teardown := range []benchv1.TeardownPolicy{benchv1.TeardownRetain, benchv1.TeardownRetain, benchv1.TeardownDelete} {
+		run := suiteRun(suite, plan[i], reuseSource(suite, plan, records, i))
+		if run.Spec.Database.Teardown != teardown {
+			t.Errorf("%s teardown %s, want %s", run.Name, run.Spec.Database.Teardown, teardown)
+		}
+		if (run.Spec.Database.Reuse != nil) != (i == 1) {
+			t.Errorf("%s reuse %+v", run.Name, run.Spec.Database.Reuse)
+		}
+	}
+	suite.Spec.DataReuse = benchv1.DataReuseNone
+	if got := reuseSource(suite, plan, records, 1); got != "" {
+		t.Errorf("dataReuse None reuses %q", got)
+	}
+}
+
 func TestSuiteRunSpec(t *testing.T) {
 	start := int32(5)
 	suite := &benchv1.BenchmarkSuite{ObjectMeta: metav1.ObjectMeta{Namespace: "n", Name: "s"}, Spec: benchv1.BenchmarkSuiteSpec{
@@ -36,7 +75,7 @@ func TestSuiteRunSpec(t *testing.T) {
 		Workload:  benchv1.WorkloadSpec{Warehouses: 10, Wait: benchv1.WaitNone},
 		Search:    benchv1.SearchSpec{Mode: benchv1.SearchMaxCompliant, StartWarehouses: &start},
 	}}
-	run := suiteRun(suite, suitePlan(suite)[0])
+	run := suiteRun(suite, suitePlan(suite)[0], "")
 	if run.Name != "s-pg-1" || run.Namespace != "n" || run.Labels[benchv1.SuiteLabel] != "s" || run.Labels[SuiteDatabaseLabel] != "pg" {
 		t.Errorf("run %s/%s labels %v", run.Namespace, run.Name, run.Labels)
 	}

@@ -91,7 +91,8 @@ func TestSuiteRunsOneAtATimeInterleaved(t *testing.T) {
 	suite := &benchv1.BenchmarkSuite{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cmp"},
 		Spec: benchv1.BenchmarkSuiteSpec{
-			Repeats: 2,
+			Repeats:   2,
+			DataReuse: benchv1.DataReuseNone, // every run loads afresh, interleaved
 			Databases: []benchv1.SuiteDatabase{
 				suiteDatabase("apply", 2, "remote_apply"),
 				suiteDatabase("write", 2, "remote_write"),
@@ -421,5 +422,103 @@ func TestSuiteWaitsForTeardownAndRecordsDeletedRun(t *testing.T) {
 	}
 	if got.Status.Leader != "" || got.Status.Results[0].TpmC != nil {
 		t.Errorf("a leader or figures without a result: %q %+v", got.Status.Leader, got.Status.Results)
+	}
+}
+
+// Reusing data (the default): each database is loaded once and its repeats run one after the
+// other on it — the first kept (Retain, owned by the suite so it cannot outlive it), the next
+// taking it over and tearing it down — and the comparison says so; a repeat after a failed one
+// loads afresh, the failed one's kept database torn down first.
+func TestSuiteReusesDataAcrossRepeats(t *testing.T) {
+	ns := newNamespace(t, "suite-reuse")
+	pods := newClientPods()
+	startSuiteManager(t, ns, testConfig(pods))
+	suite := &benchv1.BenchmarkSuite{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "rs"},
+		Spec: benchv1.BenchmarkSuiteSpec{
+			Repeats:   2,
+			Databases: []benchv1.SuiteDatabase{suiteDatabase("a", 2, "remote_apply"), suiteDatabase("b", 2, "remote_apply")},
+			Workload: benchv1.WorkloadSpec{Warehouses: 8, Duration: &metav1.Duration{Duration: time.Minute},
+				RampUp: &metav1.Duration{}, Loader: benchv1.LoaderSpec{Pods: 4}},
+			Search: benchv1.SearchSpec{Mode: benchv1.SearchFixed},
+		},
+	}
+	if err := k8s.Create(context.Background(), suite); err != nil {
+		t.Fatal(err)
+	}
+	next := func(name string) *benchv1.BenchmarkRun {
+		t.Helper()
+		var run benchv1.BenchmarkRun
+		eventually(t, 30*time.Second, func() error {
+			r, ok := suiteRunsOf(t, suite)[name]
+			if !ok {
+				return fmt.Errorf("waiting for %s", name)
+			}
+			run = r
+			return nil
+		})
+		return &run
+	}
+	stepJobs := &jobUIDs{seen: map[string][]types.UID{}}
+	fast := func(int) time.Duration { return 20 * time.Millisecond }
+
+	a1 := next("rs-a-1")
+	if a1.Spec.Database.Teardown != benchv1.TeardownRetain || a1.Spec.Database.Reuse != nil {
+		t.Errorf("rs-a-1: teardown %s, reuse %+v", a1.Spec.Database.Teardown, a1.Spec.Database.Reuse)
+	}
+	deployAndLoad(t, a1, nil)
+	driveSteps(t, a1, pods, fast, stepJobs, nil)
+	if owner := metav1.GetControllerOf(cluster(t, ns, "rs-a-1-db")); owner == nil || owner.Kind != "BenchmarkSuite" || owner.Name != "rs" {
+		t.Errorf("the kept database's controller %+v: want the suite", owner)
+	}
+
+	a2 := next("rs-a-2")
+	if a2.Spec.Database.Teardown != benchv1.TeardownDelete || a2.Spec.Database.Reuse == nil || a2.Spec.Database.Reuse.Run != "rs-a-1" {
+		t.Fatalf("rs-a-2: teardown %s, reuse %+v", a2.Spec.Database.Teardown, a2.Spec.Database.Reuse)
+	}
+	check := getJob(t, ns, "rs-a-2-check")
+	grown := loadedDataset(8)
+	grown.Rows["orders"] += 500
+	checkPod(t, check, grown)
+	setJobProgress(t, check, "", 1, true)
+	if got := driveSteps(t, a2, pods, fast, stepJobs, nil); got.Status.Phase != benchv1.PhaseSucceeded || got.Status.Load.ReusedFrom != "rs-a-1" {
+		t.Fatalf("rs-a-2: phase %s, load %+v", got.Status.Phase, got.Status.Load)
+	}
+
+	// b-1 fails: b-2 loads afresh, after b-1's kept database is gone.
+	b1 := next("rs-b-1")
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "rs-a-1-db"}, &cnpgv1.Cluster{}); err == nil {
+		t.Error("rs-b-1 started while a's database still exists")
+	}
+	setClusterReady(t, ns, "rs-b-1-db", 3)
+	failJob(t, getJob(t, ns, "rs-b-1-load"), "loader pod 0: connection refused")
+	b2 := next("rs-b-2")
+	if b2.Spec.Database.Reuse != nil {
+		t.Errorf("rs-b-2 reuses %+v after rs-b-1 failed", b2.Spec.Database.Reuse)
+	}
+	if got := getRun(t, b1); got.Spec.Database.Teardown != benchv1.TeardownDelete {
+		t.Errorf("rs-b-1's teardown %s: the database nobody will reuse must go", got.Spec.Database.Teardown)
+	}
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "rs-b-1-db"}, &cnpgv1.Cluster{}); err == nil {
+		t.Error("rs-b-2 started while rs-b-1's kept database still exists")
+	}
+	deployAndLoad(t, b2, nil)
+	driveSteps(t, b2, pods, fast, stepJobs, nil)
+
+	var got *benchv1.BenchmarkSuite
+	eventually(t, 30*time.Second, func() error {
+		got = getSuite(t, suite)
+		if got.Status.Phase != benchv1.PhaseSucceeded {
+			return fmt.Errorf("suite phase %s", got.Status.Phase)
+		}
+		return nil
+	})
+	if r := got.Status.Runs[1]; r.Name != "rs-a-2" || r.ReusedFrom != "rs-a-1" || r.DataGrowth["orders"] != 500 {
+		t.Errorf("record %+v", r)
+	}
+	if !slices.ContainsFunc(got.Status.Notes, func(n string) bool {
+		return strings.HasPrefix(n, "data: a was loaded once; rs-a-2 on the data rs-a-1 kept, grown since the load by orders +500")
+	}) {
+		t.Errorf("notes %q", got.Status.Notes)
 	}
 }

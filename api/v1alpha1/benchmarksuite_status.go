@@ -82,6 +82,12 @@ type SuiteRunRecord struct {
 	// Report names the run's own report ConfigMap (every step and the merged histograms).
 	// +optional
 	Report string `json:"report,omitempty"`
+	// ReusedFrom names the repeat whose data this run started from (dataReuse Repeats), and
+	// DataGrowth how much the workload had grown it since the load (rows per grown table).
+	// +optional
+	ReusedFrom string `json:"reusedFrom,omitempty"`
+	// +optional
+	DataGrowth map[string]int64 `json:"dataGrowth,omitempty"`
 }
 
 // SuiteRunResult is a run's result as the suite compares it.

@@ -63,17 +63,36 @@ type BenchmarkSuiteSpec struct {
 	// +optional
 	Search SearchSpec `json:"search,omitempty"`
 
-	// Repeats is how many whole runs each database gets. Runs are interleaved (A1 B1 C1 A2 B2 C2);
-	// with 3 or more, results carry a 95 % confidence interval.
+	// Repeats is how many whole runs each database gets (ordered by dataReuse); with 3 or more,
+	// results carry a 95 % confidence interval.
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=10
 	// +kubebuilder:default=1
 	// +optional
 	Repeats int32 `json:"repeats,omitempty"`
+
+	// DataReuse: Repeats (default) loads each database once; its repeats run one after the other
+	// (A1 A2 A3 B1 B2 B3), each on the data the repeat before kept (spec.database.reuse), and the
+	// comparison says how much the data grew. None loads every run afresh, interleaved (A1 B1 C1
+	// A2 B2 C2) so that drift over time hits every database alike. A repeat whose previous repeat
+	// failed loads afresh either way.
+	// +kubebuilder:default=Repeats
+	// +optional
+	DataReuse DataReuse `json:"dataReuse,omitempty"`
 }
+
+// DataReuse says whether a suite's repeats reuse the data of the repeat before.
+// +kubebuilder:validation:Enum=Repeats;None
+type DataReuse string
+
+const (
+	DataReuseRepeats DataReuse = "Repeats"
+	DataReuseNone    DataReuse = "None"
+)
 
 // SuiteDatabase is one database of a suite.
 //
+// +kubebuilder:validation:XValidation:rule="!has(self.database.reuse)",fieldPath=".database.reuse",message="database.reuse is set by the suite for its repeats (dataReuse), not in its databases"
 // +kubebuilder:validation:XValidation:rule="!has(self.database.teardown) || self.database.teardown == 'Delete'",fieldPath=".database.teardown",message="database.teardown must be Delete in a suite: its databases share the cluster's nodes, so each is torn down before the next run starts"
 type SuiteDatabase struct {
 	// Name identifies the database in the suite's results and names its runs

@@ -100,6 +100,11 @@ func TestAdmissionRejectsInvalidSuites(t *testing.T) {
 		}, []string{"spec.databases[0].database.postgres.synchronousReplicas", "synchronousReplicas must be less than instances"}},
 		{"teardown Retain", "", func(s map[string]any) { database(s, 0)["database"].(map[string]any)["teardown"] = "Retain" },
 			[]string{"spec.databases[0].database.teardown", "database.teardown must be Delete in a suite"}},
+		{"reuse in a database", "", func(s map[string]any) {
+			database(s, 0)["database"].(map[string]any)["reuse"] = map[string]any{"run": "earlier"}
+		}, []string{"spec.databases[0].database.reuse", "database.reuse is set by the suite for its repeats"}},
+		{"unknown dataReuse", "", func(s map[string]any) { s["dataReuse"] = "Sometimes" },
+			[]string{"spec.dataReuse", `Unsupported value: "Sometimes"`}},
 		{"external without secretRef", "", func(s map[string]any) {
 			database(s, 1)["database"].(map[string]any)["external"] = map[string]any{}
 		}, []string{"spec.databases[1].database.external.secretRef", "Required value"}},

@@ -25,6 +25,7 @@ func Notes(c Comparison, runs []benchv1.SuiteRunRecord) []string {
 	if n := precisionNote(c); n != "" {
 		notes = append(notes, n)
 	}
+	notes = append(notes, reuseNotes(runs)...)
 	for _, r := range c.Results {
 		if r.RunsDone == 0 || r.RunsSucceeded == r.RunsDone {
 			continue
@@ -119,4 +120,30 @@ func precisionNote(c Comparison) string {
 	}
 	return "precision: counting noise alone moves tpmC by " + strings.Join(noisy, "; ") +
 		": ratios within that are not differences; with repeats of 3 or more the confidence intervals say how far to trust them"
+}
+
+// reuseNotes say, per database, which runs started from the data of the run before (a suite's
+// dataReuse Repeats) and how much it had grown: their initial data differ from a fresh load's.
+func reuseNotes(runs []benchv1.SuiteRunRecord) []string {
+	var notes []string
+	var order []string
+	by := map[string][]string{}
+	for _, r := range runs {
+		if r.ReusedFrom == "" {
+			continue
+		}
+		if _, ok := by[r.Database]; !ok {
+			order = append(order, r.Database)
+		}
+		grown := ""
+		if g := r.DataGrowth; g != nil {
+			grown = fmt.Sprintf(", grown since the load by orders %+d, history %+d, new_order %+d", g["orders"], g["history"], g["new_order"])
+		}
+		by[r.Database] = append(by[r.Database], fmt.Sprintf("%s on the data %s kept%s", r.Name, r.ReusedFrom, grown))
+	}
+	for _, db := range order {
+		notes = append(notes, fmt.Sprintf("data: %s was loaded once; %s (repeats on a grown database measure more data than a fresh load)",
+			db, strings.Join(by[db], "; ")))
+	}
+	return notes
 }
