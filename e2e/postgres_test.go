@@ -13,6 +13,7 @@ import (
 	"time"
 
 	cnpgv1 "github.com/cloudnative-pg/api/pkg/api/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -22,12 +23,14 @@ import (
 const runTimeout = 25 * time.Minute
 
 // TestPostgresSyncRun: a run deploys PostgreSQL with two synchronous standbys through
-// CloudNativePG, loads, measures one step, records it with a tpmC, writes its report, and
-// deletes the database afterwards.
+// CloudNativePG, loads, measures one step, records it with a tpmC, writes its report, and keeps
+// its database; a run asking for another warehouse count of it is refused naming both counts; a
+// run reusing it measures without loading, and deletes the database afterwards.
 func TestPostgresSyncRun(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t, "e2e-sync")
 	run := smallSyncRun(ns, "sync")
+	run.Spec.Database.Teardown = benchv1.TeardownRetain
 	ctx := context.Background()
 	if err := k8s.Create(ctx, run); err != nil {
 		t.Fatal(err)
@@ -98,6 +101,43 @@ func TestPostgresSyncRun(t *testing.T) {
 	}
 	assertTelemetry(t, done, report)
 	assertPrometheusAgrees(t, done)
+	if l := done.Status.Load; l == nil || l.Dataset == nil || l.Dataset.Warehouses != run.Spec.Workload.Warehouses || l.Dataset.Seed == "" {
+		t.Errorf("the load's dataset: %+v", l)
+	}
+
+	// Load once, reuse: another warehouse count is refused, naming both, touching nothing …
+	more := smallSyncRun(ns, "sync-more")
+	more.Spec.Workload.Warehouses = 4
+	more.Spec.Database.Reuse = &benchv1.ReuseSpec{Run: run.Name}
+	if err := k8s.Create(ctx, more); err != nil {
+		t.Fatal(err)
+	}
+	refused := waitFor(t, client.ObjectKeyFromObject(more), 5*time.Minute, "phase Failed", func(r *benchv1.BenchmarkRun) bool {
+		return r.Status.Phase == benchv1.PhaseFailed
+	})
+	if msg := conditionMessages(refused); !strings.Contains(msg, "ReuseMismatch") || !strings.Contains(msg, "the database holds 2 loaded warehouses, the run asks for 4") {
+		t.Errorf("the run asking for 4 warehouses of the kept 2: %s", msg)
+	}
+	// … and the same count measures on it without loading, then tears it down.
+	again := smallSyncRun(ns, "sync-again")
+	again.Spec.Database.Reuse = &benchv1.ReuseSpec{Run: run.Name}
+	if err := k8s.Create(ctx, again); err != nil {
+		t.Fatal(err)
+	}
+	reused := waitFor(t, client.ObjectKeyFromObject(again), runTimeout, "phase Succeeded", func(r *benchv1.BenchmarkRun) bool {
+		return r.Status.Phase == benchv1.PhaseSucceeded
+	})
+	if l := reused.Status.Load; l == nil || l.ReusedFrom != run.Name || l.Dataset == nil || l.Dataset.Seed != done.Status.Load.Dataset.Seed || l.Dataset.Growth["orders"] <= 0 {
+		t.Errorf("the reusing run's load: %+v", l)
+	} else {
+		t.Logf("reused %s's data (seed %s), grown since the load by %v", l.ReusedFrom, l.Dataset.Seed, l.Dataset.Growth)
+	}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: again.Name + "-load"}, &batchv1.Job{}); !isNotFound(err) {
+		t.Errorf("the reusing run created a loader Job: %v", err)
+	}
+	if reused.Status.Result == nil || reused.Status.Result.TpmC <= 0 {
+		t.Errorf("the reusing run's result %+v", reused.Status.Result)
+	}
 
 	// Teardown Delete: the Cluster, its pods and its volumes go away once the run has ended.
 	deadline := time.Now().Add(5 * time.Minute)
