@@ -100,6 +100,7 @@ func suiteRun(suite *benchv1.BenchmarkSuite, p plannedRun, reuseFrom string) *be
 			Workload: *suite.Spec.Workload.DeepCopy(),
 			SLA:      *suite.Spec.SLA.DeepCopy(),
 			Search:   *suite.Spec.Search.DeepCopy(),
+			Sustain:  suite.Spec.Sustain.DeepCopy(),
 		},
 	}
 }

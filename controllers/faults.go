@@ -48,6 +48,9 @@ func faultScope(f benchv1.Fault) benchv1.FaultScope {
 
 // appliedFaults are the indices in spec.faults of the faults a step of this kind applies.
 func appliedFaults(run *benchv1.BenchmarkRun, kind benchv1.StepKind) []int {
+	if kind == benchv1.StepSustain { // the sustained phase measures the load alone
+		return nil
+	}
 	var out []int
 	for i, f := range run.Spec.Faults {
 		if (kind == benchv1.StepFault) == (faultScope(f) == benchv1.FaultInResultStep) {
@@ -300,6 +303,24 @@ func (r *BenchmarkRunReconciler) deletePod(ctx context.Context, run *benchv1.Ben
 	return false, fmt.Errorf("deleting pod %s: %w", name, err)
 }
 
+// openFaultWindow starts accumulating the minute after the step's first fault once it is
+// applied or under way, and reports whether it did. It runs before any interval is folded (a
+// restarted operator collects the intervals it missed first): an injection still Injecting is
+// placed by the operator's moment of decision, which precedes the clients' mark.
+func openFaultWindow(run *benchv1.BenchmarkRun, st *stepSeries) bool {
+	if run.Status.Current == nil || st == nil || st.AfterFault != nil || st.LengthSeconds <= 0 || st.Origin.IsZero() {
+		return false
+	}
+	first := firstInjection(run.Status.Current.Faults)
+	if first == nil {
+		return false
+	}
+	length := time.Duration(st.LengthSeconds * float64(time.Second))
+	k := sla.FaultIntervalIndex(st.Origin, length, faultMoment(first))
+	st.AfterFault = &faultWindow{From: k, To: k + int(time.Minute/length)}
+	return true
+}
+
 // observeFailover records, for each injection, the primary the engine's operator chose after it
 // and when the deleted pod's replacement and every instance were ready again. Each is recorded
 // once, when first seen.
@@ -310,10 +331,7 @@ func (r *BenchmarkRunReconciler) observeFailover(ctx context.Context, run *bench
 			pending = append(pending, inj)
 		}
 	}
-	if first := firstInjection(run.Status.Current.Faults); first != nil && first.State == benchv1.FaultInjected && st.AfterFault == nil && st.LengthSeconds > 0 {
-		length := time.Duration(st.LengthSeconds * float64(time.Second))
-		k := sla.FaultIntervalIndex(st.Origin, length, faultMoment(first))
-		st.AfterFault = &faultWindow{From: k, To: k + int(time.Minute/length)}
+	if openFaultWindow(run, st) {
 		if err := r.saveSeries(ctx, run, index, st); err != nil {
 			return err
 		}

@@ -131,6 +131,7 @@ func (r *BenchmarkRunReconciler) reconcileResult(ctx context.Context, run *bench
 		return false, ctrl.Result{}, r.fail(ctx, run, "SearchInconsistent", err.Error())
 	}
 	result := resultOf(run, decision, evidence)
+	result.Sustained = sustainedResult(run)
 	steps, err := r.readStepData(ctx, run)
 	if err != nil {
 		return false, ctrl.Result{}, err
@@ -185,6 +186,10 @@ func (r *BenchmarkRunReconciler) reconcileResult(ctx context.Context, run *bench
 		s.Result = &result
 		s.Report = &benchv1.ReportRef{ConfigMapName: ReportConfigMapName(run)}
 		setCondition(s, run.Generation, benchv1.ConditionSLACompliant, slaValue, slaReason, slaMessage)
+		if run.Spec.Sustain != nil {
+			value, reason, message := sustainedCondition(result.Sustained)
+			setCondition(s, run.Generation, benchv1.ConditionSustained, value, reason, message)
+		}
 		setCondition(s, run.Generation, benchv1.ConditionComplete, metav1.ConditionTrue, "SearchFinished", result.Message)
 		setCondition(s, run.Generation, benchv1.ConditionFailed, metav1.ConditionFalse, "SearchFinished", "the run finished")
 	}); err != nil {
@@ -234,7 +239,7 @@ func resultOf(run *benchv1.BenchmarkRun, d search.Decision, e evidence) benchv1.
 	var searchTime time.Duration
 	_, rampUp := jobs.Durations(run)
 	for _, s := range steps {
-		if s.Kind == benchv1.StepFault {
+		if s.Kind == benchv1.StepFault || s.Kind == benchv1.StepSustain {
 			continue
 		}
 		searchTime += rampUp

@@ -59,6 +59,8 @@ type stepSeries struct {
 	ResourceMetrics string `json:"resourceMetrics,omitempty"`
 	// AfterFault accumulates the histograms of the minute after the step's first fault.
 	AfterFault *faultWindow `json:"afterFault,omitempty"`
+	// Sustain judges a sustained step window by window (kind Sustain only).
+	Sustain *sustainWatch `json:"sustain,omitempty"`
 	// MergeError is why the pods' intervals could not be merged (the step is then inconclusive).
 	MergeError string `json:"mergeError,omitempty"`
 }
@@ -100,6 +102,9 @@ func (st *stepSeries) collect(pods []*snapshot.Intervals) (bool, error) {
 	}
 	for _, m := range merged {
 		if err := st.AfterFault.add(m); err != nil {
+			return false, err
+		}
+		if err := st.Sustain.add(m); err != nil {
 			return false, err
 		}
 		if m.Pods < len(window) {

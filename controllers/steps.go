@@ -58,13 +58,16 @@ func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv
 	var kind benchv1.StepKind
 	var measured time.Duration
 	if decision.Done || int32(len(evidence.outcomes)) >= maxSteps(run) {
-		// The search is over; the faults of the result step get one more step at its load.
-		warehouses, ok := faultStepPlan(run, decision)
-		if !ok {
+		// The search is over: a sustained phase at a share of the load found (spec.sustain), then
+		// the faults of the result step get one more step at its load.
+		if warehouses, ok := sustainStepPlan(run, decision); ok {
+			active, kind, measured = warehouses, benchv1.StepSustain, run.Spec.Sustain.Duration.Duration
+		} else if warehouses, ok := faultStepPlan(run, decision); ok {
+			active, kind = warehouses, benchv1.StepFault
+			measured, _ = jobs.Durations(run)
+		} else {
 			return true, ctrl.Result{}, nil
 		}
-		active, kind = warehouses, benchv1.StepFault
-		measured, _ = jobs.Durations(run)
 	} else {
 		active = int32(decision.Run)
 		kind, measured = stepLength(run, decision.Kind)
@@ -224,6 +227,13 @@ func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.B
 	if err != nil {
 		return stepOutcome{}, err
 	}
+	criteria, err := slaCriteria(run)
+	if err != nil {
+		return stepOutcome{}, r.fail(ctx, run, "InvalidSLA", err.Error())
+	}
+	if kind == benchv1.StepSustain && series.Sustain == nil {
+		series.Sustain = newSustainWatch(run, active, criteria)
+	}
 	urls := make([]string, len(ready))
 	snapshots := make([]*snapshot.Snapshot, len(ready))
 	for i, p := range ready {
@@ -291,10 +301,6 @@ func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.B
 		out.record.Fault, _ = faultRecord(run, run.Status.Current.Faults, series, snapshots, want)
 		return out, nil
 	}
-	criteria, err := slaCriteria(run)
-	if err != nil {
-		return stepOutcome{}, r.fail(ctx, run, "InvalidSLA", err.Error())
-	}
 	criteria.UnmeasuredBoundsSkipped = kind == benchv1.StepProbe
 	remaining := duration - merged.Measured
 	if merged.Phase == snapshot.PhaseDone {
@@ -312,7 +318,9 @@ func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.B
 	// A step measuring faults runs to its end (the recovery is part of it), and waits for every
 	// pod's ledger check and final commit record, so its record never depends on when a poll came.
 	measuringFaults := len(faults) > 0 && (merged.Phase != snapshot.PhaseDone || faultsPending(conn, faults, snapshots))
-	if !early.Final || measuringFaults || (remaining <= 0 && merged.Phase != snapshot.PhaseDone) {
+	// A sustained step runs to its end too: it says when the SLA broke and how the phase went on.
+	sustaining := kind == benchv1.StepSustain && merged.Phase != snapshot.PhaseDone
+	if !early.Final || measuringFaults || sustaining || (remaining <= 0 && merged.Phase != snapshot.PhaseDone) {
 		if age > deadline {
 			return inconclusive(fmt.Sprintf("the step did not finish within %s (phase %s)", deadline, merged.Phase), urls), nil
 		}
@@ -330,8 +338,16 @@ func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.B
 			verdict = sla.AddCheck(verdict, ch)
 		}
 	}
+	var sustained *benchv1.SustainRecord
+	if kind == benchv1.StepSustain {
+		if err := series.Sustain.close(); err != nil { // the last, shorter window
+			return stepOutcome{}, err
+		}
+		sustained = series.Sustain.record()
+		verdict = sla.AddCheck(verdict, sustainCheck(sustained))
+	}
 	record := stepRecord(index, active, want, merged, summary, verdict)
-	record.Fault = fault
+	record.Fault, record.Sustain = fault, sustained
 	record.LatencyRatio = round3(sla.LatencyRatio(merged, criteria))
 	record.Telemetry = series.summary()
 	if merged.Phase != snapshot.PhaseDone {
@@ -406,7 +422,9 @@ func (r *BenchmarkRunReconciler) collectSeries(ctx context.Context, run *benchv1
 	for i, s := range snapshots {
 		intervals[i] = s.Intervals
 	}
+	opened := openFaultWindow(run, st)
 	changed, err := st.collect(intervals)
+	changed = changed || opened
 	if err != nil {
 		// The step's verdict depends on it (per-interval criteria, faults): it is kept, and the
 		// step is inconclusive.
@@ -559,7 +577,7 @@ type evidence struct {
 func searchEvidence(steps []benchv1.StepResult) evidence {
 	var e evidence
 	for i, s := range steps {
-		if s.Kind == benchv1.StepFault || stepVerdict(s) == benchv1.VerdictInconclusive {
+		if s.Kind == benchv1.StepFault || s.Kind == benchv1.StepSustain || stepVerdict(s) == benchv1.VerdictInconclusive {
 			continue
 		}
 		e.outcomes = append(e.outcomes, outcomes(steps[i : i+1])[0])

@@ -25,6 +25,8 @@ const (
 	ConditionSLACompliant  = "SLACompliant"
 	ConditionComplete      = "Complete"
 	ConditionFailed        = "Failed"
+	// ConditionSustained: the database held the result through spec.sustain (runs with it only).
+	ConditionSustained = "Sustained"
 )
 
 // Reasons a run fails with (condition Failed) that issue 20's integrity rules added; the others
@@ -181,7 +183,7 @@ const (
 )
 
 // StepKind is a step's length class.
-// +kubebuilder:validation:Enum=Full;Probe;Fault
+// +kubebuilder:validation:Enum=Full;Probe;Fault;Sustain
 type StepKind string
 
 const (
@@ -192,6 +194,9 @@ const (
 	// StepFault is the full-length step after the search, at the largest compliant load, in which
 	// the faults with in: ResultStep are applied. The search does not count it.
 	StepFault StepKind = "Fault"
+	// StepSustain is the long step after the search at spec.sustain.percent of the largest
+	// compliant load, its SLA judged window by window. The search does not count it.
+	StepSustain StepKind = "Sustain"
 )
 
 // StepProgress is the live state of the step under way, refreshed while it runs.
@@ -289,6 +294,9 @@ type StepResult struct {
 	// clients measured, the ledger and consistency checks.
 	// +optional
 	Fault *FaultRecord `json:"fault,omitempty"`
+	// Sustain is what a sustained step showed window by window (kind Sustain).
+	// +optional
+	Sustain *SustainRecord `json:"sustain,omitempty"`
 }
 
 // StepTelemetry is a step's time series boiled down to the figures a reader looks at first. A field
@@ -450,6 +458,9 @@ type Result struct {
 	// Message summarises the result.
 	// +optional
 	Message string `json:"message,omitempty"`
+	// Sustained is whether the database held the result for spec.sustain.duration.
+	// +optional
+	Sustained *SustainedResult `json:"sustained,omitempty"`
 }
 
 // ReportRef names the report ConfigMap.

@@ -75,6 +75,12 @@ type BenchmarkRunSpec struct {
 	// +listType=atomic
 	// +optional
 	Faults []Fault `json:"faults,omitempty"`
+
+	// Sustain, after the search, runs one long step at a share of the capacity found and says
+	// whether the SLA held through it (docs/sustain.md).
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="sustain is immutable once the run is created"
+	// +optional
+	Sustain *SustainSpec `json:"sustain,omitempty"`
 }
 
 // Engine is a database engine.

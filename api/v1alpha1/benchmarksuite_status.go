@@ -101,6 +101,9 @@ type SuiteRunResult struct {
 	// Latency is each transaction's p50/p95/p99 at the run's result step.
 	// +optional
 	Latency map[Transaction]LatencyPercentiles `json:"latency,omitempty"`
+	// Sustained is whether the run held its result through its sustained phase (spec.sustain).
+	// +optional
+	Sustained *SustainedResult `json:"sustained,omitempty"`
 }
 
 // LatencyPercentiles are one transaction type's median, 95th and 99th percentile response times.

@@ -79,6 +79,10 @@ type BenchmarkSuiteSpec struct {
 	// +kubebuilder:default=Repeats
 	// +optional
 	DataReuse DataReuse `json:"dataReuse,omitempty"`
+
+	// Sustain is every run's sustained phase (BenchmarkRun spec.sustain).
+	// +optional
+	Sustain *SustainSpec `json:"sustain,omitempty"`
 }
 
 // DataReuse says whether a suite's repeats reuse the data of the repeat before.

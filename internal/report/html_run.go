@@ -183,9 +183,10 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // fault steps as points; compliant steps filled.
 func capacityChart(title, ylabel string, steps []benchv1.StepResult, value func(benchv1.StepResult) float64, ceiling bool) string {
 	groups := map[benchv1.StepKind]*line{
-		benchv1.StepFull:  {Name: "full steps", Color: color(0), Markers: true},
-		benchv1.StepProbe: {Name: "probe steps", Color: color(1), Markers: true, NoLine: true},
-		benchv1.StepFault: {Name: "fault step", Color: color(5), Markers: true, NoLine: true},
+		benchv1.StepFull:    {Name: "full steps", Color: color(0), Markers: true},
+		benchv1.StepProbe:   {Name: "probe steps", Color: color(1), Markers: true, NoLine: true},
+		benchv1.StepFault:   {Name: "fault step", Color: color(5), Markers: true, NoLine: true},
+		benchv1.StepSustain: {Name: "sustained phase", Color: color(3), Markers: true, NoLine: true},
 	}
 	maxW := 0.0
 	for _, s := range steps {
@@ -202,7 +203,7 @@ func capacityChart(title, ylabel string, steps []benchv1.StepResult, value func(
 		maxW = max(maxW, float64(s.ActiveWarehouses))
 	}
 	var lines []line
-	for _, k := range []benchv1.StepKind{benchv1.StepFull, benchv1.StepProbe, benchv1.StepFault} {
+	for _, k := range []benchv1.StepKind{benchv1.StepFull, benchv1.StepProbe, benchv1.StepFault, benchv1.StepSustain} {
 		g := groups[k]
 		sort.SliceStable(g.Points, func(i, j int) bool { return g.Points[i].X < g.Points[j].X })
 		if len(g.Points) > 0 {

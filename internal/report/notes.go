@@ -26,6 +26,7 @@ func Notes(c Comparison, runs []benchv1.SuiteRunRecord) []string {
 		notes = append(notes, n)
 	}
 	notes = append(notes, reuseNotes(runs)...)
+	notes = append(notes, sustainNotes(runs)...)
 	for _, r := range c.Results {
 		if r.RunsDone == 0 || r.RunsSucceeded == r.RunsDone {
 			continue
@@ -144,6 +145,25 @@ func reuseNotes(runs []benchv1.SuiteRunRecord) []string {
 	for _, db := range order {
 		notes = append(notes, fmt.Sprintf("data: %s was loaded once; %s (repeats on a grown database measure more data than a fresh load)",
 			db, strings.Join(by[db], "; ")))
+	}
+	return notes
+}
+
+// sustainNotes say, per run with a sustained phase, whether it held its result: a capacity the
+// database does not hold for hours is reported beside the one it does.
+func sustainNotes(runs []benchv1.SuiteRunRecord) []string {
+	var notes []string
+	for _, r := range runs {
+		if r.Result == nil || r.Result.Sustained == nil {
+			continue
+		}
+		s := r.Result.Sustained
+		if s.Held {
+			notes = append(notes, fmt.Sprintf("sustained: %s held its SLA for %s at %d active warehouses (%.1f tpmC)", r.Name, s.Duration.Duration, s.ActiveWarehouses, s.TpmC))
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("sustained: %s did NOT hold: at %d active warehouses the SLA first broke %s into %s (%s)",
+			r.Name, s.ActiveWarehouses, s.BrokeAfter.Duration, s.Duration.Duration, s.Reason))
 	}
 	return notes
 }

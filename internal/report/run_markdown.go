@@ -28,6 +28,9 @@ func RunMarkdown(run *benchv1.BenchmarkRun, result benchv1.Result) string {
 	if s := precisionSentence(run, result); s != "" {
 		fmt.Fprintf(&b, "%s\n\n", s)
 	}
+	if s := SustainedSentence(result.Sustained, run.Status.Steps); s != "" {
+		fmt.Fprintf(&b, "%s\n\n", s)
+	}
 	fmt.Fprintf(&b, "%s\n\n", DurabilitySentence(run.Spec.Database))
 	fmt.Fprintf(&b, "| step | kind | measured | active warehouses | tpmC | efficiency %% | compliant | NewOrder p90 | Payment p90 | OrderStatus p90 | Delivery p90 | StockLevel p90 | reasons |\n")
 	fmt.Fprintf(&b, "|---:|---|---:|---:|---:|---:|:-:|---:|---:|---:|---:|---:|---|\n")
@@ -237,4 +240,36 @@ func stepCells(s benchv1.StepResult) []string {
 		reasons = append(append([]string(nil), reasons...), s.Telemetry.ClientBound...)
 	}
 	return append(row, strings.Join(reasons, "; "))
+}
+
+// SustainedSentence says whether the database held the result through its sustained phase, when
+// it first broke and with what signals, and the trends: "" without a sustained phase.
+func SustainedSentence(r *benchv1.SustainedResult, steps []benchv1.StepResult) string {
+	if r == nil {
+		return ""
+	}
+	var rec *benchv1.SustainRecord
+	if int(r.Step) < len(steps) {
+		rec = steps[r.Step].Sustain
+	}
+	out := ""
+	if r.Held {
+		out = fmt.Sprintf("Sustained: the SLA held for %s at %d active warehouses (step %d, %.1f tpmC)", r.Duration.Duration, r.ActiveWarehouses, r.Step, r.TpmC)
+	} else {
+		out = fmt.Sprintf("Sustained: NOT held — at %d active warehouses (step %d) the SLA first broke %s into the %s phase: %s",
+			r.ActiveWarehouses, r.Step, r.BrokeAfter.Duration, r.Duration.Duration, r.Reason)
+		if rec != nil && rec.FirstBreach != nil && len(rec.FirstBreach.Signals) > 0 {
+			out += "; the database then: " + strings.Join(rec.FirstBreach.Signals, ", ")
+		}
+		if rec != nil {
+			out += fmt.Sprintf("; %d of %d windows of %s broke it", rec.BrokenWindows, rec.Windows, rec.Window.Duration)
+		}
+	}
+	if rec != nil {
+		out += fmt.Sprintf(". Trend over the phase: tpmC %+.1f per hour", rec.TpmCSlopePerHour)
+		if v, ok := rec.P90SlopeMillisPerHour[benchv1.NewOrder]; ok {
+			out += fmt.Sprintf(", New-Order p90 %+.1f ms per hour", v)
+		}
+	}
+	return out + "."
 }
