@@ -57,6 +57,9 @@ type BenchmarkRunReconciler struct {
 	Scheme    *runtime.Scheme
 	Recorder  events.EventRecorder
 	Config    Config
+	// Operators checks a run's database objects against the served CRDs before they are first
+	// applied (operator.go); SetupWithManager makes one when nil.
+	Operators *OperatorChecker
 
 	// series holds the time series of the steps under way (*stepSeries by run UID and step), a
 	// copy of what their series ConfigMaps store.
@@ -99,7 +102,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 			return ctrl.Result{}, err
 		}
 	}
-	for _, p := range []phase{r.reconcileDatabase, r.reconcileLoad, r.reconcileSteps, r.reconcileFaultCheck, r.reconcileResult} {
+	for _, p := range []phase{r.reconcileOperator, r.reconcileDatabase, r.reconcileLoad, r.reconcileSteps, r.reconcileFaultCheck, r.reconcileResult} {
 		done, result, err := p(ctx, run)
 		if errors.Is(err, errRunFailed) {
 			return ctrl.Result{}, nil // recorded; the next pass tears down
@@ -125,6 +128,13 @@ func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	if r.APIReader == nil {
 		r.APIReader = mgr.GetAPIReader()
+	}
+	if r.Operators == nil {
+		checker, err := NewOperatorChecker(mgr.GetConfig())
+		if err != nil {
+			return err
+		}
+		r.Operators = checker
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&benchv1.BenchmarkRun{}).

@@ -34,7 +34,13 @@ type Env struct {
 
 // Start starts kube-apiserver and etcd. KUBEBUILDER_ASSETS names their folder; when it is unset,
 // hack/envtest-assets.sh provides them (built from source and cached on first use).
-func Start() (*Env, error) {
+func Start() (*Env, error) { return start(true) }
+
+// StartWithoutOperators starts an API server with the operator's own CRDs only: a cluster where
+// no database operator is installed.
+func StartWithoutOperators() (*Env, error) { return start(false) }
+
+func start(withOperators bool) (*Env, error) {
 	root, err := RepoRoot()
 	if err != nil {
 		return nil, err
@@ -46,9 +52,11 @@ func Start() (*Env, error) {
 		}
 		os.Setenv("KUBEBUILDER_ASSETS", strings.TrimSpace(string(out)))
 	}
-	crds, err := CRDPaths(root)
-	if err != nil {
-		return nil, err
+	crds := []string{filepath.Join(root, "config", "crd", "bases")}
+	if withOperators {
+		if crds, err = CRDPaths(root); err != nil {
+			return nil, err
+		}
 	}
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{

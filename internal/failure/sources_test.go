@@ -1,0 +1,297 @@
+package failure
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Every failure reason the controllers can set has an entry in internal/failure (which
+// docs/troubleshooting.md's tables are rendered from and the kubectl plugin takes its hints from),
+// and the catalog lists no reason the controllers never set. The reasons are found in the source
+// (go/ast over controllers/*.go), so a new reason fails this test until it is documented:
+//   - BenchmarkRun: the reason argument of every r.fail(ctx, run, REASON, message) call — a string
+//     literal, or a variable whose values are string literals assigned in the same function or
+//     returned (as the same named result) by the same-package function it is assigned from;
+//   - BenchmarkSuite runs: string literals assigned to a record's .Reason in a statement that also
+//     sets its .Phase to benchv1.PhaseFailed;
+//   - BenchmarkSuite: the reason of every setConditionIn(…, benchv1.ConditionFailed,
+//     metav1.ConditionTrue, REASON, …).
+//
+// A reason argument the test cannot follow fails it, naming the place: pass a literal instead.
+func TestEveryFailureReasonIsCatalogued(t *testing.T) {
+	found, problems := failureReasonsInSource(t, filepath.Join("..", "..", "controllers"))
+	for _, p := range problems {
+		t.Error(p)
+	}
+	for _, kind := range []Kind{Run, SuiteRun, Suite} {
+		var inCode []string
+		for name := range found[kind] {
+			inCode = append(inCode, name)
+		}
+		sort.Strings(inCode)
+		catalogued := Names(kind)
+		if len(inCode) == 0 {
+			t.Errorf("%s: the scan found no reason at all: the test no longer sees how the controllers fail", kind)
+		}
+		for _, name := range inCode {
+			r, ok := Lookup(name)
+			switch {
+			case !ok:
+				t.Errorf("%s reason %q (%s) is not in internal/failure's catalog: add what it means and what to do, then `go test ./internal/failure -update` rewrites docs/troubleshooting.md", kind, name, strings.Join(found[kind][name], ", "))
+			case r.Kind != kind:
+				t.Errorf("reason %q is set on a %s (%s) but catalogued as %s", name, kind, strings.Join(found[kind][name], ", "), r.Kind)
+			}
+		}
+		for _, name := range catalogued {
+			if _, ok := found[kind][name]; !ok {
+				t.Errorf("%s reason %q is catalogued in internal/failure but no controller sets it: remove it", kind, name)
+			}
+		}
+	}
+}
+
+// The scanner is tested on a fixture, so that a blind scanner cannot pass the test above.
+func TestFailureReasonScannerFollowsVariables(t *testing.T) {
+	src := `package controllers
+func (r *R) a() error { return r.fail(ctx, run, "Literal", "m") }
+func (r *R) b() error {
+	reason := "Assigned"
+	if x { reason = "Reassigned" }
+	return r.fail(ctx, run, reason, "m")
+}
+func (r *R) c() error {
+	if reason, message := verdict(run); reason != "" { return r.fail(ctx, run, reason, message) }
+	return nil
+}
+func verdict(run *Run) (reason, message string) {
+	if y { reason = "FromCallee" }
+	return reason, ""
+}
+func (r *R) d() error { return r.fail(ctx, run, somePackage.Value, "m") }
+func (r *R) e() error {
+	func() { _, reason := 1, "Shadowed"; _ = reason }()
+	reason := "Outer"
+	return r.fail(ctx, run, reason, "m")
+}
+func record() {
+	rec.Phase, rec.Reason = benchv1.PhaseFailed, "SuiteRecord"
+	rec.Reason = "NotAFailure"
+	setConditionIn(&s.Conditions, g, benchv1.ConditionFailed, metav1.ConditionTrue, "SuiteFailed", m)
+	setConditionIn(&s.Conditions, g, benchv1.ConditionFailed, metav1.ConditionFalse, "NotFailed", m)
+}
+`
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "x.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	found, problems := failureReasonsInSource(t, dir)
+	got := map[Kind][]string{}
+	for kind, names := range found {
+		for name := range names {
+			got[kind] = append(got[kind], name)
+		}
+		sort.Strings(got[kind])
+	}
+	want := map[Kind][]string{
+		Run:      {"Assigned", "FromCallee", "Literal", "Outer", "Reassigned"},
+		SuiteRun: {"SuiteRecord"},
+		Suite:    {"SuiteFailed"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("found %v, want %v", got, want)
+	}
+	if len(problems) != 1 || !strings.Contains(problems[0], "somePackage.Value") {
+		t.Errorf("problems %q, want one naming somePackage.Value", problems)
+	}
+}
+
+// failureReasonsInSource scans the non-test Go files of dir: found[kind][reason] lists where.
+func failureReasonsInSource(t *testing.T, dir string) (map[Kind]map[string][]string, []string) {
+	t.Helper()
+	fset := token.NewFileSet()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	funcs := map[string]*ast.FuncDecl{} // same-package functions (not methods) by name
+	var parsed []*ast.File
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parsed = append(parsed, f)
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil {
+				funcs[fd.Name.Name] = fd
+			}
+		}
+	}
+	found := map[Kind]map[string][]string{}
+	var problems []string
+	add := func(kind Kind, name string, at token.Pos) {
+		if found[kind] == nil {
+			found[kind] = map[string][]string{}
+		}
+		pos := fset.Position(at)
+		found[kind][name] = append(found[kind][name], fmt.Sprintf("%s:%d", filepath.Base(pos.Filename), pos.Line))
+	}
+	for _, f := range parsed {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil || fd.Name.Name == "fail" {
+				continue
+			}
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.CallExpr:
+					if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "fail" && len(n.Args) == 4 {
+						names, ok := reasonValues(n.Args[2], fd, funcs, 0)
+						if !ok {
+							pos := fset.Position(n.Pos())
+							problems = append(problems, fmt.Sprintf("%s:%d: cannot tell which reasons %s passes to fail: pass a string literal, or a variable assigned string literals",
+								filepath.Base(pos.Filename), pos.Line, exprString(n.Args[2])))
+						}
+						for _, name := range names {
+							add(Run, name, n.Pos())
+						}
+					}
+					if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "setConditionIn" && len(n.Args) == 6 &&
+						exprString(n.Args[2]) == "benchv1.ConditionFailed" && exprString(n.Args[3]) == "metav1.ConditionTrue" {
+						if lit, ok := stringLit(n.Args[4]); ok {
+							add(Suite, lit, n.Pos())
+						}
+					}
+				case *ast.AssignStmt:
+					failed := false
+					for i, lhs := range n.Lhs {
+						if sel, ok := lhs.(*ast.SelectorExpr); ok && sel.Sel.Name == "Phase" && i < len(n.Rhs) && exprString(n.Rhs[i]) == "benchv1.PhaseFailed" {
+							failed = true
+						}
+					}
+					for i, lhs := range n.Lhs {
+						if sel, ok := lhs.(*ast.SelectorExpr); ok && failed && sel.Sel.Name == "Reason" && i < len(n.Rhs) {
+							if lit, ok := stringLit(n.Rhs[i]); ok {
+								add(SuiteRun, lit, n.Pos())
+							}
+						}
+					}
+				}
+				return true
+			})
+		}
+	}
+	return found, problems
+}
+
+// reasonValues resolves a reason expression to the string literals it can hold.
+func reasonValues(e ast.Expr, fn *ast.FuncDecl, funcs map[string]*ast.FuncDecl, depth int) ([]string, bool) {
+	if lit, ok := stringLit(e); ok {
+		return []string{lit}, true
+	}
+	id, ok := e.(*ast.Ident)
+	if !ok || depth > 3 {
+		return nil, false
+	}
+	var out []string
+	resolved := true
+	ast.Inspect(fn.Body, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok {
+			return true
+		}
+		for i, lhs := range as.Lhs {
+			// The same variable: the parser resolves each identifier to its declaration.
+			if l, ok := lhs.(*ast.Ident); !ok || l.Name != id.Name || l.Obj == nil || l.Obj != id.Obj {
+				continue
+			}
+			switch {
+			case len(as.Rhs) == len(as.Lhs):
+				if lit, ok := stringLit(as.Rhs[i]); ok {
+					out = append(out, lit)
+				} else {
+					resolved = false
+				}
+			case len(as.Rhs) == 1:
+				call, ok := as.Rhs[0].(*ast.CallExpr)
+				callee, isIdent := funcExprIdent(call, ok)
+				target := funcs[callee]
+				if !isIdent || target == nil || target.Type.Results == nil {
+					resolved = false
+					continue
+				}
+				result := resultName(target, i)
+				if result == nil {
+					resolved = false
+					continue
+				}
+				names, ok := reasonValues(result, target, funcs, depth+1)
+				resolved = resolved && ok
+				out = append(out, names...)
+			}
+		}
+		return true
+	})
+	if len(out) == 0 {
+		return nil, false
+	}
+	return out, resolved
+}
+
+func funcExprIdent(call *ast.CallExpr, ok bool) (string, bool) {
+	if !ok {
+		return "", false
+	}
+	id, isIdent := call.Fun.(*ast.Ident)
+	if !isIdent {
+		return "", false
+	}
+	return id.Name, true
+}
+
+// resultName is the i-th named result of fn, nil when results are unnamed.
+func resultName(fn *ast.FuncDecl, i int) *ast.Ident {
+	k := 0
+	for _, field := range fn.Type.Results.List {
+		for _, name := range field.Names {
+			if k == i {
+				return name
+			}
+			k++
+		}
+	}
+	return nil
+}
+
+func stringLit(e ast.Expr) (string, bool) {
+	lit, ok := e.(*ast.BasicLit)
+	if !ok || lit.Kind != token.STRING {
+		return "", false
+	}
+	s, err := strconv.Unquote(lit.Value)
+	return s, err == nil
+}
+
+func exprString(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return e.Name
+	case *ast.SelectorExpr:
+		return exprString(e.X) + "." + e.Sel.Name
+	case *ast.BasicLit:
+		return e.Value
+	}
+	return fmt.Sprintf("%T", e)
+}
