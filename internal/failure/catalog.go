@@ -47,7 +47,7 @@ var catalog = []Reason{
 	{
 		Name: "DatabaseOperatorMissing", Kind: Run, Phase: "Deploying",
 		Meaning: "The engine's database operator is not installed: its CRD (CloudNativePG clusters.postgresql.cnpg.io, cockroach-operator crdbclusters.crdb.cockroachlabs.com, ydb-operator storages/databases.ydb.tech) does not exist in the cluster. The manager also logs this at start.",
-		Action:  "Install the supported operator version (README, \"Install on your own cluster\": CloudNativePG 1.29.1, cockroach-operator v2.18.3, ydb-operator 0.8.0), then delete and re-create the run.",
+		Action:  "Install the supported operator version (docs/operations.md: CloudNativePG 1.29.1, cockroach-operator v2.18.3, ydb-operator 0.8.0), then delete and re-create the run.",
 	},
 	{
 		Name: "DatabaseOperatorUnsupported", Kind: Run, Phase: "Deploying",

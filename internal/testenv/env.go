@@ -39,7 +39,9 @@ func Start() (*Env, error) { return start(CRDPaths) }
 // StartWithoutOperators starts an API server with the operator's own CRDs only: a cluster where
 // no database operator is installed.
 func StartWithoutOperators() (*Env, error) {
-	return start(func(root string) ([]string, error) { return []string{filepath.Join(root, "config", "crd", "bases")}, nil })
+	return start(func(root string) ([]string, error) {
+		return []string{filepath.Join(root, "config", "crd", "bases")}, nil
+	})
 }
 
 // StartEmpty starts an API server with no CRD at all: a cluster nothing of this project touched.
