@@ -77,6 +77,8 @@ func verdict(run *Run) (reason, message string) {
 	return reason, ""
 }
 func (r *R) d() error { return r.fail(ctx, run, somePackage.Value, "m") }
+const reasonConst = "FromConstant"
+func (r *R) f() error { return r.fail(ctx, run, reasonConst, "m") }
 func (r *R) e() error {
 	func() { _, reason := 1, "Shadowed"; _ = reason }()
 	reason := "Outer"
@@ -102,7 +104,7 @@ func record() {
 		sort.Strings(got[kind])
 	}
 	want := map[Kind][]string{
-		Run:      {"Assigned", "FromCallee", "Literal", "Outer", "Reassigned"},
+		Run:      {"Assigned", "FromCallee", "FromConstant", "Literal", "Outer", "Reassigned"},
 		SuiteRun: {"SuiteRecord"},
 		Suite:    {"SuiteFailed"},
 	}
@@ -123,6 +125,7 @@ func failureReasonsInSource(t *testing.T, dir string) (map[Kind]map[string][]str
 		t.Fatal(err)
 	}
 	funcs := map[string]*ast.FuncDecl{} // same-package functions (not methods) by name
+	consts := map[string]string{}       // package-level string constants
 	var parsed []*ast.File
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {
@@ -136,6 +139,18 @@ func failureReasonsInSource(t *testing.T, dir string) (map[Kind]map[string][]str
 		for _, d := range f.Decls {
 			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil {
 				funcs[fd.Name.Name] = fd
+			}
+			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.CONST {
+				for _, spec := range gd.Specs {
+					vs := spec.(*ast.ValueSpec)
+					for i, name := range vs.Names {
+						if i < len(vs.Values) {
+							if lit, ok := stringLit(vs.Values[i]); ok {
+								consts[name.Name] = lit
+							}
+						}
+					}
+				}
 			}
 		}
 	}
@@ -158,7 +173,7 @@ func failureReasonsInSource(t *testing.T, dir string) (map[Kind]map[string][]str
 				switch n := n.(type) {
 				case *ast.CallExpr:
 					if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "fail" && len(n.Args) == 4 {
-						names, ok := reasonValues(n.Args[2], fd, funcs, 0)
+						names, ok := reasonValues(n.Args[2], fd, funcs, consts, 0)
 						if !ok {
 							pos := fset.Position(n.Pos())
 							problems = append(problems, fmt.Sprintf("%s:%d: cannot tell which reasons %s passes to fail: pass a string literal, or a variable assigned string literals",
@@ -197,13 +212,16 @@ func failureReasonsInSource(t *testing.T, dir string) (map[Kind]map[string][]str
 }
 
 // reasonValues resolves a reason expression to the string literals it can hold.
-func reasonValues(e ast.Expr, fn *ast.FuncDecl, funcs map[string]*ast.FuncDecl, depth int) ([]string, bool) {
+func reasonValues(e ast.Expr, fn *ast.FuncDecl, funcs map[string]*ast.FuncDecl, consts map[string]string, depth int) ([]string, bool) {
 	if lit, ok := stringLit(e); ok {
 		return []string{lit}, true
 	}
 	id, ok := e.(*ast.Ident)
 	if !ok || depth > 3 {
 		return nil, false
+	}
+	if v, ok := consts[id.Name]; ok && (id.Obj == nil || id.Obj.Kind == ast.Con) {
+		return []string{v}, true // a package-level string constant
 	}
 	var out []string
 	resolved := true
@@ -219,8 +237,8 @@ func reasonValues(e ast.Expr, fn *ast.FuncDecl, funcs map[string]*ast.FuncDecl, 
 			}
 			switch {
 			case len(as.Rhs) == len(as.Lhs):
-				if lit, ok := stringLit(as.Rhs[i]); ok {
-					out = append(out, lit)
+				if names, ok := reasonValues(as.Rhs[i], fn, funcs, consts, depth+1); ok && !isIdent(as.Rhs[i], id.Name) {
+					out = append(out, names...)
 				} else {
 					resolved = false
 				}
@@ -237,7 +255,7 @@ func reasonValues(e ast.Expr, fn *ast.FuncDecl, funcs map[string]*ast.FuncDecl, 
 					resolved = false
 					continue
 				}
-				names, ok := reasonValues(result, target, funcs, depth+1)
+				names, ok := reasonValues(result, target, funcs, consts, depth+1)
 				resolved = resolved && ok
 				out = append(out, names...)
 			}
@@ -294,4 +312,9 @@ func exprString(e ast.Expr) string {
 		return e.Value
 	}
 	return fmt.Sprintf("%T", e)
+}
+
+func isIdent(e ast.Expr, name string) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == name
 }
