@@ -95,6 +95,11 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	recordMetrics(run) // a restarted manager exports every run at once
 
 	if run.Status.Phase == benchv1.PhaseSucceeded || run.Status.Phase == benchv1.PhaseFailed {
+		// A run that ended under an operator without the Ready and Ended conditions gets them
+		// (writeStatus writes nothing when they are there already).
+		if err := r.updateStatus(ctx, run, func(*benchv1.BenchmarkRunStatus) {}); err != nil {
+			return ctrl.Result{}, err
+		}
 		return ctrl.Result{}, r.teardown(ctx, run)
 	}
 	if run.Status.Phase == "" {
