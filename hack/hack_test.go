@@ -16,10 +16,13 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/testenv"
 )
@@ -108,16 +111,7 @@ func TestDemoRefusesAClusterItDidNotCreate(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A fresh API server still writes its own bootstrap objects for a while: start from a settled one.
-	before := clusterObjects(t, env)
-	for settled := 0; settled < 3; {
-		time.Sleep(2 * time.Second)
-		now := clusterObjects(t, env)
-		if now == before {
-			settled++
-		} else {
-			settled, before = 0, now
-		}
-	}
+	before := settledObjects(t, env)
 	for _, script := range []string{"hack/demo.sh", "hack/demo-suite.sh"} {
 		t.Run(filepath.Base(script), func(t *testing.T) {
 			cmd := exec.Command(filepath.Join(repoRoot, script))
@@ -145,6 +139,76 @@ func TestDemoRefusesAClusterItDidNotCreate(t *testing.T) {
 	if !strings.Contains(before, "namespaces default") {
 		t.Fatalf("the snapshot does not see the default namespace:\n%s", before)
 	}
+}
+
+// On a cluster this project did not create where CloudNativePG and the operator are installed
+// already, hack/cluster/install.sh (what make demo and make e2e call) uses them: exit 0, saying it
+// installs nothing, and the cluster is unchanged.
+func TestInstallUsesWhatIsInstalledOnAClusterItDidNotCreate(t *testing.T) {
+	kubectl := kubectlBinary(t)
+	env, err := testenv.Start() // every CRD: ours and CloudNativePG's among them
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = env.Stop() }()
+	c, err := client.New(env.Config, client.Options{Scheme: env.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "their-operators"}}
+	labels := map[string]string{"app.kubernetes.io/name": "tpcc-operator"}
+	manager := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "tpcc-operator-controller-manager", Labels: labels},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "manager", Image: "registry.example.com/tpcc-operator/manager:0.1.0"}}}},
+		},
+	}
+	if err := c.Create(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Create(ctx, manager); err != nil {
+		t.Fatal(err)
+	}
+	manager.Status = appsv1.DeploymentStatus{Replicas: 1, ReadyReplicas: 1, AvailableReplicas: 1}
+	if err := c.Status().Update(ctx, manager); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, env.KubeConfig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := settledObjects(t, env)
+	cmd := exec.Command(filepath.Join(repoRoot, "hack/cluster/install.sh"))
+	cmd.Env = append(withoutEnv(os.Environ(), "KUBECONFIG", "TPCC_ALLOW_CLUSTER_INSTALL", "IMG_PREFIX", "TAG"),
+		"KUBECONFIG="+kubeconfig, "KUBECTL="+kubectl, "HOME="+dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "installing nothing") {
+		t.Fatalf("install.sh: %v, want exit 0 saying it installs nothing:\n%s", err, out)
+	}
+	if after := clusterObjects(t, env); after != before {
+		t.Errorf("the cluster changed:\n%s", diffLines(before, after))
+	}
+}
+
+// settledObjects is clusterObjects once a fresh API server has stopped writing its own bootstrap
+// objects (the same listing three times, 2 s apart).
+func settledObjects(t *testing.T, env *testenv.Env) string {
+	t.Helper()
+	before := clusterObjects(t, env)
+	for settled := 0; settled < 3; {
+		time.Sleep(2 * time.Second)
+		now := clusterObjects(t, env)
+		if now == before {
+			settled++
+		} else {
+			settled, before = 0, now
+		}
+	}
+	return before
 }
 
 // clusterObjects lists every object of every listable resource (events and the API server's own
