@@ -1,10 +1,11 @@
 # syntax=docker/dockerfile:1
 # The manager and the tpcc client, for users with Docker (or BuildKit) and a registry:
-#   docker build --target manager -t REGISTRY/tpcc-operator/manager:TAG .
-#   docker build --target client  -t REGISTRY/tpcc-operator/tpcc:TAG .
-# Both are static Go binaries on distroless, running as the nonroot user (65532), which the
-# operator's pods and Jobs also require. Offline, hack/images.sh packs the same binaries into
-# images without a Docker daemon.
+#   make docker-build docker-push IMG_PREFIX=registry.example.com/tpcc-operator TAG=0.1.0
+# builds IMG_PREFIX/manager:TAG (--target manager) and IMG_PREFIX/tpcc:TAG (--target client) and
+# pushes them; the Helm chart names both with image.prefix and image.tag. Both are static Go
+# binaries on distroless, running as the nonroot user (65532), which the operator's pods and Jobs
+# also require. Offline, hack/images.sh packs the same binaries into images without a Docker
+# daemon (hack/hack_test.go checks this file copies every package they import).
 ARG GO_VERSION=1.26
 
 FROM --platform=$BUILDPLATFORM golang:${GO_VERSION} AS build

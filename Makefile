@@ -9,6 +9,11 @@ CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 GO_TEST_FLAGS ?= -count=1 -timeout 40m
 # A nested module: CockroachDB's parser checks our SQL there without entering the root build list.
 CRDB_GRAMMAR := internal/tpcc/crdbgrammar
+# The operator's two images for your registry: IMG_PREFIX/manager:TAG and IMG_PREFIX/tpcc:TAG (the
+# chart's image.prefix and image.tag). CONTAINER_TOOL=podman works as well.
+IMG_PREFIX ?= tpcc-operator
+TAG ?= dev
+CONTAINER_TOOL ?= docker
 
 .PHONY: help
 help: ## List the targets.
@@ -48,8 +53,18 @@ $(CONTROLLER_GEN):
 	GOBIN=$(BIN) go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_TOOLS_VERSION)
 	mv $(BIN)/controller-gen $@
 
+.PHONY: docker-build
+docker-build: ## Build the manager and client images with Docker: IMG_PREFIX/manager:TAG, IMG_PREFIX/tpcc:TAG (Dockerfile).
+	$(CONTAINER_TOOL) build --target manager -t $(IMG_PREFIX)/manager:$(TAG) .
+	$(CONTAINER_TOOL) build --target client -t $(IMG_PREFIX)/tpcc:$(TAG) .
+
+.PHONY: docker-push
+docker-push: ## Push both images (IMG_PREFIX=registry.example.com/tpcc-operator TAG=0.1.0), as the chart's image.prefix/tag name them.
+	$(CONTAINER_TOOL) push $(IMG_PREFIX)/manager:$(TAG)
+	$(CONTAINER_TOOL) push $(IMG_PREFIX)/tpcc:$(TAG)
+
 .PHONY: images
-images: ## Build every image offline (cluster add-ons, CloudNativePG, PostgreSQL, manager, client) with hack/mkimg.
+images: ## Build every image offline (cluster add-ons, CloudNativePG, PostgreSQL, manager, client) with hack/mkimg, no Docker daemon.
 	hack/images.sh
 
 .PHONY: cluster-up
@@ -61,7 +76,7 @@ cluster-down: ## Stop the local cluster and restore the machine as it was.
 	hack/cluster/down.sh
 
 .PHONY: demo
-demo: ## Run config/samples/demo.yaml end to end (current cluster, or the local one) and print its result.
+demo: ## Run config/samples/demo.yaml end to end (local cluster; a cluster of yours only with what it needs installed) and print its result.
 	hack/demo.sh
 
 .PHONY: demo-suite

@@ -74,12 +74,16 @@ func stderr(err error) string {
 	return ""
 }
 
+// baseline is what every render sets first (a later --set of the same key wins): the image prefix,
+// which has no default, as config/default names the images.
+var baseline = []string{"image.prefix=tpcc-operator"}
+
 // render runs `helm template` with --set arguments and returns its objects, or helm's error output.
 func render(t *testing.T, sets ...string) ([]*unstructured.Unstructured, error) {
 	t.Helper()
 	helm, _ := tools(t)
 	args := []string{"template", release, chartDir, "--namespace", namespace}
-	for _, s := range sets {
+	for _, s := range append(append([]string(nil), baseline...), sets...) {
 		args = append(args, "--set", s)
 	}
 	cmd := exec.Command(helm, args...)
@@ -150,6 +154,16 @@ func managerContainer(t *testing.T, objs []*unstructured.Unstructured) map[strin
 	return containers[0].(map[string]any)
 }
 
+func containerEnv(c map[string]any) map[string]string {
+	out := map[string]string{}
+	list, _, _ := unstructured.NestedSlice(c, "env")
+	for _, e := range list {
+		m := e.(map[string]any)
+		out[fmt.Sprint(m["name"])] = fmt.Sprint(m["value"])
+	}
+	return out
+}
+
 func args(t *testing.T, objs []*unstructured.Unstructured) []string {
 	t.Helper()
 	list, _, _ := unstructured.NestedStringSlice(managerContainer(t, objs), "args")
@@ -165,9 +179,10 @@ func field(t *testing.T, obj *unstructured.Unstructured, path ...string) any {
 	return v
 }
 
-// TestChartDefaultsMatchKustomize: `helm install tpcc-operator -n tpcc-operator-system` and
-// `kubectl apply -k config/default` create the same objects with the same content; the chart
-// only adds its labels and leaves the namespace to `--create-namespace`.
+// TestChartDefaultsMatchKustomize: `helm install tpcc-operator -n tpcc-operator-system --set
+// image.prefix=tpcc-operator` and `kubectl apply -k config/default` create the same objects with
+// the same content — both images named by one prefix and tag —; the chart only adds its labels
+// and leaves the namespace to `--create-namespace`.
 func TestChartDefaultsMatchKustomize(t *testing.T) {
 	_, kubectlPath := tools(t)
 	out, err := exec.Command(kubectlPath, "kustomize", kustomizeDirectory).Output()
@@ -278,20 +293,33 @@ func TestChartValues(t *testing.T) {
 			},
 		},
 		{
-			name: "images for a local cluster",
-			sets: []string{"image.repository=localhost/tpcc-operator/manager", "image.tag=abc", "image.pullPolicy=Never",
-				"clientImage.repository=localhost/tpcc-operator/tpcc", "clientImage.tag=abc", "clientImage.pullPolicy=Never",
+			name: "one image prefix and tag name both images",
+			sets: []string{"image.prefix=registry.example.com:5000/team/tpcc-operator/", "image.tag=0.1.0", "image.pullPolicy=Always",
 				"databaseImages.postgres=localhost/cnpg/postgresql:15.18-bookworm"},
 			check: func(t *testing.T, objs []*unstructured.Unstructured) {
 				c := managerContainer(t, objs)
-				if c["image"] != "localhost/tpcc-operator/manager:abc" || c["imagePullPolicy"] != "Never" {
+				if c["image"] != "registry.example.com:5000/team/tpcc-operator/manager:0.1.0" || c["imagePullPolicy"] != "Always" {
 					t.Errorf("manager image %v policy %v", c["image"], c["imagePullPolicy"])
 				}
-				got := strings.Join(args(t, objs), " ")
-				for _, want := range []string{"--client-image=localhost/tpcc-operator/tpcc:abc", "--image-pull-policy=Never", "--postgres-image=localhost/cnpg/postgresql:15.18-bookworm"} {
-					if !strings.Contains(got, want) {
-						t.Errorf("args %q lack %s", got, want)
-					}
+				if env := containerEnv(c); env["TPCC_CLIENT_IMAGE"] != "registry.example.com:5000/team/tpcc-operator/tpcc:0.1.0" || env["TPCC_IMAGE_PULL_POLICY"] != "Always" {
+					t.Errorf("manager env %v: want the client image beside the manager's, same policy", env)
+				}
+				if got := strings.Join(args(t, objs), " "); !strings.Contains(got, "--postgres-image=localhost/cnpg/postgresql:15.18-bookworm") {
+					t.Errorf("args %q lack --postgres-image", got)
+				}
+			},
+		},
+		{
+			name: "the tag defaults to the chart's appVersion",
+			sets: []string{"image.prefix=localhost/tpcc-operator"},
+			check: func(t *testing.T, objs []*unstructured.Unstructured) {
+				chart, err := os.ReadFile(filepath.Join(chartDir, "Chart.yaml"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				appVersion := strings.Trim(strings.TrimSpace(strings.SplitN(strings.SplitN(string(chart), "appVersion:", 2)[1], "\n", 2)[0]), `"`)
+				if c := managerContainer(t, objs); c["image"] != "localhost/tpcc-operator/manager:"+appVersion {
+					t.Errorf("manager image %v, want tag %s", c["image"], appVersion)
 				}
 			},
 		},
@@ -329,9 +357,9 @@ func TestChartValues(t *testing.T) {
 					}
 				}
 				env, _, _ := unstructured.NestedSlice(managerContainer(t, objs), "env")
-				want := []any{map[string]any{"name": "POD_NAMESPACE", "valueFrom": map[string]any{"fieldRef": map[string]any{"fieldPath": "metadata.namespace"}}}}
-				if !reflect.DeepEqual(env, want) {
-					t.Errorf("env %v, want POD_NAMESPACE from the pod's namespace", env)
+				want := map[string]any{"name": "POD_NAMESPACE", "valueFrom": map[string]any{"fieldRef": map[string]any{"fieldPath": "metadata.namespace"}}}
+				if len(env) == 0 || !reflect.DeepEqual(env[0], want) {
+					t.Errorf("env %v, want POD_NAMESPACE from the pod's namespace first", env)
 				}
 				if n := len(ofKind(objs, "NetworkPolicy")); n != 0 {
 					t.Errorf("%d NetworkPolicies without watchNamespaces: the chart cannot know the runs' namespaces", n)
@@ -632,7 +660,9 @@ func TestChartRejectsBadValues(t *testing.T) {
 		wantErr string
 	}{
 		{"unknown pull policy", []string{"image.pullPolicy=Sometimes"}, "/image/pullPolicy"},
-		{"client image without tag", []string{"clientImage.repository=localhost/tpcc"}, "clientImage.tag: required"},
+		{"no image prefix: no public registry has the images", []string{"image.prefix="}, "image.prefix: required"},
+		{"the values of earlier versions", []string{"image.repository=localhost/tpcc-operator/manager"}, "repository"},
+		{"an image prefix with a tag", []string{"image.prefix=registry.example.com/tpcc:1.0"}, "/image/prefix"},
 		{"several replicas without leader election", []string{"replicaCount=2", "leaderElection.enabled=false"}, "needs leaderElection.enabled"},
 		{"namespace that is not a DNS label", []string{"watchNamespaces={Team_A}"}, "/watchNamespaces/0"},
 		{"metrics port out of range", []string{"metrics.port=70000"}, "/metrics/port"},
@@ -668,5 +698,34 @@ func TestChartRBACIsTheGeneratedOne(t *testing.T) {
 	}
 	if g, w := field(t, chartRole, "rules"), field(t, generated, "rules"); !reflect.DeepEqual(g, w) {
 		t.Errorf("chart rules differ from config/rbac/role.yaml (update charts/tpcc-operator/templates/rbac.yaml):\nchart:     %v\ngenerated: %v", g, w)
+	}
+}
+
+// TestKustomizeOverlaySetsBothImages: an overlay of config/default with one images entry per image
+// (what config/default's comment shows) points the manager and the client image it passes to its
+// pods (TPCC_CLIENT_IMAGE) at the pushed images.
+func TestKustomizeOverlaySetsBothImages(t *testing.T) {
+	_, kubectlPath := tools(t)
+	dir := t.TempDir()
+	base, err := filepath.Rel(dir, kustomizeDirectory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	overlay := "resources: [" + base + "]\nimages:\n" +
+		"- {name: tpcc-operator/manager, newName: registry.example.com/team/manager, newTag: 0.1.0}\n" +
+		"- {name: tpcc-operator/tpcc, newName: registry.example.com/team/tpcc, newTag: 0.1.0}\n"
+	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(overlay), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(kubectlPath, "kustomize", dir).Output()
+	if err != nil {
+		t.Fatalf("kubectl kustomize: %v%s", err, stderr(err))
+	}
+	c := managerContainer(t, decode(t, out))
+	if c["image"] != "registry.example.com/team/manager:0.1.0" {
+		t.Errorf("manager image %v", c["image"])
+	}
+	if env := containerEnv(c); env["TPCC_CLIENT_IMAGE"] != "registry.example.com/team/tpcc:0.1.0" {
+		t.Errorf("TPCC_CLIENT_IMAGE %q, want the overlay's client image", env["TPCC_CLIENT_IMAGE"])
 	}
 }

@@ -63,6 +63,9 @@ type BenchmarkRunReconciler struct {
 	Scheme    *runtime.Scheme
 	Recorder  events.EventRecorder
 	Config    Config
+	// Operators checks a run's database objects against the served CRDs before they are first
+	// applied (operator.go); SetupWithManager makes one when nil.
+	Operators *OperatorChecker
 
 	// series holds the time series of the steps under way (*stepSeries by run UID and step), a
 	// copy of what their series ConfigMaps store.
@@ -102,6 +105,11 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	recordMetrics(run) // a restarted manager exports every run at once
 
 	if run.Status.Phase == benchv1.PhaseSucceeded || run.Status.Phase == benchv1.PhaseFailed {
+		// A run that ended under an operator without the Ready and Ended conditions gets them
+		// (writeStatus writes nothing when they are there already).
+		if err := r.updateStatus(ctx, run, func(*benchv1.BenchmarkRunStatus) {}); err != nil {
+			return ctrl.Result{}, err
+		}
 		return ctrl.Result{}, r.teardown(ctx, run)
 	}
 	if run.Status.Phase == "" {
@@ -109,7 +117,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 			return ctrl.Result{}, err
 		}
 	}
-	for _, p := range []phase{r.reconcileOwnership, r.reconcileDatabase, r.reconcileLoad, r.reconcileFaultCheck, r.reconcileSteps, r.reconcileResult} {
+	for _, p := range []phase{r.reconcileOperator, r.reconcileOwnership, r.reconcileDatabase, r.reconcileLoad, r.reconcileFaultCheck, r.reconcileSteps, r.reconcileResult} {
 		done, result, err := p(ctx, run)
 		if conflict := asConflict(err); conflict != nil {
 			// Someone else's object has a name the run needs: stop, having touched nothing of it.
@@ -176,6 +184,13 @@ func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	if r.APIReader == nil {
 		r.APIReader = mgr.GetAPIReader()
+	}
+	if r.Operators == nil {
+		checker, err := NewOperatorChecker(mgr.GetConfig())
+		if err != nil {
+			return err
+		}
+		r.Operators = checker
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&benchv1.BenchmarkRun{}).

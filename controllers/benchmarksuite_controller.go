@@ -327,6 +327,11 @@ func (r *BenchmarkSuiteReconciler) updateStatus(ctx context.Context, suite *benc
 		func(current *benchv1.BenchmarkSuite, s *benchv1.BenchmarkSuiteStatus) {
 			mutate(s)
 			s.ObservedGeneration = current.Generation
+			message := ""
+			if c := meta.FindStatusCondition(s.Conditions, benchv1.ConditionComplete); c != nil {
+				message = c.Message
+			}
+			endConditions(&s.Conditions, current.Generation, s.Phase, message)
 		})
 	if err != nil {
 		return err

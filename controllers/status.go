@@ -56,6 +56,7 @@ func (r *BenchmarkRunReconciler) updateStatus(ctx context.Context, run *benchv1.
 		func(current *benchv1.BenchmarkRun, s *benchv1.BenchmarkRunStatus) {
 			mutate(s)
 			s.ObservedGeneration = current.Generation
+			runReadyConditions(s, current.Generation)
 		})
 	if err != nil {
 		return err

@@ -6,8 +6,11 @@
 //
 //	KUBECONFIG=... go test -tags e2e -timeout 60m -v ./e2e/
 //
-// env: E2E_SKIP_INSTALL=1 (the operator is installed already), KUBECTL (default: hack/k8s-bins.sh),
-// E2E_OPERATOR_NAMESPACE (tpcc-operator-system).
+// The operator is installed by hack/cluster/install.sh, which runs README's install block verbatim,
+// and uninstalled at the end by README's uninstall block, after which nothing of it may be left.
+//
+// env: E2E_SKIP_INSTALL=1 (the operator is installed already: neither installed nor uninstalled),
+// E2E_SKIP_UNINSTALL=1, KUBECTL (default: hack/k8s-bins.sh), E2E_OPERATOR_NAMESPACE (tpcc-operator-system).
 package e2e
 
 import (
@@ -55,7 +58,16 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "e2e setup:", err)
 		os.Exit(1)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	// Last, README's uninstall, and nothing of the operator's may be left (an operator the suite
+	// did not install is left alone).
+	if code == 0 && os.Getenv("E2E_SKIP_INSTALL") != "1" && os.Getenv("E2E_SKIP_UNINSTALL") != "1" {
+		if err := uninstallAndCheck(); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e uninstall:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }
 
 func setup() error {

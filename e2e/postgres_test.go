@@ -36,6 +36,7 @@ func TestPostgresSyncRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := client.ObjectKeyFromObject(run)
+	ended := waitEndedInBackground(t, ns, run.Name) // README's kubectl wait, which must return once it Succeeded
 
 	// While the database lives: the primary streams to both standbys, synchronously.
 	running := waitFor(t, key, runTimeout, "a running step", func(r *benchv1.BenchmarkRun) bool {
@@ -71,6 +72,7 @@ func TestPostgresSyncRun(t *testing.T) {
 	done := waitFor(t, key, runTimeout, "phase Succeeded", func(r *benchv1.BenchmarkRun) bool {
 		return r.Status.Phase == benchv1.PhaseSucceeded
 	})
+	ended.expect(t, key, benchv1.PhaseSucceeded)
 	if len(done.Status.Steps) != 1 {
 		t.Fatalf("%d steps recorded, want 1 (Fixed mode)", len(done.Status.Steps))
 	}

@@ -9,19 +9,30 @@ export KUBECTL=${KUBECTL:-$("$ROOT/hack/k8s-bins.sh" kubectl)/kubectl}
 k() { "$KUBECTL" "$@"; }
 PLUGIN=$ROOT/bin/kubectl-tpcc
 
-# demo_cluster: the cluster of KUBECONFIG (or ~/.kube/config) when it answers, else the local one;
-# then CloudNativePG and the operator (hack/cluster/install.sh), and the plugin (bin/kubectl-tpcc).
+# demo_cluster: the cluster of KUBECONFIG (or ~/.kube/config) when it answers, else the local one
+# (DEMO_CLUSTER=local: always the local one); then CloudNativePG and the operator
+# (hack/cluster/install.sh, which changes nothing cluster-wide on a cluster this project did not
+# create unless TPCC_ALLOW_CLUSTER_INSTALL=1, exit 3), and the plugin (bin/kubectl-tpcc).
 demo_cluster() {
-  if [ -z "${KUBECONFIG:-}" ] && [ -f "$HOME/.kube/config" ]; then export KUBECONFIG=$HOME/.kube/config; fi
+  if [ "${DEMO_CLUSTER:-}" = local ]; then
+    unset KUBECONFIG
+  elif [ -n "${DEMO_CLUSTER:-}" ]; then
+    die "DEMO_CLUSTER=$DEMO_CLUSTER: want local (or unset: the cluster of KUBECONFIG when one answers)"
+  elif [ -z "${KUBECONFIG:-}" ] && [ -f "$HOME/.kube/config" ]; then
+    export KUBECONFIG=$HOME/.kube/config
+  fi
   if [ -n "${KUBECONFIG:-}" ] && k get --raw /readyz >/dev/null 2>&1; then
     say "using the cluster of KUBECONFIG=$KUBECONFIG ($(k config current-context 2>/dev/null || echo '?'))"
+  elif local_kubeconfig=$("$ROOT/hack/cluster/status.sh" kubeconfig 2>/dev/null); then
+    export KUBECONFIG=$local_kubeconfig
+    say "using the local cluster, which is up (hack/cluster/down.sh removes it)"
   else
-    say "no cluster answers: bringing up the local one (hack/cluster/up.sh; hack/cluster/down.sh removes it)"
+    say "bringing up the local cluster (hack/cluster/up.sh; hack/cluster/down.sh removes it)"
     export KUBECONFIG
     KUBECONFIG=$("$ROOT/hack/cluster/up.sh" | tail -1)
   fi
-  "$ROOT/hack/cluster/install.sh"
-  say "CloudNativePG and tpcc-operator installed"
+  INSTALL_CALLER=${INSTALL_CALLER:-make demo} "$ROOT/hack/cluster/install.sh"
+  say "CloudNativePG and tpcc-operator ready"
   (cd "$ROOT" && go build -o "$PLUGIN" ./cmd/kubectl-tpcc)
 }
 

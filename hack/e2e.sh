@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # `make e2e`: the e2e suite (e2e/, build tag e2e) against the cluster of KUBECONFIG when one
 # answers, else against the local cluster, which it brings up and, unless E2E_KEEP_CLUSTER=1, takes
-# down again afterwards. The suite itself installs CloudNativePG and the operator (hack/cluster/install.sh).
+# down again afterwards. The suite itself installs CloudNativePG and the operator
+# (hack/cluster/install.sh: README's install commands; on a cluster this project did not create only
+# when they are installed already or with TPCC_ALLOW_CLUSTER_INSTALL=1) and ends with README's
+# uninstall, after which nothing of the operator's may be left (E2E_SKIP_UNINSTALL=1 keeps it).
 #
 # env: E2E_KEEP_CLUSTER=1, E2E_RUN (a go test -run pattern), E2E_TIMEOUT (60m)
 set -euo pipefail

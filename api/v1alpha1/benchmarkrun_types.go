@@ -13,9 +13,13 @@ import (
 // +kubebuilder:resource:shortName=br,categories=tpcc
 // +kubebuilder:printcolumn:name="Engine",type=string,JSONPath=`.spec.database.engine`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Step",type=integer,JSONPath=`.status.current.index`,description="Index of the step under way"
+// +kubebuilder:printcolumn:name="Active",type=integer,JSONPath=`.status.current.activeWarehouses`,description="Active warehouses of the step under way"
+// +kubebuilder:printcolumn:name="Live-TpmC",type=number,JSONPath=`.status.current.tpmC`,description="tpmC so far in the step under way"
 // +kubebuilder:printcolumn:name="Warehouses",type=integer,JSONPath=`.status.result.maxCompliantWarehouses`,description="Largest SLA-compliant active warehouse count"
 // +kubebuilder:printcolumn:name="TpmC",type=number,JSONPath=`.status.result.tpmC`
 // +kubebuilder:printcolumn:name="Efficiency",type=number,JSONPath=`.status.result.efficiency`,description="Percent of the 12.86 tpmC per warehouse ceiling"
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1,description="The Ready condition's reason: the phase under way, Succeeded, or why the run failed (docs/troubleshooting.md)"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 40 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS label of at most 40 characters starting with a letter: it names the database's Services, Jobs and pods"
 type BenchmarkRun struct {

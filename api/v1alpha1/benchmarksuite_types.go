@@ -14,6 +14,7 @@ import (
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Runs",type=string,JSONPath=`.status.progress`,description="Runs ended / planned"
 // +kubebuilder:printcolumn:name="Leader",type=string,JSONPath=`.status.leader`,description="Database with the highest mean tpmC"
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1,description="The Ready condition's reason: the phase under way, Succeeded, or why the suite failed"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 24 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS label of at most 24 characters starting with a letter: it prefixes the names of the suite's runs"
 // +kubebuilder:validation:XValidation:rule="self.spec.databases.all(d, self.metadata.name.size() + d.name.size() <= 36)",message="spec.databases[].name: the run name <suite>-<database>-<repeat> must fit a BenchmarkRun name (40 characters), so metadata.name and each database name may have at most 36 characters together"

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/failure"
 	"github.com/tpcc-operator/tpcc-operator/internal/report"
 )
 
@@ -50,6 +51,9 @@ func runStatus(run *benchv1.BenchmarkRun, now time.Time) string {
 		for _, c := range run.Status.Conditions {
 			if c.Type == benchv1.ConditionFailed && c.Status == "True" {
 				fmt.Fprintf(&b, "failed: %s: %s\n", c.Reason, c.Message)
+				if hint := failure.Hint(c.Reason, run.Name); hint != "" {
+					fmt.Fprintf(&b, "hint: %s (docs/troubleshooting.md)\n", hint)
+				}
 			}
 		}
 	}
@@ -167,6 +171,25 @@ func suiteStatus(suite *benchv1.BenchmarkSuite, current *benchv1.BenchmarkRun, n
 	}
 	for _, n := range suite.Status.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	hinted := map[string]bool{}
+	for _, r := range suite.Status.Runs {
+		if r.Phase == benchv1.PhaseFailed && !hinted[r.Reason] {
+			hinted[r.Reason] = true
+			if hint := failure.Hint(r.Reason, r.Name); hint != "" {
+				fmt.Fprintf(&b, "hint for %s (%s): %s\n", r.Name, r.Reason, hint)
+			}
+		}
+	}
+	if suite.Status.Phase == benchv1.PhaseFailed {
+		for _, c := range suite.Status.Conditions {
+			if c.Type == benchv1.ConditionFailed && c.Status == "True" {
+				fmt.Fprintf(&b, "failed: %s: %s\n", c.Reason, c.Message)
+				if hint := failure.Hint(c.Reason, suite.Name); hint != "" {
+					fmt.Fprintf(&b, "hint: %s (docs/troubleshooting.md)\n", hint)
+				}
+			}
+		}
 	}
 	if current != nil {
 		b.WriteString("\n")

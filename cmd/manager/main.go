@@ -123,11 +123,17 @@ func run(ctx context.Context, cfg *rest.Config, o managerOptions) error {
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)
 	}
+	checker, err := controllers.NewOperatorChecker(cfg)
+	if err != nil {
+		return fmt.Errorf("creating the database operator check: %w", err)
+	}
+	logOperators(checker)
 	reconciler := &controllers.BenchmarkRunReconciler{
-		Client:   mgr.GetClient(),
-		Scheme:   mgr.GetScheme(),
-		Recorder: mgr.GetEventRecorder("tpcc-operator"),
-		Config:   o.reconciler,
+		Client:    mgr.GetClient(),
+		Scheme:    mgr.GetScheme(),
+		Recorder:  mgr.GetEventRecorder("tpcc-operator"),
+		Config:    o.reconciler,
+		Operators: checker,
 	}
 	if err := reconciler.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the BenchmarkRun controller: %w", err)
@@ -148,6 +154,33 @@ func run(ctx context.Context, cfg *rest.Config, o managerOptions) error {
 		return err
 	}
 	return mgr.Start(ctx)
+}
+
+// logOperators says at start which engines' database operators are installed in a supported
+// version; runs of an engine whose operator is missing or unsupported fail at once with
+// DatabaseOperatorMissing or DatabaseOperatorUnsupported (docs/troubleshooting.md).
+func logOperators(checker *controllers.OperatorChecker) {
+	log := ctrl.Log.WithName("setup")
+	reports, err := controllers.CheckOperators(checker)
+	if err != nil {
+		log.Error(err, "cannot check the database operators' CRDs; runs are checked one by one")
+		return
+	}
+	for _, r := range reports {
+		switch {
+		case r.Support.OK():
+			log.Info("database operator supported", "engine", r.Engine, "operator", r.Operator.Name, "writtenFor", r.Operator.Version)
+		case len(r.Support.Missing) > 0:
+			log.Info("database operator not installed: runs of this engine will fail with DatabaseOperatorMissing",
+				"engine", r.Engine, "operator", r.Operator.Name, "detail", r.Support.Message(&r.Operator))
+		case len(r.Support.Unknown) == 0:
+			log.Info("database operator installed; its schema is not published yet and is checked per run",
+				"engine", r.Engine, "operator", r.Operator.Name, "writtenFor", r.Operator.Version)
+		default:
+			log.Info("database operator of an unsupported version: runs of this engine will fail with DatabaseOperatorUnsupported",
+				"engine", r.Engine, "operator", r.Operator.Name, "detail", r.Support.Message(&r.Operator))
+		}
+	}
 }
 
 func envOr(name, fallback string) string {

@@ -1,29 +1,87 @@
 #!/usr/bin/env bash
-# Installs CloudNativePG and tpcc-operator (through its Helm chart) into the cluster of KUBECONFIG.
+# Installs CloudNativePG and tpcc-operator into the cluster of KUBECONFIG with README's own commands.
 #
-# On the local cluster (hack/cluster/up.sh) it first builds and imports the images (hack/images.sh)
-# and installs CloudNativePG from its module's release manifest patched for them. On any other
-# cluster it installs CloudNativePG's unpatched release manifest (its images come from ghcr.io) and
-# the operator with MANAGER_IMAGE and CLIENT_IMAGE, which you built with the Dockerfile and pushed.
-# On the local cluster it also runs Prometheus (hack/cluster/prometheus.yaml, namespace
-# tpcc-monitoring) scraping the operator, whose metrics are served securely (metrics.secure) to
-# Prometheus' ServiceAccount only (metrics.readerSubjects).
+# The local cluster (hack/cluster/up.sh): builds the images offline (hack/images.sh) and imports
+# them into its containerd — the local stand-in for README's `make docker-build docker-push` —,
+# applies CloudNativePG's release manifest from its Go module patched for the local images (README
+# applies the same manifest from its URL), then runs README's block `install-operator` verbatim
+# (hack/doc-block.sh) with IMG_PREFIX=localhost/tpcc-operator and TAG=the images' content hash, and
+# docs/operations.md's block `metrics-prometheus` for the local Prometheus (namespace tpcc-monitoring),
+# which scrapes the operator's metrics over HTTPS.
+#
+# Any other cluster is not ours to change: CloudNativePG's and the operator's CRDs, ClusterRoles and
+# webhooks are shared by everyone using it. Without TPCC_ALLOW_CLUSTER_INSTALL=1 this script installs
+# nothing there: when both are installed already it says so and exits 0, otherwise it refuses
+# (exit 3), naming the variable, before changing anything. With it, it applies CloudNativePG's
+# unpatched release manifest and runs the same README block with your IMG_PREFIX and TAG (the images
+# `make docker-build docker-push` pushed).
 #
 # usage: KUBECONFIG=... hack/cluster/install.sh
-# env:   OPERATOR_NAMESPACE (tpcc-operator-system), MANAGER_IMAGE, CLIENT_IMAGE, POSTGRES_IMAGE
+# env:   TPCC_ALLOW_CLUSTER_INSTALL=1, IMG_PREFIX, TAG (clusters other than the local one)
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
-NS=${OPERATOR_NAMESPACE:-tpcc-operator-system}
+NS=tpcc-operator-system   # README's install-operator block installs there
 start_time=$(date +%s)
 step() { log "[$(($(date +%s) - start_time))s] $*"; }
 
 KUBECTL=${KUBECTL:-$("$ROOT/hack/k8s-bins.sh" kubectl)/kubectl}
-HELM=$("$ROOT/hack/cluster/helm.sh")
 : "${KUBECONFIG:?set KUBECONFIG to the cluster to install into}"
 k() { "$KUBECTL" "$@"; }
 k get --raw /readyz >/dev/null || die "the cluster of KUBECONFIG=$KUBECONFIG does not answer"
 
-if [ "$(realpath "$KUBECONFIG")" = "$(realpath -m "$KUBECONFIG_FILE")" ]; then
+# ours: the cluster of KUBECONFIG is the local one up.sh brought up (its kubeconfig, or one whose
+# current context names the same API server while that server runs).
+ours() {
+  [ "$(realpath -m "$KUBECONFIG")" = "$(realpath -m "$KUBECONFIG_FILE")" ] && return 0
+  pid_alive kube-apiserver && [ -f "$KUBECONFIG_FILE" ] || return 1
+  local server local_server
+  server=$(k config view --minify -o jsonpath='{.clusters[0].cluster.server}' 2>/dev/null) || return 1
+  local_server=$(k --kubeconfig "$KUBECONFIG_FILE" config view --minify -o jsonpath='{.clusters[0].cluster.server}' 2>/dev/null) || return 1
+  [ -n "$server" ] && [ "$server" = "$local_server" ]
+}
+
+# installed: CloudNativePG's and the operator's CRDs exist and a manager is available (read-only).
+installed() {
+  k get crd clusters.postgresql.cnpg.io benchmarkruns.bench.oltp.io benchmarksuites.bench.oltp.io >/dev/null 2>&1 || return 1
+  local available
+  available=$(k get deployments -A -l app.kubernetes.io/name=tpcc-operator -o jsonpath='{.items[*].status.availableReplicas}' 2>/dev/null) || return 1
+  [[ "$available" =~ [1-9] ]]
+}
+
+if ! ours && [ "${TPCC_ALLOW_CLUSTER_INSTALL:-}" != 1 ]; then
+  context=$(k config current-context 2>/dev/null || echo '?')
+  if installed; then
+    step "the cluster of KUBECONFIG=$KUBECONFIG (context $context) is not the local one and already runs CloudNativePG and tpcc-operator: installing nothing (TPCC_ALLOW_CLUSTER_INSTALL=1 would upgrade them)"
+    exit 0
+  fi
+  cat >&2 <<EOF
+cluster: refusing to install into the cluster of KUBECONFIG=$KUBECONFIG (context $context).
+  This project did not create that cluster, and what it would install there is cluster-wide:
+  CloudNativePG 1.29.1 (its CRDs, webhooks and operator, server-side applied over any CloudNativePG
+  already there) and tpcc-operator's CRDs and ClusterRoles. Nothing was changed.
+  - To install them there anyway (you own the cluster, and pushed the images with
+    make docker-build docker-push IMG_PREFIX=… TAG=…):
+      TPCC_ALLOW_CLUSTER_INSTALL=1 IMG_PREFIX=… TAG=… $(basename "${INSTALL_CALLER:-$0}")
+  - Or install them yourself as README's "Install on your own cluster" shows; then this
+    command uses them without installing anything.
+  - Or use a local cluster this project brings up and removes: unset KUBECONFIG, move
+    ~/.kube/config aside, or set DEMO_CLUSTER=local for make demo.
+EOF
+  exit 3
+fi
+
+HELM=$("$ROOT/hack/cluster/helm.sh")
+# run_doc_block FILE NAME [VAR=value...]: a documented block, verbatim, from the repository root,
+# with helm and kubectl on PATH.
+run_doc_block() {
+  local file=$1 name=$2 block
+  shift 2
+  block=$("$ROOT/hack/doc-block.sh" "$ROOT/$file" "$name")
+  step "running $file's block $name: $(tr '\n' ' ' <<<"$block" | tr -s ' ')"
+  (cd "$ROOT" && env "$@" PATH="$(dirname "$HELM"):$(dirname "$KUBECTL"):$PATH" bash -euo pipefail -c "$block") >/dev/null
+}
+
+if ours; then
   IMAGES=$("$ROOT/hack/images.sh" cluster cnpg project monitoring)
   source "$IMAGES/images.env"
   present=$(ctr --address "$CONTAINERD_SOCKET" -n k8s.io images ls -q)
@@ -33,14 +91,16 @@ if [ "$(realpath "$KUBECONFIG")" = "$(realpath -m "$KUBECONFIG_FILE")" ]; then
   done
   step "images imported into the local cluster"
   cnpg_manifest() { "$ROOT/hack/cluster/cnpg.sh" "$IMAGES"; }
-  pull_policy=Never
+  # hack/images.sh names both project images PREFIX/manager:TAG and PREFIX/tpcc:TAG, as make docker-build does.
+  IMG_PREFIX=${MANAGER_IMAGE%/manager:*}
+  TAG=${MANAGER_IMAGE##*:}
+  [ "$CLIENT_IMAGE" = "$IMG_PREFIX/tpcc:$TAG" ] || die "images.env: $CLIENT_IMAGE is not $IMG_PREFIX/tpcc:$TAG"
   local_prometheus=true
 else
-  : "${MANAGER_IMAGE:?on a cluster other than the local one, set MANAGER_IMAGE (and CLIENT_IMAGE) to images built with the Dockerfile and pushed to a registry the cluster pulls from}"
-  : "${CLIENT_IMAGE:?set CLIENT_IMAGE to the tpcc client image (Dockerfile target client)}"
+  : "${IMG_PREFIX:?set IMG_PREFIX (and TAG) to where make docker-push pushed the images, e.g. registry.example.com/tpcc-operator}"
+  : "${TAG:?set TAG to the tag make docker-push pushed}"
   cnpg_dir=$(go mod download -json github.com/cloudnative-pg/cloudnative-pg@v1.29.1 | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
   cnpg_manifest() { cat "$cnpg_dir/releases/cnpg-1.29.1.yaml"; }
-  pull_policy=IfNotPresent
   local_prometheus=false
 fi
 
@@ -49,24 +109,11 @@ cnpg_manifest | k apply --server-side --force-conflicts -f - >/dev/null
 k -n cnpg-system rollout status deploy/cnpg-controller-manager --timeout=300s >/dev/null
 step "CloudNativePG ready"
 
-repo() { echo "${1%:*}"; }
-tag() { echo "${1##*:}"; }
-set_args=(--set "image.repository=$(repo "$MANAGER_IMAGE")" --set "image.tag=$(tag "$MANAGER_IMAGE")"
-  --set "image.pullPolicy=$pull_policy"
-  --set "clientImage.repository=$(repo "$CLIENT_IMAGE")" --set "clientImage.tag=$(tag "$CLIENT_IMAGE")"
-  --set "clientImage.pullPolicy=$pull_policy")
-[ -n "${POSTGRES_IMAGE:-}" ] && set_args+=(--set "databaseImages.postgres=$POSTGRES_IMAGE")
-if $local_prometheus; then
-  set_args+=(--set metrics.secure=true --set "metrics.readerSubjects[0].kind=ServiceAccount"
-    --set "metrics.readerSubjects[0].name=prometheus" --set "metrics.readerSubjects[0].namespace=tpcc-monitoring")
-fi
-"$HELM" upgrade --install tpcc-operator "$ROOT/charts/tpcc-operator" --namespace "$NS" --create-namespace \
-  "${set_args[@]}" --wait --timeout 5m >/dev/null
-# The operator's own pods meet the restricted Pod Security profile (as config/default declares).
-k label namespace "$NS" pod-security.kubernetes.io/enforce=restricted --overwrite >/dev/null
-step "tpcc-operator $(tag "$MANAGER_IMAGE") ready in $NS (helm release tpcc-operator)"
+run_doc_block README.md install-operator IMG_PREFIX="$IMG_PREFIX" TAG="$TAG"
+step "tpcc-operator $TAG ready in $NS (helm release tpcc-operator)"
 
 if $local_prometheus; then
+  run_doc_block docs/operations.md metrics-prometheus PROMETHEUS_SA=prometheus PROMETHEUS_NAMESPACE=tpcc-monitoring
   "$ROOT/hack/cluster/prometheus.sh" "$IMAGES" "$NS" | k apply -f - >/dev/null
   k -n tpcc-monitoring rollout status deploy/prometheus --timeout=180s >/dev/null
   step "Prometheus ${PROMETHEUS_IMAGE##*:} ready in tpcc-monitoring, scraping the operator"

@@ -34,6 +34,10 @@ type Backend interface {
 	// Sizing is what Desired sized from the database's memory (sizing.go), for the run's status;
 	// nil when the database has no memory request or limit, or the operator deploys none.
 	Sizing(run *benchv1.BenchmarkRun) *benchv1.DatabaseSizing
+
+	// Operator is the database operator Desired's objects are written for (operator.go); nil when
+	// the backend deploys nothing.
+	Operator() *Operator
 }
 
 // Ref names one object of a run's database.

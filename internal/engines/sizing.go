@@ -57,8 +57,8 @@ const (
 	MaxMaintenanceWorkMem     = 2 * gB
 	// WALBytesPerWarehouseSecond estimates the WAL one active warehouse writes per second under the
 	// TPC-C mix with keying and think times, full-page images included: an estimate, not a
-	// measurement on production hardware (the README's example step wrote 2.1 MB/s at 100 active
-	// warehouses, 21 KiB/s each), rounded up. The recorded steps' telemetry.walBytesPerSecond
+	// measurement on production hardware (docs/api.md's illustrative status shows 2.1 MB/s at 100
+	// active warehouses, 21 KiB/s each), rounded up. The recorded steps' telemetry.walBytesPerSecond
 	// shows the real rate.
 	WALBytesPerWarehouseSecond = 24 * kB
 	// CheckpointTimeoutSeconds is PostgreSQL's default checkpoint_timeout (5 min), left as it is.

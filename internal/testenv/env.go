@@ -34,7 +34,22 @@ type Env struct {
 
 // Start starts kube-apiserver and etcd. KUBEBUILDER_ASSETS names their folder; when it is unset,
 // hack/envtest-assets.sh provides them (built from source and cached on first use).
-func Start() (*Env, error) {
+func Start() (*Env, error) { return start(CRDPaths) }
+
+// StartWithoutOperators starts an API server with the operator's own CRDs only: a cluster where
+// no database operator is installed.
+func StartWithoutOperators() (*Env, error) {
+	return start(func(root string) ([]string, error) {
+		return []string{filepath.Join(root, "config", "crd", "bases")}, nil
+	})
+}
+
+// StartEmpty starts an API server with no CRD at all: a cluster nothing of this project touched.
+func StartEmpty() (*Env, error) {
+	return start(func(string) ([]string, error) { return nil, nil })
+}
+
+func start(crdPaths func(root string) ([]string, error)) (*Env, error) {
 	root, err := RepoRoot()
 	if err != nil {
 		return nil, err
@@ -46,7 +61,7 @@ func Start() (*Env, error) {
 		}
 		os.Setenv("KUBEBUILDER_ASSETS", strings.TrimSpace(string(out)))
 	}
-	crds, err := CRDPaths(root)
+	crds, err := crdPaths(root)
 	if err != nil {
 		return nil, err
 	}

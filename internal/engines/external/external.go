@@ -31,6 +31,9 @@ func (Backend) Desired(*benchv1.BenchmarkRun) ([]*unstructured.Unstructured, err
 // Sizing implements engines.Backend: an external database is sized by whoever runs it.
 func (Backend) Sizing(*benchv1.BenchmarkRun) *benchv1.DatabaseSizing { return nil }
 
+// Operator is nil: an external database needs no operator.
+func (Backend) Operator() *engines.Operator { return nil }
+
 func secretRef(run *benchv1.BenchmarkRun) benchv1.SecretKeyRef {
 	ref := run.Spec.Database.External.SecretRef
 	if ref.Key == "" {
