@@ -128,6 +128,10 @@ type LoadStatus struct {
 	// CompletionTime of the load and its consistency check.
 	// +optional
 	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+	// Placement is the node of every loader and check pod, read when the load was complete.
+	// +listType=atomic
+	// +optional
+	Placement []PodPlacementRecord `json:"placement,omitempty"`
 }
 
 // StepKind is a step's length class.
@@ -229,6 +233,10 @@ type StepResult struct {
 	// clients measured, the ledger and consistency checks.
 	// +optional
 	Fault *FaultRecord `json:"fault,omitempty"`
+	// Placement is the node of every database and client pod of the step, and what in it
+	// undermines the comparison (benchmarkrun_placement.go).
+	// +optional
+	Placement *StepPlacement `json:"placement,omitempty"`
 }
 
 // StepTelemetry is a step's time series boiled down to the figures a reader looks at first. A field

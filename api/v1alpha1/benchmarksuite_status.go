@@ -82,6 +82,11 @@ type SuiteRunRecord struct {
 	// Report names the run's own report ConfigMap (every step and the merged histograms).
 	// +optional
 	Report string `json:"report,omitempty"`
+	// Placement is what the run's placement undermined, once it ended: client pods beside a
+	// database pod, database instances sharing a node (status.steps[].placement.findings).
+	// +listType=atomic
+	// +optional
+	Placement []string `json:"placement,omitempty"`
 }
 
 // SuiteRunResult is a run's result as the suite compares it.

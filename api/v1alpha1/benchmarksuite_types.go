@@ -41,6 +41,7 @@ type BenchmarkSuiteList struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.search.startWarehouses) || self.search.startWarehouses <= self.workload.warehouses",fieldPath=".search.startWarehouses",message="search.startWarehouses must not exceed workload.warehouses"
 // +kubebuilder:validation:XValidation:rule="!has(self.search.probeDuration) || !has(self.workload.duration) || duration(self.search.probeDuration) <= duration(self.workload.duration)",fieldPath=".search.probeDuration",message="search.probeDuration must not exceed workload.duration"
 // +kubebuilder:validation:XValidation:rule="!has(self.sla.maxReplicationLag) || self.databases.all(d, d.database.engine == 'PostgreSQL')",fieldPath=".sla.maxReplicationLag",message="sla.maxReplicationLag applies only when every database has engine PostgreSQL: CockroachDB and YDB replicate by consensus and expose no standby lag"
+// +kubebuilder:validation:XValidation:rule="!has(self.placement) || !has(self.placement.database) || !has(self.placement.database.topologySpreadConstraints) || self.databases.all(d, d.database.engine != 'YDB' || (has(d.placement) && has(d.placement.database)))",fieldPath=".placement.database.topologySpreadConstraints",message="placement.database.topologySpreadConstraints is not supported with engine YDB, and the suite's default would apply to a YDB database: give that database a placement.database of its own, or use affinity"
 type BenchmarkSuiteSpec struct {
 	// Databases are the databases compared, each measured by its own BenchmarkRuns.
 	// +kubebuilder:validation:MinItems=1
@@ -69,11 +70,19 @@ type BenchmarkSuiteSpec struct {
 	// +kubebuilder:default=1
 	// +optional
 	Repeats int32 `json:"repeats,omitempty"`
+
+	// Placement is every database's placement unless the database gives its own: for each role
+	// (database, loader, clients) a database's block wins over this one. Its database block does
+	// not apply to external databases.
+	// +optional
+	Placement *Placement `json:"placement,omitempty"`
 }
 
 // SuiteDatabase is one database of a suite.
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.database.teardown) || self.database.teardown == 'Delete'",fieldPath=".database.teardown",message="database.teardown must be Delete in a suite: its databases share the cluster's nodes, so each is torn down before the next run starts"
+// +kubebuilder:validation:XValidation:rule="!has(self.placement) || !has(self.placement.database) || !has(self.database.external)",fieldPath=".placement.database",message="placement.database applies only to a database the operator deploys: an external database has no pods of the run to place"
+// +kubebuilder:validation:XValidation:rule="!has(self.placement) || !has(self.placement.database) || !has(self.placement.database.topologySpreadConstraints) || self.database.engine != 'YDB'",fieldPath=".placement.database.topologySpreadConstraints",message="placement.database.topologySpreadConstraints is not supported with engine YDB: ydb-operator's Storage and Database take nodeSelector, tolerations and affinity (the Storage sets its own spread); use affinity"
 type SuiteDatabase struct {
 	// Name identifies the database in the suite's results and names its runs
 	// (<suite>-<name>-<repeat>).
@@ -84,6 +93,10 @@ type SuiteDatabase struct {
 
 	// Database is what to deploy (or use), as in a BenchmarkRun.
 	Database DatabaseSpec `json:"database"`
+
+	// Placement of this database's runs, role by role over the suite's spec.placement.
+	// +optional
+	Placement *Placement `json:"placement,omitempty"`
 }
 
 func init() {
