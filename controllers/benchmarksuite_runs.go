@@ -65,6 +65,8 @@ func suiteRun(suite *benchv1.BenchmarkSuite, p plannedRun) *benchv1.BenchmarkRun
 			Workload: *suite.Spec.Workload.DeepCopy(),
 			SLA:      *suite.Spec.SLA.DeepCopy(),
 			Search:   *suite.Spec.Search.DeepCopy(),
+			// Role by role, the database's own placement or the suite's.
+			Placement: benchv1.MergePlacement(p.Database.Placement, suite.Spec.Placement, database.External != nil),
 		},
 	}
 }
@@ -83,6 +85,9 @@ func observeRun(rec *benchv1.SuiteRunRecord, run *benchv1.BenchmarkRun) {
 	}
 	if run.Status.Report != nil {
 		rec.Report = run.Status.Report.ConfigMapName
+	}
+	if comparison.Final(rec.Phase) {
+		rec.Placement = comparison.PlacementFlags(run)
 	}
 	switch rec.Phase {
 	case benchv1.PhaseSucceeded:

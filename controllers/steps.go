@@ -115,6 +115,7 @@ func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv
 		}
 	}
 	outcome.record.Kind, outcome.record.Duration = kind, &metav1.Duration{Duration: measured}
+	outcome.record.Placement = r.stepPlacement(ctx, run, index) // placement.go
 	if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
 		if int32(len(s.Steps)) == index {
 			s.Steps = append(s.Steps, *outcome.record)
