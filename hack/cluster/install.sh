@@ -26,15 +26,26 @@ k get --raw /readyz >/dev/null || die "the cluster of KUBECONFIG=$KUBECONFIG doe
 if [ "$(realpath "$KUBECONFIG")" = "$(realpath -m "$KUBECONFIG_FILE")" ]; then
   IMAGES=$("$ROOT/hack/images.sh" cluster cnpg project monitoring)
   source "$IMAGES/images.env"
-  present=$(ctr --address "$CONTAINERD_SOCKET" -n k8s.io images ls -q)
-  for pair in "$CNPG_OPERATOR_IMAGE=$CNPG_OPERATOR_ARCHIVE" "$POSTGRES_IMAGE=$POSTGRES_ARCHIVE" \
-    "$MANAGER_IMAGE=${PROJECT_ARCHIVES%% *}" "$CLIENT_IMAGE=${PROJECT_ARCHIVES##* }" "$PROMETHEUS_IMAGE=$PROMETHEUS_ARCHIVE"; do
-    grep -qxF "${pair%%=*}" <<<"$present" || ctr --address "$CONTAINERD_SOCKET" -n k8s.io images import "${pair#*=}" >/dev/null
+  [ -f "$STATE/nodes.count" ] && NODES=$(cat "$STATE/nodes.count")
+  # Into every node's containerd, side by side: a pod may land on any node.
+  importers=()
+  for i in $(seq 0 $((NODES - 1))); do
+    (
+      present=$(ctr_node "$i" images ls -q)
+      for pair in "$CNPG_OPERATOR_IMAGE=$CNPG_OPERATOR_ARCHIVE" "$POSTGRES_IMAGE=$POSTGRES_ARCHIVE" \
+        "$MANAGER_IMAGE=${PROJECT_ARCHIVES%% *}" "$CLIENT_IMAGE=${PROJECT_ARCHIVES##* }" "$PROMETHEUS_IMAGE=$PROMETHEUS_ARCHIVE"; do
+        grep -qxF "${pair%%=*}" <<<"$present" || ctr_node "$i" images import "${pair#*=}" >/dev/null
+      done
+    ) &
+    importers+=($!)
   done
-  step "images imported into the local cluster"
-  cnpg_manifest() { "$ROOT/hack/cluster/cnpg.sh" "$IMAGES"; }
+  for p in "${importers[@]}"; do wait "$p" || die "importing the images into a node's containerd failed"; done
+  step "images imported into the local cluster's $NODES nodes"
+  # The operators run on the system node (common.sh), away from the database nodes.
+  cnpg_manifest() { "$ROOT/hack/cluster/cnpg.sh" "$IMAGES" | pin_system; }
   pull_policy=Never
   local_prometheus=true
+  pinned=(--set-string "nodeSelector.kubernetes\\.io/hostname=$SYSTEM_NODE")
 else
   : "${MANAGER_IMAGE:?on a cluster other than the local one, set MANAGER_IMAGE (and CLIENT_IMAGE) to images built with the Dockerfile and pushed to a registry the cluster pulls from}"
   : "${CLIENT_IMAGE:?set CLIENT_IMAGE to the tpcc client image (Dockerfile target client)}"
@@ -42,6 +53,7 @@ else
   cnpg_manifest() { cat "$cnpg_dir/releases/cnpg-1.29.1.yaml"; }
   pull_policy=IfNotPresent
   local_prometheus=false
+  pinned=()
 fi
 
 # CloudNativePG: its CRDs exceed the client-side apply annotation limit, hence server-side apply.
@@ -61,13 +73,13 @@ if $local_prometheus; then
     --set "metrics.readerSubjects[0].name=prometheus" --set "metrics.readerSubjects[0].namespace=tpcc-monitoring")
 fi
 "$HELM" upgrade --install tpcc-operator "$ROOT/charts/tpcc-operator" --namespace "$NS" --create-namespace \
-  "${set_args[@]}" --wait --timeout 5m >/dev/null
+  "${set_args[@]}" ${pinned[@]+"${pinned[@]}"} --wait --timeout 5m >/dev/null
 # The operator's own pods meet the restricted Pod Security profile (as config/default declares).
 k label namespace "$NS" pod-security.kubernetes.io/enforce=restricted --overwrite >/dev/null
 step "tpcc-operator $(tag "$MANAGER_IMAGE") ready in $NS (helm release tpcc-operator)"
 
 if $local_prometheus; then
-  "$ROOT/hack/cluster/prometheus.sh" "$IMAGES" "$NS" | k apply -f - >/dev/null
+  "$ROOT/hack/cluster/prometheus.sh" "$IMAGES" "$NS" | pin_system | k apply -f - >/dev/null
   k -n tpcc-monitoring rollout status deploy/prometheus --timeout=180s >/dev/null
   step "Prometheus ${PROMETHEUS_IMAGE##*:} ready in tpcc-monitoring, scraping the operator"
 fi
