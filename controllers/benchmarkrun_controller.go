@@ -11,7 +11,10 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -99,8 +102,12 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 			return ctrl.Result{}, err
 		}
 	}
-	for _, p := range []phase{r.reconcileDatabase, r.reconcileLoad, r.reconcileSteps, r.reconcileFaultCheck, r.reconcileResult} {
+	for _, p := range []phase{r.reconcileOwnership, r.reconcileDatabase, r.reconcileLoad, r.reconcileFaultCheck, r.reconcileSteps, r.reconcileResult} {
 		done, result, err := p(ctx, run)
+		if conflict := asConflict(err); conflict != nil {
+			// Someone else's object has a name the run needs: stop, having touched nothing of it.
+			err = r.fail(ctx, run, conflict.Reason, conflict.Error())
+		}
 		if errors.Is(err, errRunFailed) {
 			return ctrl.Result{}, nil // recorded; the next pass tears down
 		}
@@ -109,6 +116,35 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		}
 	}
 	return ctrl.Result{}, nil
+}
+
+// reconcileOwnership checks, before the run writes anything, that no object of a name it will
+// write exists that is not its own: the database's vendor objects, the loader and check Jobs, the
+// report ConfigMap. A conflict fails the run (DatabaseConflict, ObjectConflict) with nothing
+// written. Objects named per step are checked when each is written.
+func (r *BenchmarkRunReconciler) reconcileOwnership(ctx context.Context, run *benchv1.BenchmarkRun) (bool, ctrl.Result, error) {
+	if run.Status.Database != nil {
+		return true, ctrl.Result{}, nil // checked before the first write
+	}
+	desired, err := r.backend(run).Desired(run)
+	if err != nil {
+		return true, ctrl.Result{}, nil // reconcileDatabase fails the run with the reason
+	}
+	for _, obj := range desired {
+		if err := checkOwned(ctx, r.APIReader, r.Scheme, run, obj, benchv1.ReasonDatabaseConflict); err != nil && !meta.IsNoMatchError(err) {
+			return false, ctrl.Result{}, err
+		}
+	}
+	conn := r.backend(run).Connection(run)
+	for _, obj := range []client.Object{
+		jobs.LoaderJob(run, conn, r.Config.Jobs), jobs.CheckJob(run, conn, r.Config.Jobs),
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: ReportConfigMapName(run), Namespace: run.Namespace}},
+	} {
+		if err := checkOwned(ctx, r.APIReader, r.Scheme, run, obj, benchv1.ReasonObjectConflict); err != nil {
+			return false, ctrl.Result{}, err
+		}
+	}
+	return true, ctrl.Result{}, nil
 }
 
 // SetupWithManager registers the reconciler. Vendor objects and pods are polled rather than watched:

@@ -58,6 +58,15 @@ func (r *BenchmarkSuiteReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	if !suite.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil // its runs and comparison go with it, through owner references
 	}
+	if c := meta.FindStatusCondition(suite.Status.Conditions, benchv1.ConditionFailed); c != nil && c.Reason == benchv1.ReasonObjectConflict {
+		return ctrl.Result{}, nil // stopped: someone else's object has a name the suite needs
+	}
+	if suite.Status.Report == nil { // before the suite writes anything
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: ComparisonConfigMapName(suite), Namespace: suite.Namespace}}
+		if err := checkOwned(ctx, r.APIReader, r.Scheme, suite, cm, benchv1.ReasonObjectConflict); err != nil {
+			return ctrl.Result{}, r.failOnConflict(ctx, suite, err)
+		}
+	}
 	runs, err := r.suiteRuns(ctx, suite)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -91,20 +100,15 @@ func (r *BenchmarkSuiteReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 			}
 		}
 		run := suiteRun(suite, plan[i])
-		if err := createOwned(ctx, r.Client, r.Scheme, suite, run); err != nil {
-			return ctrl.Result{}, err
-		}
 		// A BenchmarkRun of that name that is not the suite's was there first: that run is
-		// recorded as failed, and the suite goes on.
-		created := &benchv1.BenchmarkRun{}
-		if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(run), created); err != nil {
-			return ctrl.Result{}, err
-		}
-		if owner := metav1.GetControllerOf(created); owner == nil || owner.UID != suite.UID {
+		// recorded as failed, and the suite goes on, leaving it as it is.
+		if err := createOwned(ctx, r.Client, r.APIReader, r.Scheme, suite, run); asConflict(err) != nil {
 			now := metav1.Now()
 			records[i].Phase, records[i].Reason, records[i].CompletionTime = benchv1.PhaseFailed, "RunNameTaken", &now
-			records[i].Message = fmt.Sprintf("a BenchmarkRun named %s exists and is not this suite's", run.Name)
+			records[i].Message = fmt.Sprintf("a BenchmarkRun named %s exists and is not this suite's (%s)", run.Name, asConflict(err).Why)
 			continue
+		} else if err != nil {
+			return ctrl.Result{}, err
 		}
 		log.FromContext(ctx).Info("created run", "run", run.Name)
 		r.event(suite, corev1.EventTypeNormal, "RunCreated", "Create", "created BenchmarkRun %s (%s, repeat %d of %d)", run.Name, plan[i].Database.Name, plan[i].Repeat, max(1, suite.Spec.Repeats))
@@ -116,7 +120,7 @@ func (r *BenchmarkSuiteReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	compared := comparison.Compare(comparison.Input{Suite: suite.Name, Namespace: suite.Namespace, Spec: suite.Spec, Runs: records, Generated: time.Now()})
 	if suite.Status.Report == nil || !equality.Semantic.DeepEqual(records, suite.Status.Runs) {
 		if err := r.writeComparison(ctx, suite, compared, curves(records, runs)); err != nil {
-			return ctrl.Result{}, err
+			return ctrl.Result{}, r.failOnConflict(ctx, suite, err)
 		}
 	}
 	for i, rec := range records { // announce each run's end once
@@ -134,6 +138,22 @@ func (r *BenchmarkSuiteReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		s.Progress = fmt.Sprintf("%d/%d", compared.RunsDone, compared.RunsPlanned)
 		s.Report = &benchv1.ReportRef{ConfigMapName: ComparisonConfigMapName(suite)}
 		suiteConditions(s, suite.Generation, compared, waiting)
+	})
+}
+
+// failOnConflict stops a suite whose object name is taken by someone else's object (err is a
+// ConflictError): phase Failed, condition Failed with the object named, nothing of it changed.
+// Other errors are returned as they are.
+func (r *BenchmarkSuiteReconciler) failOnConflict(ctx context.Context, suite *benchv1.BenchmarkSuite, err error) error {
+	conflict := asConflict(err)
+	if conflict == nil {
+		return err
+	}
+	r.event(suite, corev1.EventTypeWarning, conflict.Reason, "Fail", "%s", conflict.Error())
+	return r.updateStatus(ctx, suite, func(s *benchv1.BenchmarkSuiteStatus) {
+		s.Phase = benchv1.PhaseFailed
+		setConditionIn(&s.Conditions, suite.Generation, benchv1.ConditionFailed, metav1.ConditionTrue, conflict.Reason, conflict.Error())
+		setConditionIn(&s.Conditions, suite.Generation, benchv1.ConditionComplete, metav1.ConditionFalse, conflict.Reason, conflict.Error())
 	})
 }
 
@@ -271,7 +291,7 @@ func (r *BenchmarkSuiteReconciler) writeComparison(ctx context.Context, suite *b
 	if page := comparison.ComparisonHTML(c, curves); len(body)+len(data["comparison.md"])+len(page) <= maxReportBytes {
 		data["report.html"] = page
 	}
-	return applyOwnedConfigMap(ctx, r.Client, r.Scheme, suite, ComparisonConfigMapName(suite), labels, data, nil)
+	return applyOwnedConfigMap(ctx, r.Client, r.APIReader, r.Scheme, suite, ComparisonConfigMapName(suite), labels, data, nil)
 }
 
 // curves are the steps of the suite's runs that exist, in the plan's order.

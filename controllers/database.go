@@ -134,16 +134,17 @@ func (r *BenchmarkRunReconciler) teardown(ctx context.Context, run *benchv1.Benc
 	if run.Spec.Database.Teardown == benchv1.TeardownRetain || run.Spec.Database.External != nil {
 		return nil
 	}
-	for _, ref := range r.backend(run).Observed(run) {
+	observed, err := r.observe(ctx, run, r.backend(run).Observed(run))
+	if err != nil {
+		return err
+	}
+	for ref, u := range observed {
 		if ref.GVK.Kind == "StatefulSet" {
 			continue // the vendor operator's own
 		}
-		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(ref.GVK)
-		u.SetNamespace(run.Namespace)
-		u.SetName(ref.Name)
-		if err := r.Delete(ctx, u, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil &&
-			!apierrors.IsNotFound(err) && !meta.IsNoMatchError(err) {
+		// Only the run's own object, by UID: an object of that name someone else made (the run
+		// then failed with DatabaseConflict) or made since is left alone.
+		if _, err := deleteOwned(ctx, r.Client, run, u, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
 			return fmt.Errorf("tearing down %s %s: %w", ref.GVK.Kind, ref.Name, err)
 		}
 	}

@@ -92,6 +92,7 @@ type fakeClient struct {
 	mu      sync.Mutex
 	started time.Time
 	stopped bool
+	marks   []snapshot.Mark
 }
 
 func newFakeClient(t *testing.T, pod string, warehouses, active, index, count int, duration time.Duration, median time.Duration) *fakeClient {
@@ -115,6 +116,18 @@ func newFakeClient(t *testing.T, pod string, warehouses, active, index, count in
 			return nil
 		},
 		Stop: func(context.Context) error { f.mu.Lock(); f.stopped = true; f.mu.Unlock(); return nil },
+		Mark: func(_ context.Context, label string) (time.Time, error) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			for _, m := range f.marks {
+				if m.Label == label {
+					return m.Time, nil
+				}
+			}
+			now := time.Now()
+			f.marks = append(f.marks, snapshot.Mark{Label: label, Time: now})
+			return now, nil
+		},
 	}))
 	t.Cleanup(f.server.Close)
 	return f
@@ -179,6 +192,7 @@ func (f *fakeClient) snapshot() (*snapshot.Snapshot, error) {
 		s.Versions.EngineServer = "PostgreSQL 16.4 (fake)"
 	}
 	s.Intervals = f.intervals(started, measured, s.Phase == snapshot.PhaseDone)
+	s.Commits = f.commitRecord(started, measured, s.Phase == snapshot.PhaseDone)
 	if f.ledger {
 		s.Ledger = []snapshot.LedgerDistrict{{WarehouseID: f.identity.WarehouseFrom, DistrictID: 1, Acknowledged: newOrders, Unknown: 2}}
 		if s.Phase == snapshot.PhaseDone {
@@ -187,6 +201,41 @@ func (f *fakeClient) snapshot() (*snapshot.Snapshot, error) {
 		}
 	}
 	return s, nil
+}
+
+// commitRecord is what the real client's commit record (tpcc.CommitGaps) holds of the fake's
+// scripted commits once marked: interval i's New-Orders and Payments (the writes it scripts) spread
+// evenly over the interval in wall time, every stretch of at least 100 ms between two of them that
+// ends after the first mark, the last commit, and the end of the run.
+func (f *fakeClient) commitRecord(started time.Time, measured time.Duration, done bool) *snapshot.CommitRecord {
+	f.mu.Lock()
+	marks := append([]snapshot.Mark(nil), f.marks...)
+	f.mu.Unlock()
+	if len(marks) == 0 || f.interval <= 0 {
+		return nil
+	}
+	const minGap = 100 * time.Millisecond
+	rec := &snapshot.CommitRecord{Marks: marks, Gaps: []snapshot.CommitGap{}, MinGapSeconds: minGap.Seconds(), TerminalsStart: started}
+	wall := time.Duration(float64(f.interval) / f.speed)
+	last := started
+	for i := range int(measured / f.interval) {
+		n := int64(10)
+		if f.commits != nil {
+			n = f.commits(i)
+		}
+		writes := 2 * n // the interval's New-Orders and Payments
+		for k := range writes {
+			at := started.Add(time.Duration(i)*wall + time.Duration((float64(k)+0.5)/float64(writes)*float64(wall)))
+			if at.Sub(last) >= minGap && at.After(marks[0].Time) {
+				rec.Gaps = append(rec.Gaps, snapshot.CommitGap{From: last, To: at})
+			}
+			last, rec.LastCommit = at, at
+		}
+	}
+	if done {
+		rec.Ended = started.Add(time.Duration(float64(f.duration) / f.speed))
+	}
+	return rec
 }
 
 // intervals is the fake's time series in measured time: interval i covers [i·interval,
@@ -222,7 +271,8 @@ func (f *fakeClient) intervals(started time.Time, measured time.Duration, done b
 			wal, commits := 4e6, 300.0
 			lag := f.replayLag(i).Seconds()
 			iv.Telemetry = &snapshot.Telemetry{SampledAt: iv.Start, Engine: "postgres", WALBytesPerSecond: &wal, CommitsPerSecond: &commits,
-				Standbys:    []snapshot.Standby{{Name: "s1", ReplayLagSeconds: lag}, {Name: "s2", ReplayLagSeconds: 0.004}},
+				Standbys: []snapshot.Standby{{Name: "s1", ReplayLagSeconds: lag, State: "streaming", SyncState: "quorum"},
+					{Name: "s2", ReplayLagSeconds: 0.004, State: "streaming", SyncState: "quorum"}},
 				Checkpoints: &snapshot.Checkpoints{}, Sessions: &snapshot.Sessions{SyncRep: 3}}
 			if i == 2 {
 				iv.Telemetry.Checkpoints.Started = 1

@@ -57,30 +57,19 @@ func appliedFaults(run *benchv1.BenchmarkRun, kind benchv1.StepKind) []int {
 	return out
 }
 
-// searchSteps are the steps the search counts: all but the fault step after it.
-func searchSteps(steps []benchv1.StepResult) []benchv1.StepResult {
-	out := make([]benchv1.StepResult, 0, len(steps))
-	for _, s := range steps {
-		if s.Kind != benchv1.StepFault {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // faultStepPlan says whether the search's end calls for the fault step, and at how many active
-// warehouses: the result's, when some fault applies in the result step, none has run yet, and a
-// compliant load was found.
+// warehouses: the result's, when some fault applies in the result step, no conclusive fault step
+// has run yet, and a compliant load was found.
 func faultStepPlan(run *benchv1.BenchmarkRun, d search.Decision) (int32, bool) {
 	if len(appliedFaults(run, benchv1.StepFault)) == 0 {
 		return 0, false
 	}
 	for _, s := range run.Status.Steps {
-		if s.Kind == benchv1.StepFault {
-			return 0, false
+		if s.Kind == benchv1.StepFault && stepVerdict(s) != benchv1.VerdictInconclusive {
+			return 0, false // an inconclusive one is retried
 		}
 	}
-	result := resultOf(run, d)
+	result := resultOf(run, d, searchEvidence(run.Status.Steps))
 	if result.Step == nil || result.MaxCompliantWarehouses < 1 {
 		return 0, false
 	}
@@ -112,10 +101,17 @@ func (r *BenchmarkRunReconciler) setInjection(ctx context.Context, run *benchv1.
 	})
 }
 
-// applyFaults applies the step's faults that are due, repeats a deletion a restarted operator left
-// Injecting, and records what the engine's operator did since. It returns how long until the next
-// planned fault (0: none pending).
-func (r *BenchmarkRunReconciler) applyFaults(ctx context.Context, run *benchv1.BenchmarkRun, index int32, faults []int, st *stepSeries, measured time.Duration) (time.Duration, error) {
+// applyFaults applies the step's faults that are due, repeats an injection a restarted operator
+// left Injecting, and records what the engine's operator did since. hold applies no new fault
+// (the step is already inconclusive); an injection under way is still finished. It returns how
+// long until the next planned fault (0: none pending).
+//
+// Each injection is: decided and recorded Injecting (the pod and its UID), the moment marked in
+// every client pod's clock (mark), the pod deleted with its UID as a precondition, then recorded
+// Injected with the marked client time. A restarted operator repeats the mark (the pods return
+// the first moment) and the deletion (which finds the pod gone, or a re-created one it does not
+// touch). Mark disrupts nothing: the disruption is the user's.
+func (r *BenchmarkRunReconciler) applyFaults(ctx context.Context, run *benchv1.BenchmarkRun, index int32, faults []int, st *stepSeries, measured time.Duration, mark markFunc, hold bool) (time.Duration, error) {
 	if len(faults) == 0 || st.Origin.IsZero() || run.Status.Current == nil {
 		return 0, nil
 	}
@@ -133,7 +129,7 @@ func (r *BenchmarkRunReconciler) applyFaults(ctx context.Context, run *benchv1.B
 		if inj == nil {
 			skip := ""
 			switch {
-			case !ok || run.Spec.Database.External != nil:
+			case f.Action != benchv1.FaultMark && (!ok || run.Spec.Database.External != nil):
 				skip = "the database was not deployed by the operator: its pods are never touched"
 			case f.At.Duration >= measured:
 				skip = fmt.Sprintf("at %s is beyond this step's measured interval of %s", f.At.Duration, measured)
@@ -142,6 +138,9 @@ func (r *BenchmarkRunReconciler) applyFaults(ctx context.Context, run *benchv1.B
 				if err := r.setInjection(ctx, run, index, benchv1.FaultInjection{Fault: int32(fi), Action: f.Action, State: benchv1.FaultSkipped, Message: skip}); err != nil {
 					return 0, err
 				}
+				continue
+			}
+			if hold {
 				continue
 			}
 			if wait := time.Until(planned); wait > 0 {
@@ -163,14 +162,25 @@ func (r *BenchmarkRunReconciler) applyFaults(ctx context.Context, run *benchv1.B
 			inj = &decided
 		}
 		done := *inj
-		if deleted, err := r.deletePod(ctx, run, inj.Pod, types.UID(inj.PodUID)); err != nil {
-			done.State, done.Message = benchv1.FaultFailed, err.Error()
-		} else {
-			done.State = benchv1.FaultInjected
-			if deleted { // a repeated deletion (after a restart) that found the pod gone says nothing
+		done.State = benchv1.FaultInjected
+		// The moment, in the clients' clocks, before anything is disrupted.
+		clientTime, err := mark(ctx, faultLabel(fi))
+		if !clientTime.IsZero() {
+			done.ClientTime = &metav1.MicroTime{Time: clientTime}
+		}
+		if err != nil {
+			done.Message = "the outage cannot be measured from every client: " + err.Error()
+		}
+		if inj.Pod != "" {
+			if deleted, err := r.deletePod(ctx, run, inj.Pod, types.UID(inj.PodUID)); err != nil {
+				done.State, done.Message = benchv1.FaultFailed, err.Error()
+			} else if deleted { // a repeated deletion (after a restart) that found the pod gone says nothing
 				r.Recorder.Eventf(run, nil, corev1.EventTypeWarning, "FaultInjected", "DeletePod", "step %d: %s deleted pod %s (planned %s)",
 					index, f.Action, inj.Pod, inj.PlannedTime.UTC().Format(time.RFC3339))
 			}
+		} else if inj.State == benchv1.FaultInjecting {
+			r.Recorder.Eventf(run, nil, corev1.EventTypeNormal, "FaultMarked", "Mark", "step %d: %s marked at %s: the disruption is yours now",
+				index, f.Action, done.Time.UTC().Format(time.RFC3339Nano))
 		}
 		if err := r.setInjection(ctx, run, index, done); err != nil {
 			return 0, err
@@ -184,6 +194,22 @@ func (r *BenchmarkRunReconciler) applyFaults(ctx context.Context, run *benchv1.B
 	return next, nil
 }
 
+// markFunc marks a moment under a label in every client pod's clock and returns it in the first
+// pod's; an error names the pods it could not mark.
+type markFunc func(ctx context.Context, label string) (time.Time, error)
+
+// faultMoment is when an injection disrupted the database, in the clock of the step's series
+// (the clients'): the mark, or, when no client could be marked, the operator's moment.
+func faultMoment(inj *benchv1.FaultInjection) time.Time {
+	if inj.ClientTime != nil {
+		return inj.ClientTime.Time
+	}
+	return inj.Time.Time
+}
+
+// faultLabel is the mark of spec.faults[fault] in the clients' commit records.
+func faultLabel(fault int) string { return fmt.Sprintf("fault-%d", fault) }
+
 // observeFaultTargets reads the database's objects and the controller chain of its pods.
 func (r *BenchmarkRunReconciler) observeFaultTargets(ctx context.Context, run *benchv1.BenchmarkRun, targets engines.FaultTargets) (map[engines.Ref]*unstructured.Unstructured, error) {
 	return r.observe(ctx, run, append(r.backend(run).Observed(run), targets.OwnerChain(run)...))
@@ -193,12 +219,20 @@ func (r *BenchmarkRunReconciler) observeFaultTargets(ctx context.Context, run *b
 // A refusal is recorded as Failed with the reason; nothing is deleted.
 func (r *BenchmarkRunReconciler) decideInjection(ctx context.Context, run *benchv1.BenchmarkRun, targets engines.FaultTargets, fi int, f benchv1.Fault, planned time.Time) (benchv1.FaultInjection, error) {
 	inj := benchv1.FaultInjection{Fault: int32(fi), Action: f.Action, PlannedTime: &metav1.MicroTime{Time: planned}}
+	if targets == nil || run.Spec.Database.External != nil { // Mark on a database the operator did not deploy
+		inj.State, inj.Time = benchv1.FaultInjecting, &metav1.MicroTime{Time: time.Now()}
+		return inj, nil
+	}
 	observed, err := r.observeFaultTargets(ctx, run, targets)
 	if err != nil {
 		return inj, err
 	}
 	roles := targets.Roles(run, observed)
 	inj.PrimaryBefore = roles.Primary
+	if f.Action == benchv1.FaultMark {
+		inj.State, inj.Time = benchv1.FaultInjecting, &metav1.MicroTime{Time: time.Now()}
+		return inj, nil
+	}
 	name, err := targets.FaultPod(run, f, observed)
 	if err != nil {
 		inj.State, inj.Message = benchv1.FaultFailed, err.Error()
@@ -245,8 +279,8 @@ func (r *BenchmarkRunReconciler) verifyDatabasePod(run *benchv1.BenchmarkRun, ta
 		}
 		obj = u
 	}
-	if obj.GetLabels()["bench.oltp.io/run"] != run.Name {
-		return fmt.Errorf("%s is not labelled as the database of run %s", obj.GetName(), run.Name)
+	if !ownedBy(obj, run) {
+		return fmt.Errorf("%s is not the database of run %s (uid %s): %s", obj.GetName(), run.Name, run.UID, whose(obj))
 	}
 	return nil
 }
@@ -276,9 +310,9 @@ func (r *BenchmarkRunReconciler) observeFailover(ctx context.Context, run *bench
 			pending = append(pending, inj)
 		}
 	}
-	if first := firstInjection(run.Status.Current.Faults); first != nil && st.AfterFault == nil && st.LengthSeconds > 0 {
+	if first := firstInjection(run.Status.Current.Faults); first != nil && first.State == benchv1.FaultInjected && st.AfterFault == nil && st.LengthSeconds > 0 {
 		length := time.Duration(st.LengthSeconds * float64(time.Second))
-		k := sla.FaultIntervalIndex(st.Origin, length, first.Time.Time)
+		k := sla.FaultIntervalIndex(st.Origin, length, faultMoment(first))
 		st.AfterFault = &faultWindow{From: k, To: k + int(time.Minute/length)}
 		if err := r.saveSeries(ctx, run, index, st); err != nil {
 			return err
@@ -320,16 +354,28 @@ func (r *BenchmarkRunReconciler) failoverSeen(ctx context.Context, run *benchv1.
 			}
 			changed.PromotedTime = &metav1.MicroTime{Time: at}
 		}
-		pod := &corev1.Pod{}
-		err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: inj.Pod}, pod)
-		if err != nil && !apierrors.IsNotFound(err) {
-			return nil, err
+		whole := roles.Instances > 0 && roles.Ready >= roles.Instances
+		if inj.Pod == "" {
+			// Mark: the disruption is the user's. Whole again counts once the engine's operator
+			// was seen degraded after the mark (fewer instances ready than desired).
+			if !whole && inj.DegradedTime == nil && roles.Instances > 0 {
+				changed.DegradedTime = &metav1.MicroTime{Time: now}
+			}
+			if whole && inj.DegradedTime != nil {
+				changed.ReadyTime = &metav1.MicroTime{Time: now}
+			}
+		} else {
+			pod := &corev1.Pod{}
+			err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: inj.Pod}, pod)
+			if err != nil && !apierrors.IsNotFound(err) {
+				return nil, err
+			}
+			replaced := err == nil && string(pod.UID) != inj.PodUID && podReady(pod)
+			if replaced && whole {
+				changed.ReadyTime = &metav1.MicroTime{Time: now}
+			}
 		}
-		replaced := err == nil && string(pod.UID) != inj.PodUID && podReady(pod)
-		if replaced && roles.Instances > 0 && roles.Ready >= roles.Instances {
-			changed.ReadyTime = &metav1.MicroTime{Time: now}
-		}
-		if changed.PrimaryAfter != inj.PrimaryAfter || changed.ReadyTime != nil {
+		if changed.PrimaryAfter != inj.PrimaryAfter || changed.ReadyTime != nil || changed.DegradedTime != inj.DegradedTime {
 			out = append(out, changed)
 		}
 	}
@@ -351,7 +397,8 @@ func (r *BenchmarkRunReconciler) awaitRecovery(ctx context.Context, run *benchv1
 	}
 	var pending []benchv1.FaultInjection
 	for _, inj := range run.Status.Steps[step].Fault.Injections {
-		if inj.State == benchv1.FaultInjected && inj.ReadyTime == nil && inj.Time != nil && time.Since(inj.Time.Time) < readyWait {
+		if inj.State == benchv1.FaultInjected && inj.ReadyTime == nil && inj.Time != nil && time.Since(inj.Time.Time) < readyWait &&
+			(inj.Pod != "" || inj.DegradedTime != nil) { // a Mark nobody saw degrade has nothing to recover from
 			pending = append(pending, inj)
 		}
 	}
@@ -412,8 +459,9 @@ func firstInjection(list []benchv1.FaultInjection) *benchv1.FaultInjection {
 	return first
 }
 
-// ledgerPending reports whether a step measuring faults still waits for a pod's ledger check.
-func ledgerPending(conn engines.Connection, faults []int, snapshots []*snapshot.Snapshot) bool {
+// faultsPending reports whether a step measuring faults still waits for a pod that ended: its
+// ledger check (where the engine has one) is not served yet.
+func faultsPending(conn engines.Connection, faults []int, snapshots []*snapshot.Snapshot) bool {
 	if len(faults) == 0 || !jobs.LedgerSupported(conn.Engine) {
 		return false
 	}
@@ -425,9 +473,12 @@ func ledgerPending(conn engines.Connection, faults []int, snapshots []*snapshot.
 	return false
 }
 
-// ledgerOf sums the pods' ledger checks; nil when no pod made one.
-func ledgerOf(snapshots []*snapshot.Snapshot) *benchv1.LedgerCheck {
+// ledgerOf sums the pods' ledger checks over a step of want pods; nil when no pod made one. A
+// district that could not be checked — a pod that is gone or failed, a reading that failed — is
+// named in NotChecked: it is not a lost commit, and the ledger does not pass.
+func ledgerOf(snapshots []*snapshot.Snapshot, want int32) *benchv1.LedgerCheck {
 	var out *benchv1.LedgerCheck
+	checked := 0
 	for _, s := range snapshots {
 		c := s.LedgerCheck
 		if c == nil {
@@ -436,51 +487,98 @@ func ledgerOf(snapshots []*snapshot.Snapshot) *benchv1.LedgerCheck {
 		if out == nil {
 			out = &benchv1.LedgerCheck{Pass: true}
 		}
-		out.Pass = out.Pass && c.Pass && c.Error == ""
+		checked++
+		if c.Error != "" {
+			out.NotChecked = append(out.NotChecked, fmt.Sprintf("pod %s: %s", s.Identity.Pod, c.Error))
+			continue
+		}
+		out.Pass = out.Pass && c.Pass
 		out.Districts += int32(c.Districts)
 		out.Acknowledged += c.Acknowledged
 		out.Unknown += c.Unknown
 		out.Growth += c.Growth
-		if c.Error != "" {
-			out.Failures = append(out.Failures, fmt.Sprintf("pod %s: %s", s.Identity.Pod, c.Error))
-		}
 		out.Failures = append(out.Failures, c.Failures...)
 	}
-	if out != nil && len(out.Failures) > 10 {
+	if out == nil {
+		return nil
+	}
+	for _, s := range snapshots {
+		if s.LedgerCheck == nil {
+			out.NotChecked = append(out.NotChecked, fmt.Sprintf("pod %s: not checked: its run did not end with a check (phase %s)", s.Identity.Pod, s.Phase))
+		}
+	}
+	if missing := int(want) - len(snapshots); missing > 0 {
+		out.NotChecked = append(out.NotChecked, fmt.Sprintf("%d of %d client pods are gone: their districts were not checked", missing, want))
+	}
+	if len(out.NotChecked) > 0 {
+		out.Pass = false
+	}
+	if len(out.Failures) > 10 {
 		out.Failures = append(out.Failures[:10], fmt.Sprintf("and %d more", len(out.Failures)-10))
 	}
 	return out
 }
 
 // faultRecord is what a step's faults did and cost, from the injections in status, the step's
-// series and the pods' snapshots; it also returns the checks the verdict gets.
-func faultRecord(run *benchv1.BenchmarkRun, injections []benchv1.FaultInjection, st *stepSeries, snapshots []*snapshot.Snapshot) (*benchv1.FaultRecord, []sla.Check) {
-	rec := &benchv1.FaultRecord{Injections: injections, Ledger: ledgerOf(snapshots)}
+// series and the pods' snapshots (want pods planned); it also returns the checks the verdict gets.
+//
+// The outage is measured from the acknowledged commits of every client pod, each in its own
+// clock relative to the fault's mark (sla.MeasureOutage); the baseline, the recovery and the
+// errors from the per-second series, against the fault's moment in the first pod's clock. What
+// cannot be measured is said, never taken as zero: with sla.maxUnavailability it makes the step
+// inconclusive.
+func faultRecord(run *benchv1.BenchmarkRun, injections []benchv1.FaultInjection, st *stepSeries, snapshots []*snapshot.Snapshot, want int32) (*benchv1.FaultRecord, []sla.Check) {
+	rec := &benchv1.FaultRecord{Injections: injections, Ledger: ledgerOf(snapshots, want)}
 	var checks []sla.Check
-	if l := rec.Ledger; l != nil && !l.Pass {
-		detail := fmt.Sprintf("%d acknowledged New-Orders, %d with an unknown outcome, d_next_o_id grew by %d: %s",
-			l.Acknowledged, l.Unknown, l.Growth, strings.Join(l.Failures, "; "))
-		checks = append(checks, sla.LedgerFailure(detail))
+	if l := rec.Ledger; l != nil {
+		switch {
+		case len(l.Failures) > 0:
+			detail := fmt.Sprintf("%d acknowledged New-Orders, %d with an unknown outcome, d_next_o_id grew by %d: %s",
+				l.Acknowledged, l.Unknown, l.Growth, strings.Join(l.Failures, "; "))
+			checks = append(checks, sla.LedgerFailure(detail))
+		case len(l.NotChecked) > 0:
+			checks = append(checks, sla.Check{Name: "ledger", Status: sla.Inconclusive, Detail: "ledger: not checked: " + strings.Join(l.NotChecked, "; ")})
+		}
 	}
 	first := firstInjection(injections)
 	if first == nil || st == nil || st.Origin.IsZero() {
 		return rec, checks
 	}
-	_, rampUp := jobs.Durations(run)
-	figures, err := sla.MeasureFault(st.Series, st.Origin, st.Origin.Add(rampUp), first.Time.Time)
-	if err != nil {
-		if bound := run.Spec.SLA.MaxUnavailability; bound != nil {
-			checks = append(checks, sla.Check{Name: "unavailability", Status: sla.Fail, Detail: "unavailability: not measured: " + err.Error()})
+	bound := run.Spec.SLA.MaxUnavailability
+	notMeasured := func(why string) (*benchv1.FaultRecord, []sla.Check) {
+		rec.Measurement = &benchv1.FaultMeasurement{NotMeasured: why}
+		if bound != nil {
+			checks = append(checks, sla.Check{Name: "unavailability", Status: sla.Inconclusive, Detail: "unavailability: cannot be judged: " + why})
 		}
 		return rec, checks
 	}
+	records, pods := make([]*snapshot.CommitRecord, len(snapshots)), make([]string, len(snapshots))
+	for i, s := range snapshots {
+		records[i], pods[i] = s.Commits, s.Identity.Pod
+	}
+	if int32(len(snapshots)) < want {
+		return notMeasured(fmt.Sprintf("%d of %d client pods are gone: the commits they saw are unknown", int(want)-len(snapshots), want))
+	}
+	outage, err := sla.MeasureOutage(records, pods, faultLabel(int(first.Fault)))
+	if err != nil {
+		return notMeasured(err.Error())
+	}
+	_, rampUp := jobs.Durations(run)
+	figures, err := sla.MeasureFault(st.Series, st.Origin, st.Origin.Add(rampUp), faultMoment(first))
+	if err != nil {
+		return notMeasured(err.Error())
+	}
 	m := &benchv1.FaultMeasurement{
-		Unavailability:             metav1.Duration{Duration: figures.Unavailability},
-		UnavailableAtEnd:           figures.UnavailableAtEnd,
+		Unavailability:             metav1.Duration{Duration: outage.Unavailability.Round(time.Millisecond)},
+		UnavailableAtEnd:           outage.AtEnd,
+		UnavailabilityMethod:       "commits",
 		BaselineNewOrdersPerSecond: round2(figures.BaselineNewOrdersPerSecond),
 	}
-	if !figures.UnavailableFrom.IsZero() {
-		m.UnavailableFrom = &metav1.Time{Time: figures.UnavailableFrom}
+	if outage.Unavailability > 0 {
+		m.UnavailableFrom = &metav1.MicroTime{Time: outage.From}
+		if !outage.AtEnd {
+			m.UnavailableTo = &metav1.MicroTime{Time: outage.To}
+		}
 	}
 	if figures.Recovered {
 		m.Recovery = &metav1.Duration{Duration: figures.Recovery.Round(time.Millisecond)}
@@ -498,8 +596,8 @@ func faultRecord(run *benchv1.BenchmarkRun, injections []benchv1.FaultInjection,
 	}
 	m.LatencyAfter = st.AfterFault.stats()
 	rec.Measurement = m
-	if bound := run.Spec.SLA.MaxUnavailability; bound != nil {
-		checks = append(checks, sla.UnavailabilityCheck(figures.Unavailability, bound.Duration, figures.UnavailableAtEnd))
+	if bound != nil {
+		checks = append(checks, sla.UnavailabilityCheck(outage.Unavailability, bound.Duration, outage.AtEnd))
 	}
 	return rec, checks
 }
@@ -561,35 +659,40 @@ func (w *faultWindow) stats() map[benchv1.Transaction]benchv1.TransactionStats {
 	return out
 }
 
-// reconcileFaultCheck runs the TPC-C consistency check after the last step that applied faults and
-// records its outcome in that step, once.
+// reconcileFaultCheck runs, after every step that applied a fault (whatever its verdict), the
+// TPC-C consistency check and records its outcome in that step, once; and it waits, up to
+// readyWait after the fault, for the database to be whole again before the next step starts.
 func (r *BenchmarkRunReconciler) reconcileFaultCheck(ctx context.Context, run *benchv1.BenchmarkRun) (bool, ctrl.Result, error) {
-	last := -1
 	for i, s := range run.Status.Steps {
-		if s.Fault != nil && firstInjection(s.Fault.Injections) != nil {
-			last = i
+		if s.Fault == nil || firstInjection(s.Fault.Injections) == nil {
+			continue
 		}
-	}
-	if last < 0 {
-		return true, ctrl.Result{}, nil
-	}
-	whole, err := r.awaitRecovery(ctx, run, last)
-	if err != nil {
-		return false, ctrl.Result{}, err
-	}
-	if run.Status.Steps[last].Fault.Consistency != "" {
+		whole, err := r.awaitRecovery(ctx, run, i)
+		if err != nil {
+			return false, ctrl.Result{}, err
+		}
+		if s.Fault.Consistency == "" {
+			if done, err := r.checkAfterFault(ctx, run, i); err != nil || !done {
+				return false, ctrl.Result{RequeueAfter: r.Config.PollInterval}, err
+			}
+		}
 		if !whole {
 			return false, ctrl.Result{RequeueAfter: r.Config.PollInterval}, nil
 		}
-		return true, ctrl.Result{}, nil
 	}
-	step := run.Status.Steps[last]
+	return true, ctrl.Result{}, nil
+}
+
+// checkAfterFault runs the consistency check Job after step i and records its outcome; it
+// reports whether the outcome is recorded.
+func (r *BenchmarkRunReconciler) checkAfterFault(ctx context.Context, run *benchv1.BenchmarkRun, i int) (bool, error) {
+	step := run.Status.Steps[i]
 	check := jobs.FaultCheckJob(run, step.Index, r.backend(run).Connection(run), r.Config.Jobs)
 	if err := r.createOnce(ctx, run, check); err != nil {
-		return false, ctrl.Result{}, err
+		return false, err
 	}
 	if err := r.Get(ctx, client.ObjectKeyFromObject(check), check); err != nil {
-		return false, ctrl.Result{}, client.IgnoreNotFound(err)
+		return false, client.IgnoreNotFound(err)
 	}
 	outcome := ""
 	if c := jobCondition(check, "Failed"); c != nil {
@@ -598,20 +701,17 @@ func (r *BenchmarkRunReconciler) reconcileFaultCheck(ctx context.Context, run *b
 		outcome = "passed"
 	}
 	if outcome == "" {
-		return false, ctrl.Result{RequeueAfter: r.Config.PollInterval}, nil
+		return false, nil
 	}
 	if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
-		if last < len(s.Steps) && s.Steps[last].Fault != nil && s.Steps[last].Fault.Consistency == "" {
-			s.Steps[last].Fault.Consistency = outcome
+		if i < len(s.Steps) && s.Steps[i].Fault != nil && s.Steps[i].Fault.Consistency == "" {
+			s.Steps[i].Fault.Consistency = outcome
 		}
 	}); err != nil {
-		return false, ctrl.Result{}, err
+		return false, err
 	}
-	r.deleteJob(ctx, check)
-	if !whole {
-		return false, ctrl.Result{RequeueAfter: r.Config.PollInterval}, nil
-	}
-	return true, ctrl.Result{}, nil
+	r.deleteJob(ctx, run, check)
+	return true, nil
 }
 
 // faultFailure says why the run fails for what its faults revealed: an acknowledged commit lost,
@@ -622,7 +722,7 @@ func faultFailure(run *benchv1.BenchmarkRun) (reason, message string) {
 		if s.Fault == nil {
 			continue
 		}
-		if l := s.Fault.Ledger; l != nil && !l.Pass {
+		if l := s.Fault.Ledger; l != nil && len(l.Failures) > 0 { // not checked is no loss
 			reason = "AcknowledgedCommitLost"
 			msgs = append(msgs, fmt.Sprintf("step %d: the ledger check failed: %s", s.Index, strings.Join(l.Failures, "; ")))
 		}

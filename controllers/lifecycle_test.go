@@ -285,7 +285,7 @@ func TestRunFindsTheCapacityBoundary(t *testing.T) {
 		}
 		return client.IgnoreNotFound(err)
 	})
-	assertEvents(t, ns, "pg", "PhaseDeploying", "PhaseLoading", "PhaseRunning", "PhaseSucceeded", "StepRecorded", "Result")
+	assertEvents(t, ns, "pg", "PhaseDeploying", "PhaseLoading", "PhaseRunning", "PhaseSucceeded", "StepCompliant", "StepNonCompliant", "Result")
 
 	last := got.Status.Steps[len(got.Status.Steps)-1]
 	for name, pair := range map[string][2]float64{
@@ -365,13 +365,15 @@ func TestRestartsMidLoadAndMidStep(t *testing.T) {
 	}
 }
 
-// A client pod that fails makes its step non-compliant, naming the pod; the search goes on.
-func TestFailedClientPodFailsOnlyItsStep(t *testing.T) {
+// A client pod that fails (evicted, OOM-killed, its container exits) breaks the measurement, not
+// the database: the step is recorded inconclusive with the cause, is no evidence, and is run again
+// at the same count; the run ends Succeeded on the retried step's evidence.
+func TestFailedClientPodMakesItsStepInconclusive(t *testing.T) {
 	ns := newNamespace(t, "podfail")
 	pods := newClientPods()
 	startManager(t, ns, testConfig(pods))
 	run := newRun(ns, "pg", 12, 6)
-	run.Spec.Search.Strategy = benchv1.SearchLineSearch // every step full-length: the crash brackets the answer
+	run.Spec.Search.Strategy = benchv1.SearchLineSearch // every step full-length
 	run.Spec.Workload.Clients.Pods = 2
 	if err := k8s.Create(context.Background(), run); err != nil {
 		t.Fatal(err)
@@ -382,25 +384,83 @@ func TestFailedClientPodFailsOnlyItsStep(t *testing.T) {
 		if step != 0 {
 			return
 		}
-		pod := stepPods[1]
-		pod.Status.Phase = corev1.PodFailed
-		pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "tpcc", State: corev1.ContainerState{
-			Terminated: &corev1.ContainerStateTerminated{ExitCode: 2, Reason: "Error", Message: "connection refused"}}}}
-		if err := k8s.Status().Update(context.Background(), pod); err != nil {
-			t.Fatal(err)
-		}
+		failPod(t, stepPods[1], 137, "OOMKilled", "")
 	})
 	if got.Status.Phase != benchv1.PhaseSucceeded || len(got.Status.Steps) < 2 {
-		t.Fatalf("phase %s, %d steps", got.Status.Phase, len(got.Status.Steps))
+		t.Fatalf("phase %s, steps %v, conditions %+v", got.Status.Phase, stepSummary(got), got.Status.Conditions)
 	}
-	first := got.Status.Steps[0]
-	if first.Compliant || len(first.Reasons) == 0 || !strings.Contains(first.Reasons[0], "pg-step-0-1 failed") || !strings.Contains(first.Reasons[0], "exited 2") {
+	first, retry := got.Status.Steps[0], got.Status.Steps[1]
+	if first.Compliant || first.Verdict != benchv1.VerdictInconclusive || first.Attempt != 1 || len(first.Reasons) == 0 ||
+		!strings.Contains(first.Reasons[0], "client pod pg-step-0-1 failed") || !strings.Contains(first.Reasons[0], "exited 137 (OOMKilled)") {
 		t.Errorf("failed step = %+v", first)
 	}
-	// The crashed step at 6 counts as non-compliant, so the search brackets the answer below it.
-	if second := got.Status.Steps[1]; !second.Compliant || second.ActiveWarehouses != 5 || got.Status.Result.MaxCompliantWarehouses != 5 {
-		t.Errorf("result %+v after the failed step; steps %v", got.Status.Result, stepSummary(got))
+	if retry.ActiveWarehouses != first.ActiveWarehouses || retry.Kind != first.Kind || retry.Attempt != 2 || retry.Verdict != benchv1.VerdictCompliant {
+		t.Errorf("retry = %+v, want the same count and kind, attempt 2, compliant", retry)
 	}
+	// Every count up to the loaded 12 is compliant: the inconclusive step bounded nothing.
+	if r := got.Status.Result; r == nil || r.MaxCompliantWarehouses != 12 || slices.Contains(r.RestsOn, 0) {
+		t.Errorf("result %+v; steps %v", got.Status.Result, stepSummary(got))
+	}
+	assertEvents(t, ns, "pg", "StepInconclusive", "StepCompliant")
+	cm := &corev1.ConfigMap{}
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: ReportConfigMapName(run)}, cm); err != nil {
+		t.Fatal(err)
+	}
+	if err := containsAll(cm.Data["report.md"], "inconclusive"); err != nil {
+		t.Error(err)
+	}
+}
+
+// When every try of a step breaks, the run fails saying the infrastructure failed — after
+// search.retries retries — and publishes no capacity.
+func TestInconclusiveRetriesRunOut(t *testing.T) {
+	ns := newNamespace(t, "retries")
+	pods := newClientPods()
+	startManager(t, ns, testConfig(pods))
+	run := newRun(ns, "pg", 12, 6)
+	run.Spec.Search.Strategy = benchv1.SearchLineSearch
+	run.Spec.Search.Retries = ptr(int32(1))
+	if err := k8s.Create(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	deployAndLoad(t, run, nil)
+	uids := &jobUIDs{seen: map[string][]types.UID{}}
+	got := driveSteps(t, run, pods, boundary(1000), uids, func(_ int, stepPods []*corev1.Pod) {
+		failPod(t, stepPods[0], 0, "Evicted", "The node was low on resource: memory.")
+	})
+	failed := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionFailed)
+	if got.Status.Phase != benchv1.PhaseFailed || failed == nil || failed.Reason != benchv1.ReasonInfrastructureFailed ||
+		!strings.Contains(failed.Message, "inconclusive 2 times in a row (search.retries 1)") || !strings.Contains(failed.Message, "low on resource") {
+		t.Fatalf("phase %s, Failed %+v", got.Status.Phase, failed)
+	}
+	if len(got.Status.Steps) != 2 || got.Status.Result != nil {
+		t.Errorf("steps %v, result %+v: want two inconclusive tries and no result", stepSummary(got), got.Status.Result)
+	}
+	for _, s := range got.Status.Steps {
+		if s.Verdict != benchv1.VerdictInconclusive || s.ActiveWarehouses != 6 {
+			t.Errorf("step %+v", s)
+		}
+	}
+}
+
+// failPod sets a step pod's status to Failed as the kubelet would after its container ended
+// (exit code and reason), or after an eviction (message; exit code 0 and reason Evicted on the pod).
+func failPod(t *testing.T, pod *corev1.Pod, exitCode int32, reason, message string) {
+	t.Helper()
+	eventually(t, 10*time.Second, func() error {
+		current := &corev1.Pod{}
+		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(pod), current); err != nil {
+			return err
+		}
+		current.Status.Phase = corev1.PodFailed
+		if message != "" {
+			current.Status.Reason, current.Status.Message = reason, message
+		} else {
+			current.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "tpcc", State: corev1.ContainerState{
+				Terminated: &corev1.ContainerStateTerminated{ExitCode: exitCode, Reason: reason}}}}
+		}
+		return k8s.Status().Update(context.Background(), current)
+	})
 }
 
 // A database that never becomes ready fails the run with the reason, after the timeout.

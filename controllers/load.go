@@ -8,7 +8,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -82,8 +81,8 @@ func (r *BenchmarkRunReconciler) reconcileLoad(ctx context.Context, run *benchv1
 	}); err != nil {
 		return false, ctrl.Result{}, err
 	}
-	r.deleteJob(ctx, loader)
-	r.deleteJob(ctx, check)
+	r.deleteJob(ctx, run, loader)
+	r.deleteJob(ctx, run, check)
 	return true, ctrl.Result{}, nil
 }
 
@@ -143,9 +142,8 @@ func jobCondition(job *batchv1.Job, conditionType batchv1.JobConditionType) *bat
 
 // deleteJob removes a finished Job and its pods; a failure only leaves it for garbage collection
 // with the run.
-func (r *BenchmarkRunReconciler) deleteJob(ctx context.Context, job *batchv1.Job) {
-	err := r.Delete(ctx, job, client.PropagationPolicy(metav1.DeletePropagationBackground))
-	if err != nil && !apierrors.IsNotFound(err) {
+func (r *BenchmarkRunReconciler) deleteJob(ctx context.Context, run *benchv1.BenchmarkRun, job *batchv1.Job) {
+	if _, err := deleteOwned(ctx, r.Client, run, job, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "deleting a finished Job", "job", job.Name)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -87,11 +88,12 @@ func (r *BenchmarkRunReconciler) writeStepConfigMap(ctx context.Context, run *be
 }
 
 func (r *BenchmarkRunReconciler) applyConfigMap(ctx context.Context, run *benchv1.BenchmarkRun, name string, data map[string]string, binaryData map[string][]byte) error {
-	return applyOwnedConfigMap(ctx, r.Client, r.Scheme, run, name, engines.Labels(run), data, binaryData)
+	return applyOwnedConfigMap(ctx, r.Client, r.APIReader, r.Scheme, run, name, engines.Labels(run), data, binaryData)
 }
 
-// applyOwnedConfigMap server-side applies a ConfigMap controlled by owner.
-func applyOwnedConfigMap(ctx context.Context, c client.Client, scheme *runtime.Scheme, owner client.Object, name string, labels, data map[string]string, binaryData map[string][]byte) error {
+// applyOwnedConfigMap server-side applies a ConfigMap controlled by owner; a ConfigMap of that
+// name that is not owner's is refused (ConflictError) and left as it is.
+func applyOwnedConfigMap(ctx context.Context, c client.Client, reader client.Reader, scheme *runtime.Scheme, owner client.Object, name string, labels, data map[string]string, binaryData map[string][]byte) error {
 	cm := &corev1.ConfigMap{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: owner.GetNamespace(), Labels: labels},
@@ -99,6 +101,10 @@ func applyOwnedConfigMap(ctx context.Context, c client.Client, scheme *runtime.S
 		BinaryData: binaryData,
 	}
 	if err := controllerutil.SetControllerReference(owner, cm, scheme); err != nil {
+		return err
+	}
+	markOwner(cm, owner)
+	if err := checkOwned(ctx, reader, scheme, owner, cm, benchv1.ReasonObjectConflict); err != nil {
 		return err
 	}
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(cm)
@@ -119,11 +125,12 @@ func (r *BenchmarkRunReconciler) reconcileResult(ctx context.Context, run *bench
 	if err != nil {
 		return false, ctrl.Result{}, r.fail(ctx, run, "InvalidSLA", err.Error())
 	}
-	decision, err := search.Next(params, outcomes(searchSteps(run.Status.Steps)))
+	evidence := searchEvidence(run.Status.Steps)
+	decision, err := search.Next(params, evidence.outcomes)
 	if err != nil {
 		return false, ctrl.Result{}, r.fail(ctx, run, "SearchInconsistent", err.Error())
 	}
-	result := resultOf(run, decision)
+	result := resultOf(run, decision, evidence)
 	steps, err := r.readStepData(ctx, run)
 	if err != nil {
 		return false, ctrl.Result{}, err
@@ -171,17 +178,13 @@ func (r *BenchmarkRunReconciler) reconcileResult(ctx context.Context, run *bench
 		}
 		return false, ctrl.Result{}, r.teardown(ctx, run)
 	}
-	compliant := result.Step != nil
+	slaValue, slaReason, slaMessage := slaCompliance(run, result)
 	if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
 		s.Phase = benchv1.PhaseSucceeded
 		s.Current = nil
 		s.Result = &result
 		s.Report = &benchv1.ReportRef{ConfigMapName: ReportConfigMapName(run)}
-		value, reason := metav1.ConditionFalse, "NoCompliantStep"
-		if compliant {
-			value, reason = metav1.ConditionTrue, "CompliantStepFound"
-		}
-		setCondition(s, run.Generation, benchv1.ConditionSLACompliant, value, reason, result.Message)
+		setCondition(s, run.Generation, benchv1.ConditionSLACompliant, slaValue, slaReason, slaMessage)
 		setCondition(s, run.Generation, benchv1.ConditionComplete, metav1.ConditionTrue, "SearchFinished", result.Message)
 		setCondition(s, run.Generation, benchv1.ConditionFailed, metav1.ConditionFalse, "SearchFinished", "the run finished")
 	}); err != nil {
@@ -191,29 +194,49 @@ func (r *BenchmarkRunReconciler) reconcileResult(ctx context.Context, run *bench
 	return true, ctrl.Result{}, r.teardown(ctx, run)
 }
 
-// resultOf is the run's result from the search's decision and the recorded steps. It always rests
-// on full-length steps: the decision's, or, when search.maxSteps stopped the search, the highest
-// compliant full-length step so far.
-func resultOf(run *benchv1.BenchmarkRun, d search.Decision) benchv1.Result {
+// slaCompliance is the SLACompliant condition of a finished run: true when the search found a
+// compliant load and every step that applied the run's faults (after the search, at that load)
+// held the SLA too — sla.maxUnavailability and the rest. Its message names what failed.
+func slaCompliance(run *benchv1.BenchmarkRun, result benchv1.Result) (metav1.ConditionStatus, string, string) {
+	if result.Step == nil {
+		return metav1.ConditionFalse, "NoCompliantStep", result.Message
+	}
+	var broken []string
+	for _, s := range run.Status.Steps {
+		if s.Kind == benchv1.StepFault && stepVerdict(s) == benchv1.VerdictNonCompliant {
+			broken = append(broken, fmt.Sprintf("fault step %d at %d active warehouses is not compliant: %s", s.Index, s.ActiveWarehouses, strings.Join(s.Reasons, "; ")))
+		}
+	}
+	if len(broken) > 0 {
+		return metav1.ConditionFalse, "FaultStepNonCompliant", result.Message + "; but " + strings.Join(broken, "; ")
+	}
+	return metav1.ConditionTrue, "CompliantStepFound", result.Message
+}
+
+// resultOf is the run's result from the search's decision over its evidence and the recorded
+// steps. It always rests on conclusive full-length steps: the decision's, or, when
+// search.maxSteps stopped the search, the highest compliant full-length step so far.
+func resultOf(run *benchv1.BenchmarkRun, d search.Decision, e evidence) benchv1.Result {
 	warehouses := run.Spec.Workload.Warehouses
 	result := benchv1.Result{Precision: benchv1.SearchPrecision(warehouses), MaxCompliantWarehouses: int32(d.MaxCompliant)}
 	steps := run.Status.Steps
-	full := func(i int) bool { return steps[i].Kind != benchv1.StepProbe && steps[i].Kind != benchv1.StepFault }
-	best := -1
-	if d.CompliantStep >= 0 && d.CompliantStep < len(steps) {
-		best = d.CompliantStep
-	}
+	best := e.step(d.CompliantStep)
 	if !d.Done { // stopped by search.maxSteps: report the best compliant full step so far
 		best = -1
-		for i, s := range steps {
-			if s.Compliant && full(i) && (best < 0 || s.ActiveWarehouses > steps[best].ActiveWarehouses) {
+		for _, i := range e.at {
+			if s := steps[i]; s.Kind != benchv1.StepProbe && stepVerdict(s) == benchv1.VerdictCompliant &&
+				(best < 0 || s.ActiveWarehouses > steps[best].ActiveWarehouses) {
 				best = i
 			}
 		}
 	}
+	// The search's time: every step it ran, inconclusive ones and their retries included.
 	var searchTime time.Duration
 	_, rampUp := jobs.Durations(run)
-	for _, s := range searchSteps(steps) {
+	for _, s := range steps {
+		if s.Kind == benchv1.StepFault {
+			continue
+		}
 		searchTime += rampUp
 		if s.Duration != nil {
 			searchTime += s.Duration.Duration
@@ -231,8 +254,8 @@ func resultOf(run *benchv1.BenchmarkRun, d search.Decision) benchv1.Result {
 		result.MaxCompliantWarehouses = 0
 		result.Message = "no step was compliant"
 	}
-	if d.Done && d.NonCompliantStep >= 0 && d.NonCompliantStep < len(steps) {
-		result.RestsOn = append(result.RestsOn, steps[d.NonCompliantStep].Index)
+	if i := e.step(d.NonCompliantStep); d.Done && i >= 0 {
+		result.RestsOn = append(result.RestsOn, steps[i].Index)
 	}
 	if d.Done {
 		result.Message += " (" + d.Reason + ")"

@@ -10,6 +10,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines"
 	"github.com/tpcc-operator/tpcc-operator/internal/sla"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 )
@@ -56,6 +58,8 @@ type stepSeries struct {
 	ResourceMetrics string `json:"resourceMetrics,omitempty"`
 	// AfterFault accumulates the histograms of the minute after the step's first fault.
 	AfterFault *faultWindow `json:"afterFault,omitempty"`
+	// MergeError is why the pods' intervals could not be merged (the step is then inconclusive).
+	MergeError string `json:"mergeError,omitempty"`
 }
 
 // collect merges into st the intervals that every pod has sealed beyond st.Collected. pods holds
@@ -130,6 +134,37 @@ func (st *stepSeries) addResources(pod, role string, cpuLimitMillis int64, at ti
 	}
 	p.CPULimitMillis = cpuLimitMillis
 	p.Add(int(at.Sub(origin).Seconds()/length), cpuMillis, memoryBytes)
+}
+
+// replicationChecks are a step's checks of its standbys, from its series: sla.maxReplicationLag
+// when the run sets it, and the synchronous standbys whenever the database is configured with
+// some (engines.Replication, or the server's synchronous_standby_names as sampled). In a fault
+// step the samples that failed from the fault on are the outage, measured as such: only those
+// before it can leave the lag unknown.
+func replicationChecks(run *benchv1.BenchmarkRun, backend engines.Backend, st *stepSeries) []sla.Check {
+	expected, sync := 0, false
+	if rep, ok := backend.(engines.Replication); ok {
+		expected, sync = rep.Standbys(run)
+	} else if env := run.Status.Environment; env != nil && strings.TrimSpace(env.Settings["synchronous_standby_names"]) != "" {
+		sync = true
+	}
+	e := sla.ReplicationEvidenceOfSeries(st.Series, nil, expected, sync, st.TelemetryError)
+	if st.AfterFault != nil {
+		e.Failed = 0
+		for i, idx := range st.Series.Index {
+			if idx < st.AfterFault.From && i < len(st.Series.TelemetryFailed) && st.Series.TelemetryFailed[i] > 0 {
+				e.Failed++
+			}
+		}
+	}
+	var out []sla.Check
+	if bound := run.Spec.SLA.MaxReplicationLag; bound != nil {
+		out = append(out, sla.ReplicationCheck(e, bound.Duration))
+	}
+	if ch, ok := sla.SyncStandbysCheck(e); ok {
+		out = append(out, ch)
+	}
+	return out
 }
 
 // maxReplayLags is each standby's largest replay lag over the series, by name.

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"errors"
+	"net/http"
+
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,15 +36,17 @@ const (
 )
 
 // reconcileSteps runs the search one step at a time: the next step comes from search.Next over the
-// recorded steps, its Job is created once, and the step is recorded (appended, never rewritten) when
-// its verdict is final. Then the Job goes, and the next pass decides the next step.
+// recorded steps that are evidence, its Job is created once, and the step is recorded (appended,
+// never rewritten) when its verdict is final. Then the Job goes, and the next pass decides the next
+// step. An inconclusive step is not evidence: the search asks for the same step again, which is
+// its retry, up to search.retries times in a row before the run fails as an infrastructure failure.
 func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv1.BenchmarkRun) (bool, ctrl.Result, error) {
 	params, err := searchParams(run)
 	if err != nil {
 		return false, ctrl.Result{}, r.fail(ctx, run, "InvalidSLA", err.Error())
 	}
-	searched := searchSteps(run.Status.Steps)
-	decision, err := search.Next(params, outcomes(searched))
+	evidence := searchEvidence(run.Status.Steps)
+	decision, err := search.Next(params, evidence.outcomes)
 	if err != nil {
 		return false, ctrl.Result{}, r.fail(ctx, run, "SearchInconsistent", err.Error())
 	}
@@ -52,7 +57,7 @@ func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv
 	var active int32
 	var kind benchv1.StepKind
 	var measured time.Duration
-	if decision.Done || int32(len(searched)) >= maxSteps(run) {
+	if decision.Done || int32(len(evidence.outcomes)) >= maxSteps(run) {
 		// The search is over; the faults of the result step get one more step at its load.
 		warehouses, ok := faultStepPlan(run, decision)
 		if !ok {
@@ -63,6 +68,10 @@ func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv
 	} else {
 		active = int32(decision.Run)
 		kind, measured = stepLength(run, decision.Kind)
+	}
+	attempt := attemptOf(run.Status.Steps)
+	if attempt > retries(run)+1 {
+		return false, ctrl.Result{}, r.fail(ctx, run, benchv1.ReasonInfrastructureFailed, infrastructureFailure(run))
 	}
 	conn := r.backend(run).Connection(run)
 	faults := appliedFaults(run, kind)
@@ -114,21 +123,31 @@ func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv
 			return false, ctrl.Result{}, err
 		}
 	}
-	outcome.record.Kind, outcome.record.Duration = kind, &metav1.Duration{Duration: measured}
-	outcome.record.Placement = r.stepPlacement(ctx, run, index) // placement.go
+	record := outcome.record
+	record.Kind, record.Duration, record.Attempt = kind, &metav1.Duration{Duration: measured}, attempt
+	record.Placement = r.stepPlacement(ctx, run, index) // placement.go
+	if len(faults) > 0 && record.Fault == nil && run.Status.Current != nil && len(run.Status.Current.Faults) > 0 {
+		// A fault step that ended for any reason keeps what was applied (the consistency check
+		// after it still runs).
+		record.Fault = &benchv1.FaultRecord{Injections: run.Status.Current.Faults}
+	}
 	if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
 		if int32(len(s.Steps)) == index {
-			s.Steps = append(s.Steps, *outcome.record)
+			s.Steps = append(s.Steps, *record)
 		}
 		s.Current = nil
 	}); err != nil {
 		return false, ctrl.Result{}, err
 	}
-	recordStepRecorded(run, outcome.record.Compliant)
-	r.Recorder.Eventf(run, nil, corev1.EventTypeNormal, "StepRecorded", "RecordStep", "step %d (%s, %s): %d active warehouses, tpmC %.1f, efficiency %.1f%%, compliant %v%s",
-		index, kind, measured, active, outcome.record.TpmC, outcome.record.Efficiency, outcome.record.Compliant, reasonsSuffix(outcome.record.Reasons))
+	recordStepRecorded(run, record.Compliant)
+	eventType := corev1.EventTypeNormal
+	if record.Verdict == benchv1.VerdictInconclusive {
+		eventType = corev1.EventTypeWarning
+	}
+	r.Recorder.Eventf(run, nil, eventType, "Step"+string(record.Verdict), "RecordStep", "step %d (%s, %s, attempt %d): %d active warehouses, tpmC %.1f, efficiency %.1f%%, %s%s",
+		index, kind, measured, attempt, active, record.TpmC, record.Efficiency, record.Verdict, reasonsSuffix(record.Reasons))
 	r.releasePods(ctx, outcome.podURLs)
-	r.deleteJob(ctx, job)
+	r.deleteJob(ctx, run, job)
 	r.forgetSeries(run, index)
 	return false, ctrl.Result{Requeue: true}, nil
 }
@@ -148,32 +167,53 @@ type stepOutcome struct {
 
 // observeStep reads the step's pods and snapshots, releases paused pods together once all are ready,
 // and decides whether the step is over.
+//
+// What breaks the measurement rather than the database — a client Job or pod that failed or
+// exited before its snapshot was collected, pods that never became ready, a snapshot that cannot
+// be read or merged, a time series that cannot be merged or lost intervals, a measured interval
+// cut short — makes the step inconclusive with its cause: it is recorded, and retried, but never
+// used as evidence. A step the SLA verdict ends early (it can only fail) stays non-compliant. A
+// fault step that breaks so still waits for its remaining pods' ledger checks and keeps its
+// fault record: what the fault did is reported whatever else went wrong.
 func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.BenchmarkRun, job *batchv1.Job, active int32, kind benchv1.StepKind, duration time.Duration, conn engines.Connection, faults []int) (stepOutcome, error) {
 	index := run.Status.Current.Index
 	want := *job.Spec.Completions
 	_, rampUp := jobs.Durations(run)
 	age := time.Since(job.CreationTimestamp.Time)
-	failed := func(reason string) stepOutcome {
-		return stepOutcome{record: failedStep(index, active, want, job.CreationTimestamp, reason)}
+	deadline := startupGrace + rampUp + duration + collectGrace
+	inconclusive := func(cause string, urls []string) stepOutcome {
+		return stepOutcome{record: inconclusiveStep(index, active, want, job.CreationTimestamp, cause), podURLs: urls}
 	}
 
+	// broken is the cause that makes the step inconclusive, once one is known.
+	broken := ""
 	if c := jobCondition(job, batchv1.JobFailed); c != nil {
-		return failed(fmt.Sprintf("client Job %s failed: %s", job.Name, c.Message)), nil
+		broken = fmt.Sprintf("client Job %s failed: %s", job.Name, c.Message)
 	}
 	pods, err := r.stepPods(ctx, run, index)
 	if err != nil {
 		return stepOutcome{}, err
 	}
 	for _, p := range pods {
-		if p.Status.Phase == corev1.PodFailed {
-			return failed(fmt.Sprintf("client pod %s failed: %s", p.Name, podFailure(p))), nil
+		if broken != "" {
+			break
+		}
+		switch p.Status.Phase {
+		case corev1.PodFailed:
+			broken = fmt.Sprintf("client pod %s failed: %s", p.Name, podFailure(p))
+		case corev1.PodSucceeded:
+			// A client pod exits only after the operator released it, or when its linger ran out
+			// uncollected: the operator was away longer than that.
+			broken = fmt.Sprintf("client pod %s exited before its final snapshot was collected (its linger of %s ran out)", p.Name, jobs.Linger)
 		}
 	}
 	ready := readyPods(pods)
-	if int32(len(ready)) < want {
-		if age > startupGrace {
-			return failed(fmt.Sprintf("only %d of %d client pods became ready within %s", len(ready), want, startupGrace)), nil
-		}
+	switch {
+	case broken != "" && (len(faults) == 0 || len(ready) == 0):
+		return inconclusive(broken, nil), nil
+	case broken == "" && int32(len(ready)) < want && age > startupGrace:
+		return inconclusive(fmt.Sprintf("only %d of %d client pods became ready within %s", len(ready), want, startupGrace), nil), nil
+	case broken == "" && int32(len(ready)) < want:
 		return stepOutcome{}, nil
 	}
 
@@ -188,8 +228,8 @@ func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.B
 		// The incremental read: the pod hands over the intervals the series ConfigMap holds.
 		s, err := snapshot.FetchIntervalsAfter(ctx, r.Config.HTTPClient, urls[i], series.Collected-1)
 		if err != nil {
-			if age > startupGrace+rampUp+duration+collectGrace {
-				return failed(fmt.Sprintf("client pod %s did not deliver its snapshot: %v", p.Name, err)), nil
+			if age > deadline {
+				return inconclusive(fmt.Sprintf("client pod %s did not deliver its snapshot: %v", p.Name, err), urls), nil
 			}
 			ctrl.LoggerFrom(ctx).Info("snapshot not available yet", "pod", p.Name, "error", err.Error())
 			return stepOutcome{}, nil
@@ -200,7 +240,7 @@ func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.B
 	// All pods ready: start those still paused, together.
 	started := false
 	for i, s := range snapshots {
-		if s.Phase == snapshot.PhasePaused {
+		if s.Phase == snapshot.PhasePaused && broken == "" {
 			if err := snapshot.Start(ctx, r.Config.HTTPClient, urls[i]); err != nil {
 				return stepOutcome{}, fmt.Errorf("starting client pod %s: %w", ready[i].Name, err)
 			}
@@ -217,21 +257,40 @@ func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.B
 	if err := r.collectSeries(ctx, run, index, series, snapshots, ready); err != nil {
 		return stepOutcome{}, err
 	}
-	nextFault, err := r.applyFaults(ctx, run, index, faults, series, duration)
+	if broken == "" && series.MergeError != "" {
+		broken = "the step's time series cannot be merged: " + series.MergeError
+	}
+	merged, err := snapshot.Merge(snapshots)
+	switch {
+	case broken != "":
+	case err != nil:
+		broken = fmt.Sprintf("client snapshots cannot be merged: %v", err)
+	case len(merged.Failures) > 0:
+		broken = fmt.Sprintf("client pod %s failed: %s", merged.Failures[0].Pod, merged.Failures[0].Message)
+	}
+	// A broken step applies no further fault, but one under way is finished (exactly once).
+	nextFault, err := r.applyFaults(ctx, run, index, faults, series, duration, markAll(r.Config.HTTPClient, urls), broken != "")
 	if err != nil {
 		return stepOutcome{}, err
 	}
-
-	merged, err := snapshot.Merge(snapshots)
-	if err != nil {
-		out := failed(fmt.Sprintf("client snapshots cannot be merged: %v", err))
-		out.podURLs = urls
+	if broken != "" {
+		if len(faults) == 0 {
+			return inconclusive(broken, urls), nil
+		}
+		// A fault step keeps its record: wait for the pods still running to end and check their
+		// ledgers, then record what is known, inconclusive.
+		if (!allEnded(snapshots) || faultsPending(conn, faults, snapshots)) && age <= deadline {
+			return stepOutcome{nextFault: nextFault, series: series}, nil
+		}
+		out := inconclusive(broken, urls)
+		out.record.Fault, _ = faultRecord(run, run.Status.Current.Faults, series, snapshots, want)
 		return out, nil
 	}
 	criteria, err := slaCriteria(run)
 	if err != nil {
 		return stepOutcome{}, r.fail(ctx, run, "InvalidSLA", err.Error())
 	}
+	criteria.UnmeasuredBoundsSkipped = kind == benchv1.StepProbe
 	remaining := duration - merged.Measured
 	if merged.Phase == snapshot.PhaseDone {
 		remaining = 0
@@ -245,26 +304,27 @@ func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.B
 		return stepOutcome{}, fmt.Errorf("judging step %d: %w", index, err)
 	}
 	summary := merged.Summarize()
-	// A step measuring faults runs to its end (the recovery is part of it), and waits for the
-	// pods' ledger checks.
-	measuringFaults := len(faults) > 0 && len(merged.Failures) == 0 &&
-		(merged.Phase != snapshot.PhaseDone || ledgerPending(conn, faults, snapshots))
-	if !early.Final || measuringFaults || (remaining <= 0 && merged.Phase != snapshot.PhaseDone && len(merged.Failures) == 0) {
-		if age > startupGrace+rampUp+duration+collectGrace {
-			out := failed(fmt.Sprintf("the step did not finish within %s (phase %s)", startupGrace+rampUp+duration+collectGrace, merged.Phase))
-			out.podURLs = urls
-			return out, nil
+	// A step measuring faults runs to its end (the recovery is part of it), and waits for every
+	// pod's ledger check and final commit record, so its record never depends on when a poll came.
+	measuringFaults := len(faults) > 0 && (merged.Phase != snapshot.PhaseDone || faultsPending(conn, faults, snapshots))
+	if !early.Final || measuringFaults || (remaining <= 0 && merged.Phase != snapshot.PhaseDone) {
+		if age > deadline {
+			return inconclusive(fmt.Sprintf("the step did not finish within %s (phase %s)", deadline, merged.Phase), urls), nil
 		}
 		return stepOutcome{progress: liveProgress(index, active, want, merged, summary), nextFault: nextFault, series: series}, nil
 	}
 	verdict := early.Verdict
-	if bound := run.Spec.SLA.MaxReplicationLag; bound != nil {
-		verdict = sla.AddCheck(verdict, sla.ReplicationCheck(series.maxReplayLags(), series.Series.HiddenStandbys, series.TelemetrySamples, bound.Duration))
+	if merged.Phase == snapshot.PhaseDone {
+		verdict = sla.AddCheck(verdict, measuredIntervalCheck(ready, snapshots, duration, jobs.Interval(run), len(faults) > 0))
+	}
+	verdict = sla.AddCheck(verdict, seriesCheck(series))
+	for _, ch := range replicationChecks(run, r.backend(run), series) {
+		verdict = sla.AddCheck(verdict, ch)
 	}
 	var fault *benchv1.FaultRecord
 	if len(faults) > 0 {
 		var checks []sla.Check
-		fault, checks = faultRecord(run, run.Status.Current.Faults, series, snapshots)
+		fault, checks = faultRecord(run, run.Status.Current.Faults, series, snapshots, want)
 		for _, ch := range checks {
 			verdict = sla.AddCheck(verdict, ch)
 		}
@@ -279,6 +339,68 @@ func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.B
 	return stepOutcome{record: record, merged: merged, verdict: &verdict, podURLs: urls}, nil
 }
 
+// allEnded reports whether every snapshot is final (done or failed).
+func allEnded(snapshots []*snapshot.Snapshot) bool {
+	for _, s := range snapshots {
+		if s.Phase != snapshot.PhaseDone && s.Phase != snapshot.PhaseFailed {
+			return false
+		}
+	}
+	return true
+}
+
+// measuredIntervalCheck judges whether every pod measured the planned interval. A pod that
+// measured less by more than one series interval was stopped from outside or ended early: its
+// figures cover another interval than the step's, and the step is inconclusive. (The operator
+// stops pods only after it recorded a step.) A fault step's pods measure at one-second intervals.
+func measuredIntervalCheck(pods []corev1.Pod, snapshots []*snapshot.Snapshot, planned, interval time.Duration, faultStep bool) sla.Check {
+	if faultStep {
+		interval = jobs.FaultInterval
+	}
+	ch := sla.Check{Name: "measured interval length", Status: sla.Pass,
+		Detail: fmt.Sprintf("every pod measured the planned %s (within one interval of %s)", planned, interval)}
+	for i, s := range snapshots {
+		measured := time.Duration(s.Times.MeasuredSeconds * float64(time.Second))
+		if measured < planned-interval {
+			ch.Status = sla.Inconclusive
+			ch.Detail = fmt.Sprintf("client pod %s measured %s of the planned %s: it was stopped from outside or ended early", pods[i].Name, measured.Round(time.Millisecond), planned)
+			break
+		}
+	}
+	return ch
+}
+
+// seriesCheck judges whether the step's time series is whole: an interval some pod sealed but
+// did not hand over (dropped past its retention while the operator was away, or its pod went)
+// leaves the per-interval criteria (replication, faults) and the report's charts unjudged there.
+func seriesCheck(st *stepSeries) sla.Check {
+	if st.Missing > 0 {
+		return sla.Check{Name: "time series", Status: sla.Inconclusive,
+			Detail: fmt.Sprintf("time series: %d of %d intervals were not collected from every pod", st.Missing, st.Collected)}
+	}
+	return sla.Check{Name: "time series", Status: sla.Pass, Detail: fmt.Sprintf("time series: %d intervals collected from every pod", st.Collected)}
+}
+
+// markAll marks a moment in every client pod's clock (POST /v1/mark), returning the first pod's
+// time; a pod that cannot be marked is named in the error (the others are marked).
+func markAll(hc *http.Client, urls []string) func(ctx context.Context, label string) (time.Time, error) {
+	return func(ctx context.Context, label string) (time.Time, error) {
+		var first time.Time
+		var errs []error
+		for i, u := range urls {
+			at, err := snapshot.SetMark(ctx, hc, u, label)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if i == 0 {
+				first = at
+			}
+		}
+		return first, errors.Join(errs...)
+	}
+}
+
 // collectSeries merges the intervals every pod has sealed into the step's series, samples the
 // pods' resource use, and stores the series when it grew.
 func (r *BenchmarkRunReconciler) collectSeries(ctx context.Context, run *benchv1.BenchmarkRun, index int32, st *stepSeries, snapshots []*snapshot.Snapshot, pods []corev1.Pod) error {
@@ -288,8 +410,10 @@ func (r *BenchmarkRunReconciler) collectSeries(ctx context.Context, run *benchv1
 	}
 	changed, err := st.collect(intervals)
 	if err != nil {
-		ctrl.LoggerFrom(ctx).Info("time series not merged", "step", index, "error", err.Error())
-		return nil // the step's verdict does not depend on it; the series shows the gap
+		// The step's verdict depends on it (per-interval criteria, faults): it is kept, and the
+		// step is inconclusive.
+		st.MergeError = err.Error()
+		return r.saveSeries(ctx, run, index, st)
 	}
 	r.sampleResources(ctx, run, st, pods)
 	if !changed {
@@ -367,7 +491,7 @@ func (r *BenchmarkRunReconciler) deleteRecordedStepJobs(ctx context.Context, run
 		job := &list.Items[i]
 		step, err := strconv.Atoi(job.Labels[jobs.StepLabel])
 		if err == nil && int32(step) < recorded && job.DeletionTimestamp == nil {
-			r.deleteJob(ctx, job)
+			r.deleteJob(ctx, run, job)
 		}
 	}
 	return nil
@@ -410,6 +534,79 @@ func maxSteps(run *benchv1.BenchmarkRun) int32 {
 		return run.Spec.Search.MaxSteps
 	}
 	return 20
+}
+
+// verdictOf is the step verdict of an SLA verdict.
+func verdictOf(v sla.Verdict) benchv1.StepVerdict {
+	switch {
+	case v.Compliant:
+		return benchv1.VerdictCompliant
+	case v.Inconclusive:
+		return benchv1.VerdictInconclusive
+	}
+	return benchv1.VerdictNonCompliant
+}
+
+// stepVerdict is a recorded step's verdict (StepResult.EffectiveVerdict).
+func stepVerdict(s benchv1.StepResult) benchv1.StepVerdict { return s.EffectiveVerdict() }
+
+// evidence is what the search replays: the conclusive steps it counts (all but inconclusive
+// steps and the fault step after it), as outcomes, and the index in status.steps of each.
+type evidence struct {
+	outcomes []search.StepOutcome
+	at       []int
+}
+
+// searchEvidence picks the search's evidence from the recorded steps.
+func searchEvidence(steps []benchv1.StepResult) evidence {
+	var e evidence
+	for i, s := range steps {
+		if s.Kind == benchv1.StepFault || stepVerdict(s) == benchv1.VerdictInconclusive {
+			continue
+		}
+		e.outcomes = append(e.outcomes, outcomes(steps[i : i+1])[0])
+		e.at = append(e.at, i)
+	}
+	return e
+}
+
+// step is the index in status.steps of the evidence's i-th step, -1 for -1.
+func (e evidence) step(i int) int {
+	if i < 0 || i >= len(e.at) {
+		return -1
+	}
+	return e.at[i]
+}
+
+// attemptOf numbers the next step's try: 1 + the inconclusive steps recorded last, in a row (the
+// next step repeats theirs: they were no evidence).
+func attemptOf(steps []benchv1.StepResult) int32 {
+	n := int32(1)
+	for i := len(steps) - 1; i >= 0 && stepVerdict(steps[i]) == benchv1.VerdictInconclusive; i-- {
+		n++
+	}
+	return n
+}
+
+// retries is search.retries with its default.
+func retries(run *benchv1.BenchmarkRun) int32 {
+	if r := run.Spec.Search.Retries; r != nil {
+		return *r
+	}
+	return 2
+}
+
+// infrastructureFailure says why the run fails after its retries: the causes of the inconclusive
+// steps in a row.
+func infrastructureFailure(run *benchv1.BenchmarkRun) string {
+	steps := run.Status.Steps
+	var causes []string
+	for i := len(steps) - 1; i >= 0 && stepVerdict(steps[i]) == benchv1.VerdictInconclusive; i-- {
+		causes = append([]string{fmt.Sprintf("step %d: %s", steps[i].Index, strings.Join(steps[i].Reasons, "; "))}, causes...)
+	}
+	last := steps[len(steps)-1]
+	return fmt.Sprintf("the infrastructure failed, not the database: the step at %d active warehouses (%s) was inconclusive %d times in a row (search.retries %d), so no capacity is published: %s",
+		last.ActiveWarehouses, last.Kind, len(causes), retries(run), strings.Join(causes, " | "))
 }
 
 func outcomes(steps []benchv1.StepResult) []search.StepOutcome {
@@ -478,7 +675,7 @@ func stepRecord(index, active, pods int32, m *snapshot.Merged, sum snapshot.Summ
 	record := &benchv1.StepResult{
 		Index: index, ActiveWarehouses: active, Pods: pods,
 		TpmC: round1(sum.TpmC), Efficiency: round2(sum.EfficiencyPercent),
-		Compliant: v.Compliant, Reasons: v.Reasons,
+		Compliant: v.Compliant, Verdict: verdictOf(v), Reasons: v.Reasons,
 		Transactions: map[benchv1.Transaction]benchv1.TransactionStats{},
 		Mix:          map[benchv1.Transaction]float64{},
 		Errors:       sum.TotalErrors,
@@ -503,11 +700,12 @@ func stepRecord(index, active, pods int32, m *snapshot.Merged, sum snapshot.Summ
 	return record
 }
 
-// failedStep is a step that produced no usable measurement: non-compliant, with the reason.
-func failedStep(index, active, pods int32, started metav1.Time, reason string) *benchv1.StepResult {
+// inconclusiveStep is a step whose infrastructure failed before it measured anything usable:
+// not evidence, with its cause.
+func inconclusiveStep(index, active, pods int32, started metav1.Time, cause string) *benchv1.StepResult {
 	now := metav1.Now()
 	return &benchv1.StepResult{Index: index, ActiveWarehouses: active, Pods: pods, StartTime: &started, EndTime: &now,
-		Compliant: false, Reasons: []string{reason}}
+		Compliant: false, Verdict: benchv1.VerdictInconclusive, Reasons: []string{cause}}
 }
 
 func reasonsSuffix(reasons []string) string {

@@ -5,7 +5,7 @@ import (
 )
 
 // FaultAction is what a fault does to the run's database.
-// +kubebuilder:validation:Enum=KillPrimary;KillPod
+// +kubebuilder:validation:Enum=KillPrimary;KillPod;Mark
 type FaultAction string
 
 const (
@@ -17,6 +17,12 @@ const (
 	// names its instances <cluster>-1..N), CockroachDB node pod <cluster>-<ordinal>, YDB storage
 	// pod <storage>-<ordinal>.
 	FaultKillPod FaultAction = "KillPod"
+	// FaultMark disrupts nothing: at `at` the operator marks the moment in the client pods' clocks
+	// and records the database's roles, and the step is measured as a fault step (outage from the
+	// acknowledged commits, recovery, ledger, consistency after it). The disruption is yours:
+	// switch a machine off, cut a network, restart a zone — with your own tooling, after the mark
+	// (docs/failover.md). The only fault allowed on an external database: it touches nothing.
+	FaultMark FaultAction = "Mark"
 )
 
 // FaultScope says which steps a fault is applied in.
@@ -93,9 +99,15 @@ type FaultInjection struct {
 	// injection are in microseconds: the outage is measured against them.
 	// +optional
 	PlannedTime *metav1.MicroTime `json:"plannedTime,omitempty"`
-	// Time is when the operator deleted the pod.
+	// Time is when the operator deleted the pod (or, for Mark, marked the moment), in the
+	// operator's clock.
 	// +optional
 	Time *metav1.MicroTime `json:"time,omitempty"`
+	// ClientTime is the same moment in the clock of the step's first client pod, which the
+	// outage is measured in: every client pod records the mark in its own clock right before the
+	// deletion, so skew between the operator's clock and the pods' cannot shift the outage.
+	// +optional
+	ClientTime *metav1.MicroTime `json:"clientTime,omitempty"`
 	// State: Injecting (decided and recorded, deletion under way), Injected, Skipped (not applied,
 	// Message says why) or Failed (the deletion failed, Message says why).
 	State string `json:"state"`
@@ -111,7 +123,12 @@ type FaultInjection struct {
 	PrimaryAfter string `json:"primaryAfter,omitempty"`
 	// +optional
 	PromotedTime *metav1.MicroTime `json:"promotedTime,omitempty"`
-	// ReadyTime is when every instance of the database was ready again, as its operator reports.
+	// DegradedTime is, for Mark, when the engine's operator was first seen reporting fewer
+	// instances ready than desired after the mark (polled: up to a poll late).
+	// +optional
+	DegradedTime *metav1.MicroTime `json:"degradedTime,omitempty"`
+	// ReadyTime is when every instance of the database was ready again, as its operator reports:
+	// the deleted pod replaced and ready, or, for Mark, whole again after DegradedTime.
 	// +optional
 	ReadyTime *metav1.MicroTime `json:"readyTime,omitempty"`
 }
@@ -124,18 +141,34 @@ const (
 	FaultFailed    = "Failed"
 )
 
-// FaultMeasurement is the outage as the clients saw it, from their per-second series.
+// FaultMeasurement is the outage as the clients saw it: from the acknowledged commits of every
+// client pod, in the clients' clock, and their per-second series.
 type FaultMeasurement struct {
-	// Unavailability is the longest run of seconds after the fault in which no writing transaction
-	// (New-Order, Payment, Delivery) completed.
+	// Unavailability is the longest time around or after the fault in which no client pod got a
+	// writing transaction (New-Order, Payment, Delivery) committed: from the last commit
+	// acknowledged before the outage to the first one after it, to the millisecond.
 	Unavailability metav1.Duration `json:"unavailability"`
-	// UnavailableFrom is where that run of seconds starts.
+	// UnavailableFrom is the last commit acknowledged before the outage, and UnavailableTo the
+	// first one after it (absent when none came before the step ended), in the clock of
+	// injections[].clientTime.
 	// +optional
-	UnavailableFrom *metav1.Time `json:"unavailableFrom,omitempty"`
+	UnavailableFrom *metav1.MicroTime `json:"unavailableFrom,omitempty"`
+	// +optional
+	UnavailableTo *metav1.MicroTime `json:"unavailableTo,omitempty"`
 	// UnavailableAtEnd: nothing committed from that point to the end of the step, so the outage
 	// lasted at least Unavailability (a lower bound, not its length).
 	// +optional
 	UnavailableAtEnd bool `json:"unavailableAtEnd,omitempty"`
+	// UnavailabilityMethod says how Unavailability was measured: "commits" (the clients'
+	// acknowledged commits, as above), or, from clients that do not report them, "intervals"
+	// (whole empty series intervals: a resolution of workload.interval). Absent when it could
+	// not be measured (NotMeasured says why).
+	// +optional
+	UnavailabilityMethod string `json:"unavailabilityMethod,omitempty"`
+	// NotMeasured says why the outage could not be measured (a client pod without its mark or
+	// commit record); Unavailability is then 0 and means nothing.
+	// +optional
+	NotMeasured string `json:"notMeasured,omitempty"`
 	// Recovery is the time from the fault until the first second whose New-Order commits reach
 	// 90 % of the mean of the minute before the fault; absent when throughput never came back.
 	// +optional
@@ -159,8 +192,14 @@ type FaultMeasurement struct {
 // LedgerCheck is the verdict of the New-Order ledger over a step, summed over its client pods.
 type LedgerCheck struct {
 	// Pass: for every district the orders added equal the acknowledged New-Orders, plus at most
-	// those whose commit outcome is unknown.
+	// those whose commit outcome is unknown. False with NotChecked set means some districts could
+	// not be checked, which is not a lost commit.
 	Pass bool `json:"pass"`
+	// NotChecked says why some districts could not be checked (a client pod failed before its
+	// reading, a reading failed); a lost commit is in Failures, never here.
+	// +listType=atomic
+	// +optional
+	NotChecked []string `json:"notChecked,omitempty"`
 	// Districts checked.
 	Districts int32 `json:"districts"`
 	// Acknowledged and Unknown New-Orders, and the growth of d_next_o_id, over every district.

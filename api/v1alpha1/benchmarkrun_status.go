@@ -27,6 +27,20 @@ const (
 	ConditionFailed        = "Failed"
 )
 
+// Reasons a run fails with (condition Failed) that issue 20's integrity rules added; the others
+// are named where the controller fails the run.
+const (
+	// ReasonObjectConflict: an object the run would create (its database's vendor objects, Jobs,
+	// ConfigMaps, Secret) already exists and is not the run's: the run touches nothing of it.
+	ReasonObjectConflict = "ObjectConflict"
+	// ReasonDatabaseConflict is ReasonObjectConflict for the database's own objects.
+	ReasonDatabaseConflict = "DatabaseConflict"
+	// ReasonInfrastructureFailed: a step was inconclusive search.retries+1 times in a row: the
+	// cluster (pods, Jobs, the operator's reach of the clients) failed, not the database under
+	// test; no capacity is published from it.
+	ReasonInfrastructureFailed = "InfrastructureFailed"
+)
+
 // BenchmarkRunStatus is what the operator observed and measured. Steps are appended, never rewritten.
 type BenchmarkRunStatus struct {
 	// Phase is where the run is: Pending, Deploying, Loading, Running, Succeeded or Failed.
@@ -134,6 +148,23 @@ type LoadStatus struct {
 	Placement []PodPlacementRecord `json:"placement,omitempty"`
 }
 
+// StepVerdict is what a recorded step says about the SLA.
+// +kubebuilder:validation:Enum=Compliant;NonCompliant;Inconclusive
+type StepVerdict string
+
+const (
+	// VerdictCompliant: every criterion of the SLA held, each judged on data that was there.
+	VerdictCompliant StepVerdict = "Compliant"
+	// VerdictNonCompliant: the database broke a criterion (latency, efficiency, errors, lag…):
+	// evidence the search uses.
+	VerdictNonCompliant StepVerdict = "NonCompliant"
+	// VerdictInconclusive: the step says nothing about the database — its infrastructure failed
+	// (a client pod evicted or killed, a Job deadline, a snapshot that could not be read or merged,
+	// a measured interval cut short from outside) or data a criterion needs is missing. It is never
+	// search evidence nor a result's bound; the step is retried at the same count (search.retries).
+	VerdictInconclusive StepVerdict = "Inconclusive"
+)
+
 // StepKind is a step's length class.
 // +kubebuilder:validation:Enum=Full;Probe;Fault
 type StepKind string
@@ -207,9 +238,19 @@ type StepResult struct {
 	TpmC float64 `json:"tpmC"`
 	// Efficiency is TpmC in percent of 12.86 per active warehouse.
 	Efficiency float64 `json:"efficiency"`
-	// Compliant is whether every SLA condition held.
+	// Compliant is whether every SLA condition held (Verdict Compliant).
 	Compliant bool `json:"compliant"`
-	// Reasons the step is not compliant, each naming what failed, measured against the bound.
+	// Verdict is Compliant, NonCompliant (the database broke the SLA: search evidence) or
+	// Inconclusive (the infrastructure failed or data is missing: not evidence; retried). Absent
+	// in steps recorded before it existed, which read as Compliant or NonCompliant by Compliant.
+	// +optional
+	Verdict StepVerdict `json:"verdict,omitempty"`
+	// Attempt numbers the tries at this step's count and kind: 1, or more after inconclusive
+	// steps were retried.
+	// +optional
+	Attempt int32 `json:"attempt,omitempty"`
+	// Reasons the step is not compliant, each naming what failed, measured against the bound; for
+	// an inconclusive step, what failed or is missing.
 	// +optional
 	Reasons []string `json:"reasons,omitempty"`
 	// Transactions holds response-time figures per transaction type.

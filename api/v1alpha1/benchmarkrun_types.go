@@ -41,7 +41,7 @@ type BenchmarkRunList struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.search.startWarehouses) || self.search.startWarehouses <= self.workload.warehouses",fieldPath=".search.startWarehouses",message="search.startWarehouses must not exceed workload.warehouses"
 // +kubebuilder:validation:XValidation:rule="!has(self.search.probeDuration) || !has(self.workload.duration) || duration(self.search.probeDuration) <= duration(self.workload.duration)",fieldPath=".search.probeDuration",message="search.probeDuration must not exceed workload.duration"
 // +kubebuilder:validation:XValidation:rule="!has(self.sla.maxReplicationLag) || self.database.engine == 'PostgreSQL'",fieldPath=".sla.maxReplicationLag",message="sla.maxReplicationLag applies only to engine PostgreSQL: CockroachDB and YDB replicate by consensus and expose no standby lag"
-// +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.database.external)",fieldPath=".faults",message="faults cannot be applied to an external database: the operator deletes pods only of a database it deployed"
+// +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.database.external) || self.faults.all(f, f.action == 'Mark')",fieldPath=".faults",message="faults: only action Mark applies to an external database: the operator deletes pods only of a database it deployed"
 // +kubebuilder:validation:XValidation:rule="!has(self.faults) || self.faults.all(f, f.action != 'KillPrimary' || self.database.engine == 'PostgreSQL')",fieldPath=".faults",message="faults: action KillPrimary applies only to engine PostgreSQL (CloudNativePG's status.currentPrimary); use KillPod with an ordinal for CockroachDB and YDB"
 // +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.workload.duration) || self.faults.all(f, duration(f.at) < duration(self.workload.duration))",fieldPath=".faults",message="faults: at must be inside the measured interval (shorter than workload.duration)"
 // +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.database.postgres) || self.faults.all(f, !has(f.ordinal) || f.ordinal < self.database.postgres.instances)",fieldPath=".faults",message="faults: ordinal must be below database.postgres.instances"
@@ -70,7 +70,8 @@ type BenchmarkRunSpec struct {
 
 	// Faults are disruptions injected into the database's pods during a step: what a node's loss
 	// costs under load (the outage, the errors, the recovery), and proof that no acknowledged
-	// commit was lost. Deployed databases only: an external one is never touched.
+	// commit was lost. KillPrimary and KillPod act on deployed databases only; Mark (the
+	// disruption is the user's own) also on an external one, which is never touched.
 	// +kubebuilder:validation:MaxItems=8
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="faults are immutable once the run is created"
 	// +listType=atomic
@@ -546,12 +547,24 @@ type SearchSpec struct {
 	// +optional
 	StartWarehouses *int32 `json:"startWarehouses,omitempty"`
 
-	// MaxSteps bounds the number of measured steps.
+	// MaxSteps bounds the number of measured steps the search counts (inconclusive steps and their
+	// retries are not counted: search.retries bounds those).
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=100
 	// +kubebuilder:default=20
 	// +optional
 	MaxSteps int32 `json:"maxSteps,omitempty"`
+
+	// Retries is how many times an inconclusive step — one whose infrastructure failed (a client
+	// pod evicted or OOM-killed, a Job deadline, a snapshot that could not be read or merged, a
+	// measured interval cut short) or whose data is missing — is run again at the same count
+	// before the run fails with reason InfrastructureFailed. An inconclusive step is never search
+	// evidence nor a result's bound.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10
+	// +kubebuilder:default=2
+	// +optional
+	Retries *int32 `json:"retries,omitempty"`
 }
 
 func init() {

@@ -91,3 +91,15 @@ func (d *DatabaseSpec) Tables() TablePersistence {
 func SearchPrecision(warehouses int32) int32 {
 	return max(1, warehouses/200)
 }
+
+// EffectiveVerdict is the step's verdict; a step recorded before verdicts existed reads as
+// Compliant or NonCompliant by Compliant.
+func (s *StepResult) EffectiveVerdict() StepVerdict {
+	switch {
+	case s.Verdict != "":
+		return s.Verdict
+	case s.Compliant:
+		return VerdictCompliant
+	}
+	return VerdictNonCompliant
+}

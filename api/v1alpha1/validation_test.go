@@ -215,7 +215,13 @@ func TestAdmissionRejectsInvalidRuns(t *testing.T) {
 			[]string{"spec.faults[0].in", `Unsupported value: "FirstStep"`}},
 		{"KillPrimary on an external database", []mutation{del("spec.database.postgres"), set("spec.database.external", map[string]any{"secretRef": map[string]any{"name": "db"}}),
 			set("spec.faults", faults(map[string]any{"action": "KillPrimary", "at": "10s"}))},
-			[]string{"spec.faults", "faults cannot be applied to an external database"}},
+			[]string{"spec.faults", "faults: only action Mark applies to an external database"}},
+		{"Mark with an ordinal", []mutation{set("spec.faults", faults(map[string]any{"action": "Mark", "at": "10s", "ordinal": int64(0)}))},
+			[]string{"spec.faults[0].ordinal", "ordinal applies only to action KillPod"}},
+		{"retries out of range", []mutation{set("spec.search.retries", int64(11))},
+			[]string{"spec.search.retries", "should be less than or equal to 10"}},
+		{"negative retries", []mutation{set("spec.search.retries", int64(-1))},
+			[]string{"spec.search.retries", "should be greater than or equal to 0"}},
 		{"KillPrimary on CockroachDB", []mutation{del("spec.database.postgres"), set("spec.database.engine", "CockroachDB"),
 			set("spec.database.cockroach", map[string]any{"nodes": int64(3)}), set("spec.faults", faults(map[string]any{"action": "KillPrimary", "at": "10s"}))},
 			[]string{"spec.faults", "action KillPrimary applies only to engine PostgreSQL"}},
@@ -431,6 +437,28 @@ func TestTablesAccepted(t *testing.T) {
 				t.Errorf("Tables() = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// Mark disrupts nothing, so it is the one fault an external database takes; search.retries
+// defaults to 2.
+func TestMarkAndRetriesAccepted(t *testing.T) {
+	for i, m := range [][]mutation{
+		{set("spec.faults", faults(map[string]any{"action": "Mark", "at": "10s"}))},
+		{del("spec.database.postgres"), set("spec.database.external", map[string]any{"secretRef": map[string]any{"name": "db"}}),
+			set("spec.faults", faults(map[string]any{"action": "Mark", "at": "10s"}))},
+	} {
+		run := manifest(t, fmt.Sprintf("mark-%d", i), m...)
+		if err := k8s.Create(context.Background(), run, client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
+			t.Fatalf("case %d rejected: %v", i, err)
+		}
+		stored := &benchv1.BenchmarkRun{}
+		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(run), stored); err != nil {
+			t.Fatal(err)
+		}
+		if r := stored.Spec.Search.Retries; r == nil || *r != 2 {
+			t.Errorf("case %d: search.retries %v, want the default 2", i, r)
+		}
 	}
 }
 

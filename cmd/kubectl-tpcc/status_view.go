@@ -37,10 +37,7 @@ func runStatus(run *benchv1.BenchmarkRun, now time.Time) string {
 			if kind == "" {
 				kind = benchv1.StepFull
 			}
-			compliant := "no"
-			if s.Compliant {
-				compliant = "yes"
-			}
+			compliant := report.VerdictWord(s)
 			fmt.Fprintf(tw, "  %d\t%s\t%d\t%.1f\t%.2f%%\t%s\t%s\t%s\n", s.Index, kind, s.ActiveWarehouses, s.TpmC, s.Efficiency, compliant,
 				report.Latency(s.Transactions[benchv1.NewOrder].P90.Duration), strings.Join(s.Reasons, "; "))
 		}

@@ -410,10 +410,21 @@ func runStep(ctx context.Context, o stepOptions, stderr io.Writer) stepResult {
 	}
 	samples := s.TelemetrySamples()
 	res.standbys = sla.MaxReplayLags(samples)
+	evidence := sla.ReplicationEvidenceOf(samples, 0, syncConfigured(res.final))
 	if o.maxReplicationLag > 0 {
-		res.verdict = sla.AddCheck(res.verdict, sla.ReplicationCheck(res.standbys, sla.HiddenStandbys(samples), sla.TelemetrySamples(samples), o.maxReplicationLag))
+		res.verdict = sla.AddCheck(res.verdict, sla.ReplicationCheck(evidence, o.maxReplicationLag))
+	}
+	if ch, ok := sla.SyncStandbysCheck(evidence); ok {
+		res.verdict = sla.AddCheck(res.verdict, ch)
 	}
 	return res
+}
+
+// syncConfigured says whether the server the telemetry process read is configured with
+// synchronous standbys (synchronous_standby_names set): then a sample with none streaming
+// synchronously fails the step.
+func syncConfigured(s *snapshot.Snapshot) bool {
+	return s != nil && s.Server != nil && strings.TrimSpace(s.Server.Settings["synchronous_standby_names"]) != ""
 }
 
 // judge merges one process's snapshot (a merge of one) and applies the criteria. A process that

@@ -32,3 +32,12 @@ type Roles struct {
 	// Ready and Instances count the database's instances (pods) ready and desired.
 	Ready, Instances int32
 }
+
+// Replication is implemented by the backends of engines that replicate to standbys the primary
+// reports (PostgreSQL): how many standbys the deployed database has and whether commits wait
+// for some of them, so a step can tell a standby that left from one that never existed.
+type Replication interface {
+	// Standbys is the number of standbys the run's database is configured with, and whether
+	// commits wait for synchronous ones.
+	Standbys(run *benchv1.BenchmarkRun) (standbys int, synchronous bool)
+}

@@ -98,7 +98,8 @@ func (c *Config) Validate() error {
 type Session struct {
 	cfg      Config
 	recorder *tpcc.Recorder
-	ledger   *tpcc.Ledger // New-Order commits per district, whole run
+	ledger   *tpcc.Ledger     // New-Order commits per district, whole run
+	commits  *tpcc.CommitGaps // acknowledged write commits around fault marks
 	// ledgerCheck is the --ledger-check verdict once made (guarded by mu).
 	ledgerCheck *snapshot.LedgerCheck
 
@@ -136,7 +137,7 @@ func NewSession(cfg Config) (*Session, error) {
 	if cfg.Interval == 0 {
 		cfg.Interval = snapshot.DefaultInterval
 	}
-	return &Session{cfg: cfg, recorder: tpcc.NewRecorder(), ledger: tpcc.NewLedger(cfg.From, cfg.To), started: make(chan struct{}), stopped: make(chan struct{}),
+	return &Session{cfg: cfg, recorder: tpcc.NewRecorder(), ledger: tpcc.NewLedger(cfg.From, cfg.To), commits: tpcc.NewCommitGaps(), started: make(chan struct{}), stopped: make(chan struct{}),
 		ran: make(chan struct{})}, nil
 }
 
@@ -176,7 +177,7 @@ func (s *Session) connect(ctx context.Context) error {
 	}
 	terms, err := tpcc.NewTerminals(tpcc.TerminalsConfig{Executor: ex, Constants: ld.meta.Constants,
 		ActiveWarehouses: s.cfg.ActiveWarehouses, From: s.cfg.From, To: s.cfg.To, Wait: s.cfg.Wait,
-		RampUp: s.cfg.RampUp, Duration: s.cfg.Duration, Seed: s.cfg.Seed, Recorder: s.recorder, Ledger: s.ledger})
+		RampUp: s.cfg.RampUp, Duration: s.cfg.Duration, Seed: s.cfg.Seed, Recorder: s.recorder, Ledger: s.ledger, Commits: s.commits})
 	if err != nil {
 		ex.Close()
 		if sampler != nil {
@@ -202,7 +203,7 @@ func (s *Session) connect(ctx context.Context) error {
 func (s *Session) UseExecutor(ex tpcc.Executor, constants tpcc.Constants) error {
 	terms, err := tpcc.NewTerminals(tpcc.TerminalsConfig{Executor: ex, Constants: constants,
 		ActiveWarehouses: s.cfg.ActiveWarehouses, From: s.cfg.From, To: s.cfg.To, Wait: s.cfg.Wait,
-		RampUp: s.cfg.RampUp, Duration: s.cfg.Duration, Seed: s.cfg.Seed, Recorder: s.recorder, Ledger: s.ledger})
+		RampUp: s.cfg.RampUp, Duration: s.cfg.Duration, Seed: s.cfg.Seed, Recorder: s.recorder, Ledger: s.ledger, Commits: s.commits})
 	if err != nil {
 		return err
 	}
@@ -390,7 +391,15 @@ func (s *Session) snapshot(after int, release bool) (*snapshot.Snapshot, error) 
 		Server:       info,
 		Ledger:       s.ledger.Districts(),
 		LedgerCheck:  s.LedgerCheck(),
+		Commits:      s.commits.Record(),
 	}, nil
+}
+
+// Mark records the moment under label in this process's clock (POST /v1/mark): the commit
+// record keeps every stretch without a commit from then on. Marking a label again returns the
+// first moment.
+func (s *Session) Mark(_ context.Context, label string) (time.Time, error) {
+	return s.commits.Mark(label, time.Now()), nil
 }
 
 // SetLedgerCheck publishes the ledger check's verdict in the snapshots served from now on.
@@ -413,5 +422,5 @@ func (s *Session) Ledger() []snapshot.LedgerDistrict { return s.ledger.Districts
 
 // Control is the session as the snapshot handler drives it.
 func (s *Session) Control() snapshot.Control {
-	return snapshot.Control{Snapshot: s.Snapshot, SnapshotAfter: s.SnapshotAfter, Start: s.Start, Stop: s.Stop}
+	return snapshot.Control{Snapshot: s.Snapshot, SnapshotAfter: s.SnapshotAfter, Start: s.Start, Stop: s.Stop, Mark: s.Mark}
 }

@@ -98,7 +98,7 @@ func run20() *benchv1.BenchmarkRun {
 	planned := metav1.NewMicroTime(fault.StartTime.Add(90 * time.Second))
 	promoted := metav1.NewMicroTime(inj.Add(7400 * time.Millisecond))
 	ready := metav1.NewMicroTime(inj.Add(48 * time.Second))
-	from := metav1.NewTime(inj.Add(400 * time.Millisecond))
+	from := metav1.NewMicroTime(inj.Add(400 * time.Millisecond))
 	fault.Fault = &benchv1.FaultRecord{
 		Injections: []benchv1.FaultInjection{{Fault: 0, Action: benchv1.FaultKillPrimary, Pod: "pg-capacity-db-1", PlannedTime: &planned, Time: &inj,
 			State: benchv1.FaultInjected, PrimaryBefore: "pg-capacity-db-1", PrimaryAfter: "pg-capacity-db-2", PromotedTime: &promoted, ReadyTime: &ready}},

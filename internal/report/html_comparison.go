@@ -109,7 +109,7 @@ func ComparisonHTML(c Comparison, curves []Curve) string {
 			e := line{Name: t.Name, Color: t.Color, Markers: true, Dashed: t.Dashed}
 			for _, s := range sortedFull(cv.Steps) {
 				title := fmt.Sprintf("%s step %d: %d active warehouses, %.1f tpmC, %.2f%%, %s", cv.Run, s.Index, s.ActiveWarehouses, s.TpmC, s.Efficiency,
-					map[bool]string{true: "compliant", false: "not compliant"}[s.Compliant])
+					verdictPhrase(s))
 				t.Points = append(t.Points, point{X: float64(s.ActiveWarehouses), Y: s.TpmC, Marked: s.Compliant, Title: title})
 				e.Points = append(e.Points, point{X: float64(s.ActiveWarehouses), Y: s.Efficiency, Marked: s.Compliant, Title: title})
 			}

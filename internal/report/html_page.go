@@ -15,7 +15,7 @@ type page struct {
 const style = `body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1100px;color:#222;padding:0 12px}
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ccc}h3{font-size:1.05em}
 table{border-collapse:collapse;margin:8px 0;font-size:.85em}th,td{border:1px solid #ccc;padding:3px 6px;text-align:right;vertical-align:top}
-th{background:#f3f3f3}td.l,th.l{text-align:left}tr.yes td.c{color:#067d3c}tr.no td.c{color:#b00020}
+th{background:#f3f3f3}td.l,th.l{text-align:left}tr.yes td.c{color:#067d3c}tr.no td.c{color:#b00020}tr.inconclusive td{color:#7a6a00}tr.inconclusive td.c{font-style:italic}
 .note{font-size:10px;fill:#a33}.notice{background:#fff6e0;border-left:4px solid #e69f00;padding:6px 10px}
 svg.chart{display:block;margin:10px 0}svg .title{font-size:13px;font-weight:600}svg .tick{font-size:10px;fill:#444}
 svg .axis{font-size:11px;fill:#222}svg .legend{font-size:11px}.muted{color:#666;font-size:.85em}`

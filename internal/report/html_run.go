@@ -92,7 +92,7 @@ func runHead(in RunInput) string {
 		header = append(header, string(t)+" p90")
 	}
 	header = append(header, "<reasons")
-	p.table(header, rows, func(i int) string { return yesNo(steps[i].Compliant) })
+	p.table(header, rows, func(i int) string { return VerdictWord(steps[i]) })
 	if rows := telemetryRows(run.Name, steps); len(rows) > 0 {
 		p.h(2, "Replication, checkpoints and CPU per step")
 		p.table(telemetryHeader, rows, nil)
@@ -198,7 +198,7 @@ func capacityChart(title, ylabel string, steps []benchv1.StepResult, value func(
 			continue
 		}
 		g.Points = append(g.Points, point{X: float64(s.ActiveWarehouses), Y: value(s), Marked: s.Compliant,
-			Title: fmt.Sprintf("step %d (%s): %d active warehouses, %s %s, %s", s.Index, kind, s.ActiveWarehouses, num(value(s)), ylabel, map[bool]string{true: "compliant", false: "not compliant"}[s.Compliant])})
+			Title: fmt.Sprintf("step %d (%s): %d active warehouses, %s %s, %s", s.Index, kind, s.ActiveWarehouses, num(value(s)), ylabel, verdictPhrase(s))})
 		maxW = max(maxW, float64(s.ActiveWarehouses))
 	}
 	var lines []line

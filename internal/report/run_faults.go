@@ -47,7 +47,9 @@ func faultBlocks(run *benchv1.BenchmarkRun) []faultBlock {
 			}
 			fb.Items = append(fb.Items, line)
 		}
-		if m := f.Measurement; m != nil {
+		if m := f.Measurement; m != nil && m.NotMeasured != "" {
+			fb.Items = append(fb.Items, "unavailability: not measured — "+m.NotMeasured)
+		} else if m != nil {
 			recovery := "not within the step"
 			if m.Recovery != nil {
 				recovery = m.Recovery.Duration.String()
@@ -55,6 +57,9 @@ func faultBlocks(run *benchv1.BenchmarkRun) []faultBlock {
 			outage := m.Unavailability.Duration.String()
 			if m.UnavailableAtEnd {
 				outage = "at least " + outage + " (nothing committed again before the step ended)"
+			}
+			if m.UnavailabilityMethod == "commits" {
+				outage += ", from the last commit acknowledged before it to the first after it"
 			}
 			fb.Items = append(fb.Items, fmt.Sprintf("unavailability (longest stretch without a commit): %s; recovery to 90 %% of %.2f New-Orders/s: %s; New-Orders with an unknown commit outcome: %d",
 				outage, m.BaselineNewOrdersPerSecond, recovery, m.CommitsUnknown))
@@ -79,8 +84,13 @@ func faultBlocks(run *benchv1.BenchmarkRun) []faultBlock {
 		}
 		if l := f.Ledger; l != nil {
 			verdict := "passed"
-			if !l.Pass {
+			switch {
+			case len(l.Failures) > 0:
 				verdict = "FAILED: " + strings.Join(l.Failures, "; ")
+			case len(l.NotChecked) > 0:
+				verdict = "not checked everywhere (no commit is known lost): " + strings.Join(l.NotChecked, "; ")
+			case !l.Pass:
+				verdict = "FAILED"
 			}
 			fb.Items = append(fb.Items, fmt.Sprintf("ledger check over %d districts: %s (%d acknowledged New-Orders, %d unknown, d_next_o_id grew by %d)",
 				l.Districts, verdict, l.Acknowledged, l.Unknown, l.Growth))

@@ -167,6 +167,26 @@ func environmentSection(env *benchv1.RunEnvironment) string {
 	return b.String()
 }
 
+// VerdictWord is a step's verdict in the reports' "compliant" column: yes, no, or inconclusive (the
+// infrastructure failed or data is missing: not evidence either way).
+func VerdictWord(s benchv1.StepResult) string {
+	if s.EffectiveVerdict() == benchv1.VerdictInconclusive {
+		return "inconclusive"
+	}
+	return yesNo(s.Compliant)
+}
+
+// verdictPhrase is a step's verdict in a chart's tooltip.
+func verdictPhrase(s benchv1.StepResult) string {
+	switch s.EffectiveVerdict() {
+	case benchv1.VerdictCompliant:
+		return "compliant"
+	case benchv1.VerdictInconclusive:
+		return "inconclusive: " + strings.Join(s.Reasons, "; ")
+	}
+	return "not compliant"
+}
+
 func yesNo(v bool) string {
 	if v {
 		return "yes"
@@ -208,7 +228,7 @@ func stepCells(s benchv1.StepResult) []string {
 	if kind == "" {
 		kind = benchv1.StepFull
 	}
-	row := []string{fmt.Sprint(s.Index), string(kind), measured, fmt.Sprint(s.ActiveWarehouses), fmt.Sprintf("%.1f", s.TpmC), fmt.Sprintf("%.2f", s.Efficiency), yesNo(s.Compliant)}
+	row := []string{fmt.Sprint(s.Index), string(kind), measured, fmt.Sprint(s.ActiveWarehouses), fmt.Sprintf("%.1f", s.TpmC), fmt.Sprintf("%.2f", s.Efficiency), VerdictWord(s)}
 	for _, t := range benchv1.Transactions {
 		row = append(row, Latency(s.Transactions[t].P90.Duration))
 	}

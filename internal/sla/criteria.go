@@ -32,6 +32,10 @@ type Criteria struct {
 	// mix minimums and the audit windows are not judged (each audit also needs
 	// its own sample size, see audit.go).
 	MinAuditTransactions int64
+	// UnmeasuredBoundsSkipped: a latency bound whose type completed no transaction is skipped
+	// instead of inconclusive. For steps that only narrow a search (probes), never for a step a
+	// result may rest on.
+	UnmeasuredBoundsSkipped bool
 }
 
 // DefaultCriteria is the TPC-C latency limits, CockroachDB's 85 % passing

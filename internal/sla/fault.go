@@ -2,6 +2,7 @@ package sla
 
 import (
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
@@ -179,4 +180,111 @@ func UnavailabilityCheck(measured, bound time.Duration, atEnd bool) Check {
 // checked): it fails the step with the districts and counts.
 func LedgerFailure(detail string) Check {
 	return Check{Name: "ledger", Status: Fail, Detail: "ledger: " + detail}
+}
+
+// Outage is a fault's outage measured from the client processes' acknowledged commits.
+type Outage struct {
+	// Unavailability is the longest stretch, ending after the mark, in which no process got a
+	// writing transaction committed: from the last commit acknowledged before it (From) to the
+	// first one after it (To).
+	Unavailability time.Duration
+	From, To       time.Time // in the clock of the first process given
+	// AtEnd: no process committed again before its terminals ended; To is then the end of the
+	// first process's run and Unavailability a lower bound.
+	AtEnd bool
+	// Resolution is the coarsest commit record's minimum gap: shorter outages are not seen.
+	Resolution time.Duration
+}
+
+// MeasureOutage measures the outage after the mark label from every client process's commit
+// record (snapshot.CommitRecord). Each record is read relative to its own mark, so the clocks of
+// the processes and of whoever marked need not agree: only the marks, set within milliseconds
+// of each other, tie them together. A stretch without commits counts only where it is one in
+// every process: the database was unavailable when no client got a commit through. It fails
+// when a record or its mark is missing, or a process is still running — an outage that cannot
+// be measured is not zero.
+func MeasureOutage(records []*snapshot.CommitRecord, pods []string, label string) (Outage, error) {
+	if len(records) == 0 {
+		return Outage{}, fmt.Errorf("no client process reported its commits")
+	}
+	var common []span
+	var origin time.Time
+	out := Outage{}
+	for p, r := range records {
+		name := fmt.Sprintf("process %d", p)
+		if p < len(pods) {
+			name = "pod " + pods[p]
+		}
+		if r == nil {
+			return Outage{}, fmt.Errorf("%s reported no commit record: it was never marked", name)
+		}
+		mark, ok := r.MarkTime(label)
+		if !ok {
+			return Outage{}, fmt.Errorf("%s has no mark %q", name, label)
+		}
+		if r.Ended.IsZero() {
+			return Outage{}, fmt.Errorf("%s is still running: its commit record is not final", name)
+		}
+		if p == 0 {
+			origin = mark
+		}
+		out.Resolution = max(out.Resolution, time.Duration(r.MinGapSeconds*float64(time.Second)))
+		spans := make([]span, 0, len(r.Gaps)+1)
+		for _, g := range r.Gaps {
+			spans = append(spans, span{from: g.From.Sub(mark), to: g.To.Sub(mark)})
+		}
+		last := r.LastCommit
+		if last.IsZero() {
+			last = r.TerminalsStart
+		}
+		if r.Ended.Sub(last) >= time.Duration(r.MinGapSeconds*float64(time.Second)) {
+			spans = append(spans, span{from: last.Sub(mark), to: r.Ended.Sub(mark), open: true})
+		}
+		sort.Slice(spans, func(i, j int) bool { return spans[i].from < spans[j].from })
+		if p == 0 {
+			common = spans
+			continue
+		}
+		common = intersect(common, spans)
+	}
+	var best *span
+	for i := range common {
+		s := &common[i]
+		if s.to <= 0 {
+			continue // over before the mark
+		}
+		if best == nil || s.to-s.from > best.to-best.from {
+			best = s
+		}
+	}
+	if best == nil {
+		return out, nil // commits went on: no stretch after the mark reached the resolution
+	}
+	out.Unavailability = best.to - best.from
+	out.From, out.To, out.AtEnd = origin.Add(best.from), origin.Add(best.to), best.open
+	return out, nil
+}
+
+// span is a stretch without commits relative to a mark; open: it lasted to the end of the run.
+type span struct {
+	from, to time.Duration
+	open     bool
+}
+
+// intersect intersects two lists of disjoint spans sorted by start. An open span ends with its
+// process's run; where it meets a closed one (a commit ended the other), the closed end wins.
+func intersect(a, b []span) []span {
+	var out []span
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		s := span{from: max(a[i].from, b[j].from), to: min(a[i].to, b[j].to), open: a[i].open && b[j].open}
+		if s.to > s.from {
+			out = append(out, s)
+		}
+		if a[i].to < b[j].to {
+			i++
+		} else {
+			j++
+		}
+	}
+	return out
 }

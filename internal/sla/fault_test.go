@@ -1,6 +1,7 @@
 package sla
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -143,5 +144,68 @@ func TestUnavailabilityCheck(t *testing.T) {
 		if got := UnavailabilityCheck(tc.measured, tc.bound, tc.atEnd); got.Status != tc.want {
 			t.Errorf("%s against %s: %s (%s)", tc.measured, tc.bound, got.Status, got.Detail)
 		}
+	}
+}
+
+// MeasureOutage reads each process's commits relative to its own mark: skewed clocks do not move
+// the outage, a stretch counts only where no process committed, and missing records fail.
+func TestMeasureOutage(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	// record builds a process's record in a clock skewed by skew: gaps are [from, to] in ms
+	// relative to the mark; last and ended likewise.
+	record := func(skew time.Duration, last, ended int, gaps ...[2]int) *snapshot.CommitRecord {
+		mark := t0.Add(skew)
+		r := &snapshot.CommitRecord{Marks: []snapshot.Mark{{Label: "fault-0", Time: mark}}, MinGapSeconds: 0.1,
+			TerminalsStart: mark.Add(-time.Minute), LastCommit: mark.Add(ms(last)), Ended: mark.Add(ms(ended))}
+		for _, g := range gaps {
+			r.Gaps = append(r.Gaps, snapshot.CommitGap{From: mark.Add(ms(g[0])), To: mark.Add(ms(g[1]))})
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		name    string
+		records []*snapshot.CommitRecord
+		want    time.Duration
+		from    time.Duration // relative to the first record's mark
+		atEnd   bool
+		err     string
+	}{
+		{name: "one process, promotion after 12.3 s", records: []*snapshot.CommitRecord{record(0, 59_900, 60_000, [2]int{-200, 12_100})},
+			want: ms(12_300), from: ms(-200)},
+		{name: "two processes with clocks 40 s apart: the later first commit and the earlier last one bound it",
+			records: []*snapshot.CommitRecord{record(0, 59_000, 60_000, [2]int{-300, 11_000}), record(40*time.Second, 59_500, 60_000, [2]int{-150, 12_000})},
+			want:    ms(11_000 - (-150)), from: ms(-150)},
+		{name: "where one process committed, the database was up: shorter stretches elsewhere do not join",
+			records: []*snapshot.CommitRecord{record(0, 59_000, 60_000, [2]int{-100, 20_000}), record(-2*time.Second, 59_000, 60_000, [2]int{-50, 4_000}, [2]int{5_000, 25_000})},
+			want:    ms(15_000), from: ms(5_000)},
+		{name: "nothing committed again before the end: a lower bound", records: []*snapshot.CommitRecord{record(0, -400, 30_000), record(time.Second, -250, 30_100)},
+			want: ms(30_250), from: ms(-250), atEnd: true},
+		{name: "stretches over before the mark do not count", records: []*snapshot.CommitRecord{record(0, 59_990, 60_000, [2]int{-9_000, -1_000}, [2]int{500, 800})},
+			want: ms(300), from: ms(500)},
+		{name: "commits went on: no outage", records: []*snapshot.CommitRecord{record(0, 59_990, 60_000)}, want: 0},
+		{name: "a process without a record", records: []*snapshot.CommitRecord{record(0, 1, 60_000), nil}, err: "pod p1 reported no commit record"},
+		{name: "a process without the mark", records: []*snapshot.CommitRecord{{Marks: []snapshot.Mark{{Label: "other", Time: t0}}, Ended: t0}}, err: `pod p0 has no mark "fault-0"`},
+		{name: "a process still running", records: []*snapshot.CommitRecord{{Marks: []snapshot.Mark{{Label: "fault-0", Time: t0}}}}, err: "pod p0 is still running"},
+		{name: "no process", err: "no client process"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := MeasureOutage(tc.records, []string{"p0", "p1"}, "fault-0")
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Unavailability != tc.want || got.AtEnd != tc.atEnd || got.Resolution != 100*time.Millisecond {
+				t.Fatalf("got %v (at end %v, resolution %v), want %v (at end %v)", got.Unavailability, got.AtEnd, got.Resolution, tc.want, tc.atEnd)
+			}
+			if tc.want > 0 && (!got.From.Equal(t0.Add(tc.from)) || !got.To.Equal(got.From.Add(tc.want))) {
+				t.Fatalf("from %v to %v, want from %v", got.From, got.To, t0.Add(tc.from))
+			}
+		})
 	}
 }

@@ -11,9 +11,17 @@ import (
 type Status string
 
 const (
-	Pass    Status = "pass"
-	Fail    Status = "fail"
-	Skipped Status = "skipped" // not judged (too few samples); never makes a step non-compliant
+	Pass Status = "pass"
+	Fail Status = "fail"
+	// Skipped: a TPC-C audit or mix window not judged for too few transactions (Clause 9.2's
+	// statistical windows need a sample size); it never makes a step non-compliant, and it makes
+	// the step not spec-compliant (Verdict.Notes).
+	Skipped Status = "skipped"
+	// Inconclusive: a criterion the run asked for could not be judged because its data is
+	// missing (a latency bound with no sample of its type in a full-length step, a replication
+	// bound with no telemetry sample, a standby's lag unknown). Missing data never passes: the
+	// step is not compliant, and unless another check failed it is no evidence either way.
+	Inconclusive Status = "inconclusive"
 )
 
 // Check is one rule applied to a step, with a detail that names the measured
@@ -27,12 +35,18 @@ type Check struct {
 // Verdict is the judgement of a step.
 //
 // Compliant is the SLA answer the search uses: every check passed or was
-// skipped. SpecCompliant additionally requires what a TPC-C result needs and
-// an SLA search does not: spec waits, a measured interval of at least two
-// hours (Clause 5.5) and every audit judged; Notes says which of those are
-// missing. Reasons are the details of the failed checks, in check order.
+// skipped. Inconclusive says no check failed but at least one could not be
+// judged for missing data: the step is then neither compliant nor evidence of
+// non-compliance (Reasons name what is missing). A failed check wins over a
+// missing one: what was measured already breaks the SLA. SpecCompliant
+// additionally requires what a TPC-C result needs and an SLA search does not:
+// spec waits, a measured interval of at least two hours (Clause 5.5) and every
+// audit judged; Notes says which of those are missing. Reasons are the details
+// of the failed checks (or, when Inconclusive, of the unjudged ones), in check
+// order.
 type Verdict struct {
 	Compliant     bool     `json:"compliant"`
+	Inconclusive  bool     `json:"inconclusive,omitempty"`
 	SpecCompliant bool     `json:"specCompliant"`
 	Reasons       []string `json:"reasons"`
 	Notes         []string `json:"notes,omitempty"`
@@ -57,9 +71,11 @@ func Judge(m *snapshot.Merged, c Criteria) (Verdict, error) {
 	for _, b := range c.Latency {
 		ch := latencyCheck(m.Transactions[b.Transaction], b)
 		if m.Transactions[b.Transaction].Completed() == 0 && sum.TotalCompleted < c.MinAuditTransactions {
-			// A short or small step may not complete a 4 % type at all; like the
-			// audits, that is "too few" rather than a failure.
-			ch = tooFew(ch.Name, 0, 1, string(b.Transaction)+" transactions")
+			// A short or small step may not complete a 4 % type at all. The bound was asked
+			// for and cannot be judged: the step is inconclusive, never compliant — unless the
+			// step only narrows a search (a probe), where an unjudged bound is no evidence
+			// either way and the full-length step that confirms it judges it.
+			ch = unmeasured(ch.Name, b.Transaction, c.UnmeasuredBoundsSkipped)
 		}
 		checks = append(checks, ch)
 	}
@@ -85,18 +101,13 @@ func checkMerged(m *snapshot.Merged) error {
 }
 
 func verdictOf(m *snapshot.Merged, checks []Check) Verdict {
-	v := Verdict{Compliant: true, Checks: checks, Reasons: []string{}}
+	v := tally(checks)
 	skipped := 0
 	for _, ch := range checks {
-		switch ch.Status {
-		case Fail:
-			v.Compliant = false
-			v.Reasons = append(v.Reasons, ch.Detail)
-		case Skipped:
+		if ch.Status == Skipped {
 			skipped++
 		}
 	}
-	v.SpecCompliant = v.Compliant
 	if m.Wait != snapshot.WaitSpec {
 		v.SpecCompliant = false
 		v.Notes = append(v.Notes, "wait mode none: no keying or think times, not a TPC-C spec-compliant run")
@@ -151,6 +162,38 @@ func runChecks(m *snapshot.Merged, sum snapshot.Summary) []Check {
 			Detail: fmt.Sprintf("%d New-Orders in %s", newOrders, formatDuration(m.Measured))})
 	}
 	return checks
+}
+
+// tally is the verdict of a list of checks: compliant when every check passed or was skipped;
+// otherwise the failed checks are the reasons, or, when none failed, the inconclusive ones.
+func tally(checks []Check) Verdict {
+	v := Verdict{Compliant: true, Checks: checks, Reasons: []string{}}
+	var missing []string
+	for _, ch := range checks {
+		switch ch.Status {
+		case Fail:
+			v.Compliant = false
+			v.Reasons = append(v.Reasons, ch.Detail)
+		case Inconclusive:
+			v.Compliant = false
+			missing = append(missing, ch.Detail)
+		}
+	}
+	if !v.Compliant && len(v.Reasons) == 0 {
+		v.Inconclusive, v.Reasons = true, missing
+	}
+	v.SpecCompliant = v.Compliant
+	return v
+}
+
+// unmeasured is the check of a latency bound whose transaction type completed no transaction:
+// inconclusive, or skipped when the criteria allow unmeasured bounds (probe steps).
+func unmeasured(name string, t snapshot.Transaction, skip bool) Check {
+	if skip {
+		return tooFew(name, 0, 1, string(t)+" transactions")
+	}
+	return Check{Name: name, Status: Inconclusive,
+		Detail: fmt.Sprintf("%s: cannot be judged: no %s transaction completed in the measured interval (lengthen the step, or drop the bound from sla.latency)", name, t)}
 }
 
 func latencyCheck(t *snapshot.MergedTransaction, b LatencyBound) Check {

@@ -266,10 +266,23 @@ func TestJudgeSkipsAuditsOnSmallSamples(t *testing.T) {
 		t.Errorf("%d checks skipped, want %d", skipped, want)
 	}
 
-	// Not a single Delivery yet: its bound cannot be measured, which on so few
-	// transactions is "too few", not a failure.
+	// Not a single Delivery: its bound was asked for and cannot be judged. Missing data never
+	// passes: the step is inconclusive, naming the bound; nothing failed, so it is no evidence of
+	// non-compliance either.
 	withHistogram(m, snapshot.Delivery, snapshot.NewHistogram())
 	if v, err = Judge(m, DefaultCriteria()); err != nil {
+		t.Fatal(err)
+	}
+	if v.Compliant || !v.Inconclusive || v.SpecCompliant || len(v.Reasons) != 1 ||
+		!strings.Contains(v.Reasons[0], "Delivery p90: cannot be judged: no Delivery transaction completed in the measured interval") {
+		t.Errorf("small step without Delivery: compliant %v, inconclusive %v, reasons %q", v.Compliant, v.Inconclusive, v.Reasons)
+	}
+
+	// In a probe, which only narrows a search, the unmeasured bound is skipped instead: the
+	// full-length step that confirms the probe judges it.
+	probe := DefaultCriteria()
+	probe.UnmeasuredBoundsSkipped = true
+	if v, err = Judge(m, probe); err != nil {
 		t.Fatal(err)
 	}
 	skipped = 0
@@ -278,13 +291,23 @@ func TestJudgeSkipsAuditsOnSmallSamples(t *testing.T) {
 			skipped++
 		}
 	}
-	if !v.Compliant || !slices.ContainsFunc(v.Checks, func(c Check) bool {
+	if !v.Compliant || v.Inconclusive || !slices.ContainsFunc(v.Checks, func(c Check) bool {
 		return c.Status == Skipped && strings.Contains(c.Detail, "Delivery p90: skipped: too few Delivery transactions")
 	}) {
-		t.Errorf("small step without Delivery: compliant %v, checks %+v", v.Compliant, v.Checks)
+		t.Errorf("probe without Delivery: compliant %v, checks %+v", v.Compliant, v.Checks)
 	}
 	if want := 4 + 7 + 1; skipped != want {
 		t.Errorf("%d checks skipped, want %d", skipped, want)
+	}
+
+	// A failure wins over missing data: with efficiency broken too, the step is non-compliant.
+	broken := DefaultCriteria()
+	broken.MinEfficiencyPercent = 99.9
+	if v, err = Judge(m, broken); err != nil {
+		t.Fatal(err)
+	}
+	if v.Compliant || v.Inconclusive || len(v.Reasons) != 1 || !strings.Contains(v.Reasons[0], "efficiency") {
+		t.Errorf("failing step without Delivery: inconclusive %v, reasons %q", v.Inconclusive, v.Reasons)
 	}
 }
 

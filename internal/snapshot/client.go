@@ -52,6 +52,21 @@ func Start(ctx context.Context, client *http.Client, baseURL string) error {
 	return err
 }
 
+// SetMark records the moment under label in the clock of the client served at baseURL and returns
+// it (the first moment, when the label was marked before).
+func SetMark(ctx context.Context, client *http.Client, baseURL, label string) (time.Time, error) {
+	path := fmt.Sprintf("%s?%s=%s", PathMark, QueryLabel, label)
+	body, err := do(ctx, client, http.MethodPost, baseURL, path, http.StatusOK)
+	if err != nil {
+		return time.Time{}, err
+	}
+	var reply MarkReply
+	if err := json.Unmarshal(body, &reply); err != nil || reply.Time.IsZero() {
+		return time.Time{}, fmt.Errorf("POST %s%s: unreadable reply %q", baseURL, path, replyError(body))
+	}
+	return reply.Time, nil
+}
+
 // Stop ends the run served at baseURL.
 func Stop(ctx context.Context, client *http.Client, baseURL string) error {
 	_, err := do(ctx, client, http.MethodPost, baseURL, PathStop, http.StatusNoContent)

@@ -33,6 +33,16 @@ type CompactSeries struct {
 	Checkpoints       []int64  `json:"checkpoints,omitempty"` // started in the interval
 	SyncRepWaiters    []int64  `json:"syncRepWaiters,omitempty"`
 	CommitsPerSecond  []int64  `json:"commitsPerSecond,omitempty"`
+	// SyncStandbysStreaming is, per interval, how many standbys the sample found streaming as
+	// synchronous (sync or quorum), and Standbys how many it found at all (added within version
+	// 1); -1 where the interval has no sample that was read (none taken, or it failed). With
+	// ReplayLagMillis they tell a standby that left pg_stat_replication (-1 in its column where
+	// the interval was sampled) from an interval nobody sampled.
+	SyncStandbysStreaming []int64 `json:"syncStandbysStreaming,omitempty"`
+	Standbys              []int64 `json:"standbys,omitempty"`
+	// TelemetryFailed is 1 where the interval's database sample failed (its error is in the pod's
+	// snapshot), 0 elsewhere.
+	TelemetryFailed []int64 `json:"telemetryFailed,omitempty"`
 }
 
 // CompactColumns is one transaction type's columns.
@@ -66,6 +76,8 @@ func Compact(intervals []MergedInterval, length time.Duration) CompactSeries {
 		c.ReplayLagMillis = map[string][]int64{}
 		c.WALBytesPerSecond, c.Checkpoints = make([]int64, n), make([]int64, n)
 		c.SyncRepWaiters, c.CommitsPerSecond = make([]int64, n), make([]int64, n)
+		c.SyncStandbysStreaming, c.Standbys = slices.Repeat([]int64{-1}, n), slices.Repeat([]int64{-1}, n)
+		c.TelemetryFailed = make([]int64, n)
 	}
 	for i, iv := range intervals {
 		c.Index[i] = iv.Index
@@ -82,7 +94,16 @@ func Compact(intervals []MergedInterval, length time.Duration) CompactSeries {
 		}
 		c.LateStarts[i], c.PoolWaits[i] = iv.Client.LateStarts, iv.Client.PoolWaits
 		c.PoolAcquires[i], c.PoolWaitMillis[i] = iv.Client.PoolAcquires, int64(iv.Client.PoolWaitSeconds*1000)
-		if tel := iv.Telemetry; db && tel != nil {
+		if tel := iv.Telemetry; db && tel != nil && tel.Error != "" {
+			c.TelemetryFailed[i] = 1
+		} else if db && tel != nil {
+			var streaming int64
+			for _, s := range tel.Standbys {
+				if s.State == "streaming" && (s.SyncState == "sync" || s.SyncState == "quorum") {
+					streaming++
+				}
+			}
+			c.SyncStandbysStreaming[i], c.Standbys[i] = streaming, int64(len(tel.Standbys))
 			for _, s := range tel.Standbys {
 				if s.Hidden {
 					c.HiddenStandbys = appendUnique(c.HiddenStandbys, s.Name)
@@ -177,6 +198,9 @@ func (c *CompactSeries) Append(o CompactSeries) {
 	c.Checkpoints = appendPadded(c.Checkpoints, n, o.Checkpoints, m, 0)
 	c.SyncRepWaiters = appendPadded(c.SyncRepWaiters, n, o.SyncRepWaiters, m, 0)
 	c.CommitsPerSecond = appendPadded(c.CommitsPerSecond, n, o.CommitsPerSecond, m, 0)
+	c.SyncStandbysStreaming = appendPadded(c.SyncStandbysStreaming, n, o.SyncStandbysStreaming, m, -1)
+	c.Standbys = appendPadded(c.Standbys, n, o.Standbys, m, -1)
+	c.TelemetryFailed = appendPadded(c.TelemetryFailed, n, o.TelemetryFailed, m, 0)
 	if c.ReplayLagMillis != nil || o.ReplayLagMillis != nil {
 		if c.ReplayLagMillis == nil {
 			c.ReplayLagMillis = map[string][]int64{}

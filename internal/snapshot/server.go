@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"time"
 )
 
 // QueryIntervalsAfter is the query parameter of the incremental read: GET
@@ -18,7 +19,17 @@ const (
 	PathSnapshot = "/v1/snapshot" // GET: the current snapshot
 	PathStart    = "/v1/start"    // POST: release a paused run
 	PathStop     = "/v1/stop"     // POST: end the run (stop terminals, finish the measured interval)
+	PathMark     = "/v1/mark"     // POST ?label=L: record this moment under L in the client's clock
 )
+
+// QueryLabel is the query parameter naming a mark (POST /v1/mark?label=fault-0).
+const QueryLabel = "label"
+
+// MarkReply is POST /v1/mark's reply: the moment recorded under the label, in the client's clock.
+type MarkReply struct {
+	Label string    `json:"label"`
+	Time  time.Time `json:"time"`
+}
 
 // Control is what a running client provides to the handler. Start and Stop
 // must be idempotent: the operator may repeat them after a restart, and a
@@ -32,6 +43,9 @@ type Control struct {
 	SnapshotAfter func(after int) (*Snapshot, error)
 	Start         func(ctx context.Context) error
 	Stop          func(ctx context.Context) error
+	// Mark records the moment under label and returns it; marking a label again returns the
+	// first moment. Optional: without it POST /v1/mark answers 404.
+	Mark func(ctx context.Context, label string) (time.Time, error)
 }
 
 // NewHandler serves the three endpoints over c. Replies are JSON; errors are
@@ -77,7 +91,44 @@ func NewHandler(c Control) http.Handler {
 	})
 	mux.HandleFunc(PathStart, actionHandler("start", c.Start))
 	mux.HandleFunc(PathStop, actionHandler("stop", c.Stop))
+	if c.Mark != nil {
+		mux.HandleFunc(PathMark, markHandler(c.Mark))
+	}
 	return mux
+}
+
+// markHandler serves POST /v1/mark?label=L.
+func markHandler(mark func(context.Context, string) (time.Time, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			methodNotAllowed(w, "POST")
+			return
+		}
+		label := r.URL.Query().Get(QueryLabel)
+		if !validLabel(label) {
+			writeError(w, http.StatusBadRequest, QueryLabel+": want 1 to 63 letters, digits, '-' or '_', got "+strconv.Quote(label))
+			return
+		}
+		at, err := mark(r.Context(), label)
+		if err != nil {
+			writeError(w, http.StatusConflict, "mark: "+err.Error())
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(MarkReply{Label: label, Time: at})
+	}
+}
+
+func validLabel(s string) bool {
+	if len(s) == 0 || len(s) > 63 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 func actionHandler(name string, action func(context.Context) error) http.HandlerFunc {

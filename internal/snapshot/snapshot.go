@@ -105,6 +105,58 @@ type Snapshot struct {
 	// terminals have ended and the database was read again (added within version 1); absent
 	// before that and without the flag.
 	LedgerCheck *LedgerCheck `json:"ledgerCheck,omitempty"`
+	// Commits is the process's record of acknowledged write commits around the marks POST
+	// /v1/mark set (added within version 1): absent until the first mark. The outage a fault
+	// causes is measured from it, in this process's own clock.
+	Commits *CommitRecord `json:"commits,omitempty"`
+}
+
+// CommitRecord is what a process knows of its acknowledged commits of writing transactions
+// (New-Order, Payment, Delivery; a New-Order's required rollback is not a commit) around fault
+// marks, all in its own clock: the marks, and every stretch without such a commit that ended
+// after the first mark.
+type CommitRecord struct {
+	// Marks are the moments POST /v1/mark recorded, in the order they were first set.
+	Marks []Mark `json:"marks"`
+	// Gaps are the stretches of at least MinGapSeconds between two consecutive acknowledged
+	// commits that ended after the first mark, oldest first; a stretch that began before the mark
+	// and ended after it is one of them.
+	Gaps []CommitGap `json:"gaps"`
+	// MinGapSeconds is the shortest gap recorded: shorter ones are not (the resolution of an
+	// outage measured from this record). It doubles when the record would outgrow its bound.
+	MinGapSeconds float64 `json:"minGapSeconds"`
+	// LastCommit is the latest acknowledged commit (zero: none yet; then the gap runs from
+	// TerminalsStart). A gap from it to the end of the run is still open.
+	LastCommit     time.Time `json:"lastCommit,omitzero"`
+	TerminalsStart time.Time `json:"terminalsStart,omitzero"`
+	// Ended is when the terminals ended (zero while they run): no commit can follow it.
+	Ended time.Time `json:"ended,omitzero"`
+}
+
+// Mark is one moment a fault's controller marked in a client process's clock.
+type Mark struct {
+	Label string    `json:"label"`
+	Time  time.Time `json:"time"`
+}
+
+// CommitGap is a stretch without an acknowledged write commit: From is the last commit before
+// it (or the terminals' start), To the first one after it.
+type CommitGap struct {
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
+}
+
+// MarkTime is the time of the mark with the given label, ok false when there is none.
+func (r *CommitRecord) MarkTime(label string) (time.Time, bool) {
+	if r == nil {
+		return time.Time{}, false
+	}
+	for _, m := range r.Marks {
+		if m.Label == label {
+			return m.Time, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // LedgerCheck is one process's ledger check over its home districts: the orders the database

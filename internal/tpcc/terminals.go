@@ -25,6 +25,9 @@ type TerminalsConfig struct {
 	// Ledger, when set, counts every New-Order's commit per district (acknowledged or unknown),
 	// ramp-up and stopping included. It must cover From..To.
 	Ledger *Ledger
+	// Commits, when set, records when the database acknowledged writing transactions' commits,
+	// for outages measured from the commits themselves (CommitGaps).
+	Commits *CommitGaps
 	// Drain bounds how long the transactions in flight when the run ends (at the end of the
 	// interval, or on Stop) may take to finish before they are cancelled; 0 means DefaultDrain.
 	// A cancelled New-Order's commit is unknown, which weakens the ledger check, so the
@@ -117,6 +120,7 @@ func (t *Terminals) Run(ctx context.Context) {
 	defer stopTerminals()
 	n := cfg.TerminalCount()
 	begin := time.Now()
+	cfg.Commits.Start(begin)
 	t.phase.Store(snapshot.PhaseRampUp)
 
 	var wg sync.WaitGroup
@@ -149,7 +153,11 @@ func (t *Terminals) Run(ctx context.Context) {
 	case <-t.stop:
 	case <-ctx.Done():
 	}
-	cfg.Recorder.EndMeasurement(time.Now())
+	ended := time.Now()
+	cfg.Recorder.EndMeasurement(ended)
+	// From here no transaction starts: a stretch without commits after it is the run's end, not
+	// an outage (those in flight may still commit while they drain).
+	cfg.Commits.End(ended)
 	t.phase.Store(snapshot.PhaseStopping)
 	stopTerminals()
 	drained := make(chan struct{})
@@ -312,6 +320,8 @@ func (term *terminal) execute(ctx context.Context, gen *InputGenerator, card txT
 		if ctx.Err() == nil {
 			term.owner.noteError(fmt.Errorf("%s: %w", card.Transaction(), err))
 		}
+	} else if card != txOrderStatus && card != txStockLevel && !o.RolledBack {
+		term.owner.cfg.Commits.Commit(o.End) // a writing transaction's commit, acknowledged
 	}
 	return o
 }

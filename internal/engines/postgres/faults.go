@@ -61,3 +61,10 @@ func (Backend) Roles(run *benchv1.BenchmarkRun, observed map[engines.Ref]*unstru
 	r.Ready, r.Instances = int32(ready), int32(instances)
 	return r
 }
+
+// Standbys implements engines.Replication: instances − 1 standbys, synchronous when
+// synchronousReplicas > 0 (CloudNativePG's synchronous {method: any, number}).
+func (Backend) Standbys(run *benchv1.BenchmarkRun) (int, bool) {
+	spec := run.Spec.Database.EffectivePostgres()
+	return int(spec.Instances) - 1, *spec.SynchronousReplicas > 0
+}
