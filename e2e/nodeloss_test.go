@@ -19,10 +19,6 @@ import (
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 )
 
-// faultMark is the fault action that only marks the moment (the disruption is made outside the
-// operator): the operator records it in the clients' clock and the primary before it.
-const faultMark = benchv1.FaultAction("Mark")
-
 // TestNodeLoss: the loss of a machine under load. PostgreSQL with 3 instances on 3 database nodes
 // (placement keeps them off the system node, where the operators and CoreDNS run), one synchronous
 // standby of two (a quorum survives one loss), wait None so the clients commit every second. One
@@ -48,7 +44,7 @@ func TestNodeLoss(t *testing.T) {
 	run.Spec.Database.Postgres.SynchronousReplicas = ptr(int32(1))
 	run.Spec.Workload.Wait = benchv1.WaitNone
 	run.Spec.Workload.Duration = &metav1.Duration{Duration: 4 * time.Minute}
-	run.Spec.Faults = []benchv1.Fault{{Action: faultMark, At: metav1.Duration{Duration: 20 * time.Second}, In: benchv1.FaultInEveryStep}}
+	run.Spec.Faults = []benchv1.Fault{{Action: benchv1.FaultMark, At: metav1.Duration{Duration: 20 * time.Second}, In: benchv1.FaultInEveryStep}}
 	run.Spec.Placement = &benchv1.Placement{Database: &benchv1.PodPlacement{Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
 		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
 			MatchExpressions: []corev1.NodeSelectorRequirement{{Key: corev1.LabelHostname, Operator: corev1.NodeSelectorOpNotIn, Values: []string{"tpcc-node-0"}}}}}}}}}}
@@ -124,6 +120,9 @@ func TestNodeLoss(t *testing.T) {
 		t.Errorf("CloudNativePG promoted %q at %v: want another instance than %s", inj.PrimaryAfter, inj.PromotedTime, primary)
 	} else {
 		t.Logf("promoted %s %s after the loss", inj.PrimaryAfter, inj.PromotedTime.Sub(lost).Round(time.Second))
+	}
+	if inj.DegradedTime != nil {
+		t.Logf("CloudNativePG reported an instance missing %s after the loss", inj.DegradedTime.Sub(lost).Round(time.Second))
 	}
 	if inj.ReadyTime == nil {
 		t.Errorf("the database was not whole again (no readyTime) after %s came back", node)
