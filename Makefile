@@ -54,7 +54,7 @@ images: ## Build every image offline (cluster add-ons, CloudNativePG, PostgreSQL
 	hack/images.sh
 
 .PHONY: cluster-up
-cluster-up: ## Bring up the local single-node Kubernetes (root; prints its kubeconfig).
+cluster-up: ## Bring up the local Kubernetes, four nodes on this machine (root; prints its kubeconfig).
 	hack/cluster/up.sh
 
 .PHONY: cluster-down

@@ -267,6 +267,7 @@ launch kube-scheduler "$BIN/kube-scheduler" \
 node_kubelet() { # I
   local i=$1 name dir ip
   name=$(node_name "$i") dir=$(node_dir "$i") ip=$(node_ip "$i")
+  mkdir -p "$dir/volume-plugins" "$dir/pod-logs"
   cat > "$dir/kubelet.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
