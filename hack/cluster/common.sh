@@ -61,8 +61,9 @@ cgroup_hierarchies() {
   for d in /sys/fs/cgroup/*/; do
     d=${d%/}
     [ -L "$d" ] && continue
-    grep -q " $d cgroup " /proc/mounts && echo "$d"
+    if grep -q " $d cgroup " /proc/mounts; then echo "$d"; fi
   done
+  return 0
 }
 
 # node_hierarchies: the cgroup v1 hierarchies, or /sys/fs/cgroup itself on a cgroup v2 host.
@@ -70,6 +71,7 @@ node_hierarchies() {
   local h
   h=$(cgroup_hierarchies)
   if [ -n "$h" ]; then echo "$h"; else echo /sys/fs/cgroup; fi
+  return 0
 }
 # node_daemon_cgroups I: the cgroups node i's containerd and kubelet run in (freezer and pids on
 # v1, one leaf on v2); their children (containerd's shims) stay there, the containers go under

@@ -35,7 +35,7 @@ node_pids() {
   local h
   for h in $(node_hierarchies); do
     case $h in */freezer | */pids | /sys/fs/cgroup)
-      [ -d "$h/$(node_cgroup "$1")" ] && find "$h/$(node_cgroup "$1")" -name cgroup.procs -exec cat {} + 2>/dev/null ;;
+      if [ -d "$h/$(node_cgroup "$1")" ]; then find "$h/$(node_cgroup "$1")" -name cgroup.procs -exec cat {} + 2>/dev/null || true; fi ;;
     esac
   done | sort -un
 }

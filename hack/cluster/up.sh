@@ -42,6 +42,7 @@ IMAGES=$("$ROOT/hack/images.sh" cluster)
 step "binaries in $BIN, images in $IMAGES"
 
 mapfile -t HIERARCHIES < <(node_hierarchies)
+[ ${#HIERARCHIES[@]} -gt 0 ] || die "no cgroup hierarchy found under /sys/fs/cgroup"
 CGROUP2=false
 if [ -z "$(cgroup_hierarchies)" ]; then
   grep -q " /sys/fs/cgroup cgroup2 " /proc/mounts || die "no cgroup v1 hierarchy and no cgroup2 at /sys/fs/cgroup"
