@@ -32,6 +32,7 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy code.
 .PHONY: manifests
 manifests: $(CONTROLLER_GEN) ## Generate the CRD and the manager's RBAC role from markers.
 	$(CONTROLLER_GEN) crd:allowDangerousTypes=true paths=./api/... output:crd:artifacts:config=config/crd/bases
+	go run ./hack/crdtrim config/crd/bases/*.yaml
 	$(CONTROLLER_GEN) rbac:roleName=manager-role paths=./controllers/... output:rbac:artifacts:config=config/rbac
 	cp config/crd/bases/bench.oltp.io_benchmarkruns.yaml config/crd/bases/bench.oltp.io_benchmarksuites.yaml charts/tpcc-operator/files/
 
@@ -68,7 +69,7 @@ images: ## Build every image offline (cluster add-ons, CloudNativePG, PostgreSQL
 	hack/images.sh
 
 .PHONY: cluster-up
-cluster-up: ## Bring up the local single-node Kubernetes (root; prints its kubeconfig).
+cluster-up: ## Bring up the local Kubernetes, four nodes on this machine (root; prints its kubeconfig).
 	hack/cluster/up.sh
 
 .PHONY: cluster-down

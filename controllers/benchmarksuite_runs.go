@@ -101,6 +101,8 @@ func suiteRun(suite *benchv1.BenchmarkSuite, p plannedRun, reuseFrom string) *be
 			SLA:      *suite.Spec.SLA.DeepCopy(),
 			Search:   *suite.Spec.Search.DeepCopy(),
 			Sustain:  suite.Spec.Sustain.DeepCopy(),
+			// Role by role, the database's own placement or the suite's.
+			Placement: benchv1.MergePlacement(p.Database.Placement, suite.Spec.Placement, database.External != nil),
 		},
 	}
 }
@@ -125,6 +127,9 @@ func observeRun(rec *benchv1.SuiteRunRecord, run *benchv1.BenchmarkRun) {
 		if l.Dataset != nil {
 			rec.DataGrowth = l.Dataset.Growth
 		}
+	}
+	if comparison.Final(rec.Phase) {
+		rec.Placement = comparison.PlacementFlags(run)
 	}
 	switch rec.Phase {
 	case benchv1.PhaseSucceeded:

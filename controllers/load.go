@@ -75,8 +75,10 @@ func (r *BenchmarkRunReconciler) reconcileLoad(ctx context.Context, run *benchv1
 		return false, ctrl.Result{}, nil
 	}
 	r.recordLoadedDataset(ctx, run, check)
+	placement := r.loadPlacement(ctx, run) // placement.go: while the Jobs' pods exist
 	if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
 		s.Load.WarehousesLoaded = warehouses
+		s.Load.Placement = placement
 		s.Load.CompletionTime = ptr(metav1.Now())
 		setCondition(s, run.Generation, benchv1.ConditionDataLoaded, metav1.ConditionTrue, "Loaded",
 			fmt.Sprintf("%d warehouses loaded and consistent (TPC-C 3.3.2.1-12)", warehouses))

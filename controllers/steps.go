@@ -132,6 +132,7 @@ func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv
 	}
 	record := outcome.record
 	record.Kind, record.Duration, record.Attempt = kind, &metav1.Duration{Duration: measured}, attempt
+	record.Placement = r.stepPlacement(ctx, run, index) // placement.go
 	if len(faults) > 0 && record.Fault == nil && run.Status.Current != nil && len(run.Status.Current.Faults) > 0 {
 		// A fault step that ended for any reason keeps what was applied (the consistency check
 		// after it still runs).

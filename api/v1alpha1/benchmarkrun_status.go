@@ -163,6 +163,11 @@ type LoadStatus struct {
 	// Dataset is the data the database holds: the load's identity and what the workload grew since.
 	// +optional
 	Dataset *DatasetStatus `json:"dataset,omitempty"`
+
+	// Placement is the node of every loader and check pod, read when the load was complete.
+	// +listType=atomic
+	// +optional
+	Placement []PodPlacementRecord `json:"placement,omitempty"`
 }
 
 // StepVerdict is what a recorded step says about the SLA.
@@ -297,6 +302,11 @@ type StepResult struct {
 	// Sustain is what a sustained step showed window by window (kind Sustain).
 	// +optional
 	Sustain *SustainRecord `json:"sustain,omitempty"`
+
+	// Placement is the node of every database and client pod of the step, and what in it
+	// undermines the comparison (benchmarkrun_placement.go).
+	// +optional
+	Placement *StepPlacement `json:"placement,omitempty"`
 }
 
 // StepTelemetry is a step's time series boiled down to the figures a reader looks at first. A field

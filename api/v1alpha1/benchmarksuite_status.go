@@ -88,6 +88,12 @@ type SuiteRunRecord struct {
 	ReusedFrom string `json:"reusedFrom,omitempty"`
 	// +optional
 	DataGrowth map[string]int64 `json:"dataGrowth,omitempty"`
+
+	// Placement is what the run's placement undermined, once it ended: client pods beside a
+	// database pod, database instances sharing a node (status.steps[].placement.findings).
+	// +listType=atomic
+	// +optional
+	Placement []string `json:"placement,omitempty"`
 }
 
 // SuiteRunResult is a run's result as the suite compares it.

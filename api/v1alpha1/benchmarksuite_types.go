@@ -43,6 +43,7 @@ type BenchmarkSuiteList struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.search.probeDuration) || !has(self.workload.duration) || duration(self.search.probeDuration) <= duration(self.workload.duration)",fieldPath=".search.probeDuration",message="search.probeDuration must not exceed workload.duration"
 // +kubebuilder:validation:XValidation:rule="!has(self.search.probeDuration) || (has(self.workload.wait) && self.workload.wait == 'None') || duration(self.search.probeDuration) >= duration('30s')",fieldPath=".search.probeDuration",message="search.probeDuration must be at least 30s with workload.wait Spec: one New-Order cycle (18s keying + 12s mean think time) must fit in a probe"
 // +kubebuilder:validation:XValidation:rule="!has(self.sla.maxReplicationLag) || self.databases.all(d, d.database.engine == 'PostgreSQL')",fieldPath=".sla.maxReplicationLag",message="sla.maxReplicationLag applies only when every database has engine PostgreSQL: CockroachDB and YDB replicate by consensus and expose no standby lag"
+// +kubebuilder:validation:XValidation:rule="!has(self.placement) || !has(self.placement.database) || !has(self.placement.database.topologySpreadConstraints) || self.databases.all(d, d.database.engine != 'YDB' || (has(d.placement) && has(d.placement.database)))",fieldPath=".placement.database.topologySpreadConstraints",message="placement.database.topologySpreadConstraints is not supported with engine YDB, and the suite's default would apply to a YDB database: give that database a placement.database of its own, or use affinity"
 type BenchmarkSuiteSpec struct {
 	// Databases are the databases compared, each measured by its own BenchmarkRuns.
 	// +kubebuilder:validation:MinItems=1
@@ -84,6 +85,12 @@ type BenchmarkSuiteSpec struct {
 	// Sustain is every run's sustained phase (BenchmarkRun spec.sustain).
 	// +optional
 	Sustain *SustainSpec `json:"sustain,omitempty"`
+
+	// Placement is every database's placement unless the database gives its own: for each role
+	// (database, loader, clients) a database's block wins over this one. Its database block does
+	// not apply to external databases.
+	// +optional
+	Placement *Placement `json:"placement,omitempty"`
 }
 
 // DataReuse says whether a suite's repeats reuse the data of the repeat before.
@@ -99,6 +106,8 @@ const (
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.database.reuse)",fieldPath=".database.reuse",message="database.reuse is set by the suite for its repeats (dataReuse), not in its databases"
 // +kubebuilder:validation:XValidation:rule="!has(self.database.teardown) || self.database.teardown == 'Delete'",fieldPath=".database.teardown",message="database.teardown must be Delete in a suite: its databases share the cluster's nodes, so each is torn down before the next run starts"
+// +kubebuilder:validation:XValidation:rule="!has(self.placement) || !has(self.placement.database) || !has(self.database.external)",fieldPath=".placement.database",message="placement.database applies only to a database the operator deploys: an external database has no pods of the run to place"
+// +kubebuilder:validation:XValidation:rule="!has(self.placement) || !has(self.placement.database) || !has(self.placement.database.topologySpreadConstraints) || self.database.engine != 'YDB'",fieldPath=".placement.database.topologySpreadConstraints",message="placement.database.topologySpreadConstraints is not supported with engine YDB: ydb-operator's Storage and Database take nodeSelector, tolerations and affinity (the Storage sets its own spread); use affinity"
 type SuiteDatabase struct {
 	// Name identifies the database in the suite's results and names its runs
 	// (<suite>-<name>-<repeat>).
@@ -109,6 +118,10 @@ type SuiteDatabase struct {
 
 	// Database is what to deploy (or use), as in a BenchmarkRun.
 	Database DatabaseSpec `json:"database"`
+
+	// Placement of this database's runs, role by role over the suite's spec.placement.
+	// +optional
+	Placement *Placement `json:"placement,omitempty"`
 }
 
 func init() {

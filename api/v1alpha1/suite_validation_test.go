@@ -135,6 +135,18 @@ func TestAdmissionRejectsInvalidSuites(t *testing.T) {
 		{"full_page_writes off in one database", "", func(s map[string]any) {
 			database(s, 0)["database"].(map[string]any)["postgres"] = map[string]any{"parameters": map[string]any{"full_page_writes": "off"}}
 		}, []string{"spec.databases[0].database.postgres.parameters", "full_page_writes cannot be set in parameters"}},
+		{"topology spread for a YDB database", "", func(s map[string]any) {
+			database(s, 1)["database"] = map[string]any{"engine": "YDB"}
+			database(s, 1)["placement"] = map[string]any{"database": map[string]any{"topologySpreadConstraints": []any{spreadConstraint()}}}
+		}, []string{"spec.databases[1].placement.database.topologySpreadConstraints", "is not supported with engine YDB"}},
+		{"the suite's topology spread would reach a YDB database", "", func(s map[string]any) {
+			database(s, 1)["database"] = map[string]any{"engine": "YDB"}
+			s["placement"] = map[string]any{"database": map[string]any{"topologySpreadConstraints": []any{spreadConstraint()}}}
+		}, []string{"spec.placement.database.topologySpreadConstraints", "the suite's default would apply to a YDB database"}},
+		{"database placement for an external database", "", func(s map[string]any) {
+			database(s, 1)["database"] = map[string]any{"engine": "CockroachDB", "external": map[string]any{"secretRef": map[string]any{"name": "db"}}}
+			database(s, 1)["placement"] = map[string]any{"database": map[string]any{"nodeSelector": map[string]any{"pool": "db"}}}
+		}, []string{"spec.databases[1].placement.database", "placement.database applies only to a database the operator deploys"}},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

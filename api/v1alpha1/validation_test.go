@@ -294,6 +294,18 @@ func TestAdmissionRejectsInvalidRuns(t *testing.T) {
 			[]string{"spec.database.postgres.parameters", "set synchronous_commit with postgres.synchronousCommit"}},
 		{"synchronous_standby_names in capitals", []mutation{set("spec.database.postgres.parameters", map[string]any{"SYNCHRONOUS_STANDBY_NAMES": ""})},
 			[]string{"spec.database.postgres.parameters", "synchronous_standby_names is derived from postgres.synchronousReplicas"}},
+		{"topology spread for YDB's database", []mutation{del("spec.database.postgres"), set("spec.database.engine", "YDB"),
+			set("spec.placement", map[string]any{"database": map[string]any{"topologySpreadConstraints": []any{spreadConstraint()}}})},
+			[]string{"spec.placement.database.topologySpreadConstraints", "is not supported with engine YDB"}},
+		{"database placement for an external database", []mutation{del("spec.database.postgres"), set("spec.database.external", map[string]any{"secretRef": map[string]any{"name": "db"}}),
+			set("spec.placement", map[string]any{"database": map[string]any{"nodeSelector": map[string]any{"pool": "db"}}})},
+			[]string{"spec.placement.database", "placement.database applies only to a database the operator deploys"}},
+		{"unknown placement role", []mutation{set("spec.placement", map[string]any{"operator": map[string]any{}})},
+			[]string{`unknown field "spec.placement.operator"`}},
+		{"unknown placement field", []mutation{set("spec.placement", map[string]any{"clients": map[string]any{"nodeName": "node-1"}})},
+			[]string{`unknown field "spec.placement.clients.nodeName"`}},
+		{"malformed toleration", []mutation{set("spec.placement", map[string]any{"loader": map[string]any{"tolerations": []any{map[string]any{"key": "x", "tolerationSeconds": "soon"}}}})},
+			[]string{"spec.placement.loader.tolerations[0].tolerationSeconds"}},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -571,6 +583,33 @@ func TestUpdates(t *testing.T) {
 			t.Fatalf("teardown update rejected: %v", err)
 		}
 	})
+	t.Run("placement cannot be added", func(t *testing.T) {
+		err := patch(`{"spec":{"placement":{"clients":{"nodeSelector":{"pool":"clients"}}}}}`)
+		if err == nil || !strings.Contains(err.Error(), "placement cannot be added or removed after creation") {
+			t.Fatalf("adding a placement: %v", err)
+		}
+	})
+	placed := manifest(t, "updates-placed", set("spec.placement", map[string]any{"clients": map[string]any{"nodeSelector": map[string]any{"pool": "clients"}}}))
+	if err := k8s.Create(ctx, placed); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("placement is immutable", func(t *testing.T) {
+		obj := &benchv1.BenchmarkRun{}
+		obj.Namespace, obj.Name = placed.GetNamespace(), placed.GetName()
+		err := k8s.Patch(ctx, obj, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"placement":{"clients":{"nodeSelector":{"pool":"other"}}}}}`)))
+		if err == nil || !strings.Contains(err.Error(), "placement is immutable once the run is created") {
+			t.Fatalf("changing the placement: %v", err)
+		}
+		err = k8s.Patch(ctx, obj, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"placement":null}}`)))
+		if err == nil || !strings.Contains(err.Error(), "placement cannot be added or removed after creation") {
+			t.Fatalf("removing the placement: %v", err)
+		}
+	})
+	t.Run("teardown may change again", func(t *testing.T) {
+		if err := patch(`{"spec":{"database":{"teardown":"Retain"}}}`); err != nil {
+			t.Fatalf("teardown update rejected: %v", err)
+		}
+	})
 }
 
 // faults is a spec.faults value for a mutation.
@@ -588,4 +627,52 @@ func nineFaults() []any {
 		out[i] = map[string]any{"action": "KillPrimary", "at": fmt.Sprintf("%ds", i+1)}
 	}
 	return out
+}
+
+func spreadConstraint() map[string]any {
+	return map[string]any{"maxSkew": int64(1), "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "DoNotSchedule"}
+}
+
+// A placement with every field for every role is accepted for each engine that takes them, and
+// stored as written.
+func TestPlacementAccepted(t *testing.T) {
+	every := map[string]any{
+		"nodeSelector": map[string]any{"pool": "db"},
+		"tolerations":  []any{map[string]any{"key": "dedicated", "operator": "Equal", "value": "db", "effect": "NoSchedule"}},
+		"affinity": map[string]any{
+			"nodeAffinity": map[string]any{"requiredDuringSchedulingIgnoredDuringExecution": map[string]any{"nodeSelectorTerms": []any{
+				map[string]any{"matchExpressions": []any{map[string]any{"key": "zone", "operator": "In", "values": []any{"a"}}}}}}},
+			"podAntiAffinity": map[string]any{},
+		},
+		"topologySpreadConstraints": []any{spreadConstraint()},
+	}
+	noSpread := map[string]any{"nodeSelector": every["nodeSelector"], "tolerations": every["tolerations"], "affinity": every["affinity"]}
+	for i, tc := range []struct {
+		name      string
+		mutations []mutation
+	}{
+		{"PostgreSQL", []mutation{set("spec.placement", map[string]any{"database": every, "loader": every, "clients": every})}},
+		{"CockroachDB", []mutation{del("spec.database.postgres"), set("spec.database.engine", "CockroachDB"),
+			set("spec.placement", map[string]any{"database": every, "loader": every, "clients": every})}},
+		{"YDB", []mutation{del("spec.database.postgres"), set("spec.database.engine", "YDB"),
+			set("spec.placement", map[string]any{"database": noSpread, "loader": every, "clients": every})}},
+		{"external", []mutation{del("spec.database.postgres"), set("spec.database.external", map[string]any{"secretRef": map[string]any{"name": "db"}}),
+			set("spec.placement", map[string]any{"loader": every, "clients": every})}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := manifest(t, fmt.Sprintf("placed-%d", i), tc.mutations...)
+			if err := k8s.Create(context.Background(), run, client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
+				t.Fatalf("rejected: %v", err)
+			}
+			stored := &benchv1.BenchmarkRun{}
+			if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(run), stored); err != nil {
+				t.Fatal(err)
+			}
+			// podAntiAffinity: {} survives (it removes the default anti-affinity).
+			c := stored.Spec.Placement.Clients
+			if c == nil || c.Affinity == nil || c.Affinity.PodAntiAffinity == nil || len(c.TopologySpreadConstraints) != 1 || c.NodeSelector["pool"] != "db" {
+				t.Errorf("stored clients placement %+v", c)
+			}
+		})
+	}
 }

@@ -47,6 +47,12 @@ func runStatus(run *benchv1.BenchmarkRun, now time.Time) string {
 	if r := run.Status.Result; r != nil {
 		fmt.Fprintf(&b, "result: %s\n", r.Message)
 	}
+	if words := placementWords(run); words != "" {
+		fmt.Fprintf(&b, "placement: %s\n", words)
+	}
+	for _, flag := range report.PlacementFlags(run) {
+		fmt.Fprintf(&b, "warning: %s\n", flag)
+	}
 	if run.Status.Phase == benchv1.PhaseFailed {
 		for _, c := range run.Status.Conditions {
 			if c.Type == benchv1.ConditionFailed && c.Status == "True" {
@@ -61,6 +67,31 @@ func runStatus(run *benchv1.BenchmarkRun, now time.Time) string {
 		fmt.Fprintf(&b, "report: ConfigMap %s (kubectl tpcc report %s -o html -f %s.html)\n", r.ConfigMapName, run.Name, run.Name)
 	}
 	return b.String()
+}
+
+// placementWords is where the latest step that recorded its placement ran: each database pod's
+// node (the primary marked) and the client pods' nodes.
+func placementWords(run *benchv1.BenchmarkRun) string {
+	for i := len(run.Status.Steps) - 1; i >= 0; i-- {
+		p := run.Status.Steps[i].Placement
+		if p == nil {
+			continue
+		}
+		var db, clients []string
+		for _, pod := range p.Pods {
+			w := pod.Name + " on " + orDash(pod.Node)
+			if pod.Name == p.Primary {
+				w += " (primary)"
+			}
+			if pod.Role == benchv1.RoleClient {
+				clients = append(clients, w)
+			} else {
+				db = append(db, w)
+			}
+		}
+		return fmt.Sprintf("step %d: database %s; clients %s", run.Status.Steps[i].Index, orDash(strings.Join(db, ", ")), orDash(strings.Join(clients, ", ")))
+	}
+	return ""
 }
 
 // runLine is the one-line progress of a run that status -w prints on each change: phase, load,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -85,5 +86,30 @@ other      run           new         Pending    -                         -     
 	}
 	if got := listTable(runs[:1], nil, false, at); got != "KIND  NAME  PHASE      PROGRESS  RESULT                         AGE\nrun   zeta  Succeeded  7 steps   1625.8 tpmC at 131 warehouses  3h\n" {
 		t.Errorf("one namespace:\n%s", got)
+	}
+}
+
+// status shows where the latest step's pods ran and warns about each placement flag.
+func TestRunStatusPlacement(t *testing.T) {
+	run := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "demo"}, Status: benchv1.BenchmarkRunStatus{
+		Phase: benchv1.PhaseRunning,
+		Steps: []benchv1.StepResult{{Index: 0, Placement: &benchv1.StepPlacement{Primary: "demo-db-1", PrimaryNode: "n1",
+			Pods: []benchv1.PodPlacementRecord{{Name: "demo-db-1", Role: benchv1.RoleDatabase, Node: "n1"}, {Name: "demo-db-2", Role: benchv1.RoleDatabase, Node: "n1"},
+				{Name: "demo-step-0-0-x", Role: benchv1.RoleClient, Node: "n1"}},
+			ClientsOnDatabaseNodes: []string{"n1"}, SharedDatabaseNodes: []string{"n1"}}}},
+	}}
+	out := runStatus(run, time.Now())
+	for _, want := range []string{
+		"placement: step 0: database demo-db-1 on n1 (primary), demo-db-2 on n1; clients demo-step-0-0-x on n1\n",
+		"warning: does not survive the loss of a machine: database instances shared a node (n1) in step 0\n",
+		"warning: clients shared a node with a database pod (n1) in step 0: they took CPU and memory from the database they measured\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status lacks %q:\n%s", want, out)
+		}
+	}
+	run.Status.Steps[0].Placement = nil
+	if out := runStatus(run, time.Now()); strings.Contains(out, "placement") || strings.Contains(out, "warning") {
+		t.Errorf("status without placement records:\n%s", out)
 	}
 }

@@ -84,13 +84,23 @@ run_doc_block() {
 if ours; then
   IMAGES=$("$ROOT/hack/images.sh" cluster cnpg project monitoring)
   source "$IMAGES/images.env"
-  present=$(ctr --address "$CONTAINERD_SOCKET" -n k8s.io images ls -q)
-  for pair in "$CNPG_OPERATOR_IMAGE=$CNPG_OPERATOR_ARCHIVE" "$POSTGRES_IMAGE=$POSTGRES_ARCHIVE" \
-    "$MANAGER_IMAGE=${PROJECT_ARCHIVES%% *}" "$CLIENT_IMAGE=${PROJECT_ARCHIVES##* }" "$PROMETHEUS_IMAGE=$PROMETHEUS_ARCHIVE"; do
-    grep -qxF "${pair%%=*}" <<<"$present" || ctr --address "$CONTAINERD_SOCKET" -n k8s.io images import "${pair#*=}" >/dev/null
+  [ -f "$STATE/nodes.count" ] && NODES=$(cat "$STATE/nodes.count")
+  # Into every node's containerd, side by side: a pod may land on any node.
+  importers=()
+  for i in $(seq 0 $((NODES - 1))); do
+    (
+      present=$(ctr_node "$i" images ls -q)
+      for pair in "$CNPG_OPERATOR_IMAGE=$CNPG_OPERATOR_ARCHIVE" "$POSTGRES_IMAGE=$POSTGRES_ARCHIVE" \
+        "$MANAGER_IMAGE=${PROJECT_ARCHIVES%% *}" "$CLIENT_IMAGE=${PROJECT_ARCHIVES##* }" "$PROMETHEUS_IMAGE=$PROMETHEUS_ARCHIVE"; do
+        grep -qxF "${pair%%=*}" <<<"$present" || ctr_node "$i" images import "${pair#*=}" >/dev/null
+      done
+    ) &
+    importers+=($!)
   done
-  step "images imported into the local cluster"
-  cnpg_manifest() { "$ROOT/hack/cluster/cnpg.sh" "$IMAGES"; }
+  for p in "${importers[@]}"; do wait "$p" || die "importing the images into a node's containerd failed"; done
+  step "images imported into the local cluster's $NODES nodes"
+  # The operators run on the system node (common.sh), away from the database nodes.
+  cnpg_manifest() { "$ROOT/hack/cluster/cnpg.sh" "$IMAGES" | pin_system; }
   # hack/images.sh names both project images PREFIX/manager:TAG and PREFIX/tpcc:TAG, as make docker-build does.
   IMG_PREFIX=${MANAGER_IMAGE%/manager:*}
   TAG=${MANAGER_IMAGE##*:}
@@ -110,11 +120,17 @@ k -n cnpg-system rollout status deploy/cnpg-controller-manager --timeout=300s >/
 step "CloudNativePG ready"
 
 run_doc_block README.md install-operator IMG_PREFIX="$IMG_PREFIX" TAG="$TAG"
+if ours; then
+  # The manager on the system node too: a node-loss fault on a database node must not take it away.
+  k -n "$NS" patch deployment tpcc-operator-controller-manager --type merge \
+    -p "{\"spec\":{\"template\":{\"spec\":{\"nodeSelector\":{\"kubernetes.io/hostname\":\"$SYSTEM_NODE\"}}}}}" >/dev/null
+  k -n "$NS" rollout status deployment/tpcc-operator-controller-manager --timeout=300s >/dev/null
+fi
 step "tpcc-operator $TAG ready in $NS (helm release tpcc-operator)"
 
 if $local_prometheus; then
   run_doc_block docs/operations.md metrics-prometheus PROMETHEUS_SA=prometheus PROMETHEUS_NAMESPACE=tpcc-monitoring
-  "$ROOT/hack/cluster/prometheus.sh" "$IMAGES" "$NS" | k apply -f - >/dev/null
+  "$ROOT/hack/cluster/prometheus.sh" "$IMAGES" "$NS" | pin_system | k apply -f - >/dev/null
   k -n tpcc-monitoring rollout status deploy/prometheus --timeout=180s >/dev/null
   step "Prometheus ${PROMETHEUS_IMAGE##*:} ready in tpcc-monitoring, scraping the operator"
 fi

@@ -161,6 +161,44 @@ func TestLocalPathManifestIsOfflineAndDefault(t *testing.T) {
 	}
 }
 
+// With nodes named, each node's volumes live in a folder of its own.
+func TestLocalPathVolumesPerNode(t *testing.T) {
+	images := imagesDir(t)
+	moduleFile(t, "github.com/rancher/local-path-provisioner@v0.0.30", "deploy/local-path-storage.yaml", filepath.Join(images, "local-path-storage.upstream.yaml"))
+	objs := run(t, "./local-path.sh", images, "/volumes/here", "tpcc-node-0", "tpcc-node-1")
+	for _, o := range objs {
+		if o.GetKind() != "ConfigMap" {
+			continue
+		}
+		data, _, _ := unstructured.NestedStringMap(o.Object, "data")
+		var config struct {
+			NodePathMap []struct {
+				Node  string   `json:"node"`
+				Paths []string `json:"paths"`
+			} `json:"nodePathMap"`
+		}
+		if err := json.Unmarshal([]byte(data["config.json"]), &config); err != nil {
+			t.Fatalf("config.json does not parse: %v\n%s", err, data["config.json"])
+		}
+		got := map[string]string{}
+		for _, e := range config.NodePathMap {
+			got[e.Node] = strings.Join(e.Paths, ",")
+		}
+		want := map[string]string{"DEFAULT_PATH_FOR_NON_LISTED_NODES": "/volumes/here/unlisted",
+			"tpcc-node-0": "/volumes/here/tpcc-node-0", "tpcc-node-1": "/volumes/here/tpcc-node-1"}
+		if len(got) != len(want) {
+			t.Fatalf("nodePathMap %v, want %v", got, want)
+		}
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("nodePathMap[%s] = %q, want %q", k, got[k], v)
+			}
+		}
+		return
+	}
+	t.Fatal("no ConfigMap")
+}
+
 // writeCA writes a fresh self-signed CA as up.sh lays it out (PKI_DIR/ca.crt, ca.key) and returns it.
 func writeCA(t *testing.T, dir string) *x509.Certificate {
 	t.Helper()

@@ -1,22 +1,28 @@
 #!/usr/bin/env bash
-# Brings up the project's local single-node Kubernetes: etcd, kube-apiserver, controller-manager,
-# scheduler, kubelet with containerd + runc + CNI bridge (Debian packages), kube-proxy (iptables),
-# CoreDNS, local-path-provisioner as the default StorageClass, and metrics-server (the
-# metrics.k8s.io API behind kubectl top). Kubernetes v1.34 is built from source through the Go
-# module proxy (hack/k8s-bins.sh) and the images by hack/images.sh; nothing is downloaded from a
-# registry. Undo everything with hack/cluster/down.sh.
+# Brings up the project's local Kubernetes: several nodes on this one machine (TPCC_NODES, default
+# 4: node 0 also runs the control plane; 3 more give each database instance of the reference
+# configuration a machine of its own), each with its own containerd (+ runc + CNI bridge, Debian
+# packages), kubelet, cgroup root, bridge and pod CIDR; one etcd, kube-apiserver, controller-manager,
+# scheduler and kube-proxy (iptables); CoreDNS, local-path-provisioner as the default StorageClass
+# (volumes under each node's own folder, bound to that node), and metrics-server (the
+# metrics.k8s.io API behind kubectl top, scraping every kubelet). Kubernetes v1.34 is built from
+# source through the Go module proxy (hack/k8s-bins.sh) and the images by hack/images.sh; nothing
+# is downloaded from a registry. hack/cluster/node.sh takes a node away abruptly and brings it
+# back; hack/cluster/down.sh undoes everything.
 #
 # usage: hack/cluster/up.sh          then: export KUBECONFIG=$(hack/cluster/status.sh kubeconfig)
+# env:   TPCC_NODES (4)
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 start_time=$(date +%s)
 step() { log "[$(($(date +%s) - start_time))s] $*"; }
 
-[ "$(id -u)" = 0 ] || die "needs root (containerd, kubelet, iptables, a bridge)"
+[ "$(id -u)" = 0 ] || die "needs root (containerd, kubelet, iptables, bridges, cgroups)"
+[[ "$NODES" =~ ^[1-9][0-9]?$ ]] && [ "$NODES" -le 16 ] || die "TPCC_NODES=$NODES: want 1..16 nodes"
 if pid_alive kube-apiserver; then
   log "already up"; echo "$KUBECONFIG_FILE"; exit 0
 fi
-[ -S /run/containerd/containerd.sock ] && log "note: another containerd runs on this machine; this cluster uses its own ($CONTAINERD_SOCKET)"
+[ -S /run/containerd/containerd.sock ] && log "note: another containerd runs on this machine; this cluster's nodes use their own (under $RUN_DIR)"
 
 missing=()
 for tool in containerd:containerd runc:runc iptables:iptables openssl:openssl; do
@@ -35,7 +41,16 @@ KUBECTL="$BIN/kubectl"
 IMAGES=$("$ROOT/hack/images.sh" cluster)
 step "binaries in $BIN, images in $IMAGES"
 
-mkdir -p "$STATE"/{pids,logs,pki,cni/net.d,cni/ipam,local-path} "$RUN_DIR"
+mapfile -t HIERARCHIES < <(node_hierarchies)
+[ ${#HIERARCHIES[@]} -gt 0 ] || die "no cgroup hierarchy found under /sys/fs/cgroup"
+CGROUP2=false
+if [ -z "$(cgroup_hierarchies)" ]; then
+  grep -q " /sys/fs/cgroup cgroup2 " /proc/mounts || die "no cgroup v1 hierarchy and no cgroup2 at /sys/fs/cgroup"
+  CGROUP2=true
+fi
+
+mkdir -p "$STATE"/{pids,logs,pki} "$RUN_DIR"
+echo "$NODES" > "$STATE/nodes.count"
 # Remember what the machine looked like, once: down.sh puts it back.
 if [ ! -f "$STATE/machine.before" ]; then
   {
@@ -43,9 +58,9 @@ if [ ! -f "$STATE/machine.before" ]; then
       if v=$(sysctl -n "$s" 2>/dev/null); then echo "sysctl $s=$v"; fi
     done
     for d in "${FIXED_HOST_DIRS[@]}"; do [ -e "$d" ] || echo "absent $d"; done
-    # kubelet's cgroups: under every v1 controller, or at the root of a v2 hierarchy.
-    for d in /sys/fs/cgroup/*/ /sys/fs/cgroup/; do
-      if [ ! -L "${d%/}" ] && [ ! -e "${d}kubepods" ]; then echo "cgroup ${d}kubepods"; fi
+    for i in $(seq 0 $((NODES - 1))); do
+      for h in "${HIERARCHIES[@]}"; do [ -e "$h/$(node_cgroup "$i")" ] || echo "cgroup $h/$(node_cgroup "$i")"; done
+      ip link show "$(node_bridge "$i")" >/dev/null 2>&1 || echo "bridge $(node_bridge "$i")"
     done
   } > "$STATE/machine.before"
 fi
@@ -62,32 +77,61 @@ wait_for() { # SECONDS DESCRIPTION COMMAND...
   die "$what not ready after ${seconds}s; logs in $STATE/logs"
 }
 
-# --- the node's network: a host-only bridge the CNI bridge plugin adopts as the pods' gateway
-if ! ip link show "$BRIDGE" >/dev/null 2>&1; then
-  ip link add "$BRIDGE" type bridge
-  ip addr add "$NODE_IP/24" dev "$BRIDGE"
-fi
-ip link set "$BRIDGE" up
-cat > "$STATE/cni/net.d/10-tpcc.conflist" <<EOF
+# --- each node: its cgroup root (kubelet's cgroupRoot, under every v1 hierarchy, or in the v2
+# tree), its bridge and CNI configuration, its containerd
+node_cgroups() { # I
+  local i=$1 cg h
+  cg=$(node_cgroup "$i")
+  for h in "${HIERARCHIES[@]}"; do
+    mkdir -p "$h/$cg"
+    if [ -f "$h/cpuset.cpus" ] && [ ! -s "$h/$cg/cpuset.cpus" ]; then # a new cpuset has no CPUs until given its parent's
+      cat "$h/cpuset.cpus" > "$h/$cg/cpuset.cpus"
+      cat "$h/cpuset.mems" > "$h/$cg/cpuset.mems"
+    fi
+    if $CGROUP2; then
+      for c in cpu cpuset memory pids io hugetlb; do
+        grep -qw "$c" "$h/cgroup.controllers" && echo "+$c" > "$h/cgroup.subtree_control" 2>/dev/null || true
+        grep -qw "$c" "$h/$cg/cgroup.controllers" && echo "+$c" > "$h/$cg/cgroup.subtree_control" 2>/dev/null || true
+      done
+    fi
+    case $h in */freezer | */pids | /sys/fs/cgroup) mkdir -p "$h/$cg/node" ;; esac
+    if [ -f "$h/$cg/freezer.state" ]; then echo THAWED > "$h/$cg/freezer.state"; fi
+  done
+}
+
+node_network() { # I
+  local i=$1 bridge ip dir
+  bridge=$(node_bridge "$i") ip=$(node_ip "$i") dir=$(node_dir "$i")
+  if ! ip link show "$bridge" >/dev/null 2>&1; then
+    ip link add "$bridge" type bridge
+    ip addr add "$ip/24" dev "$bridge"
+  fi
+  ip link set "$bridge" up
+  mkdir -p "$dir/cni/net.d" "$dir/cni/ipam"
+  cat > "$dir/cni/net.d/10-tpcc.conflist" <<EOF
 {
   "cniVersion": "1.0.0",
-  "name": "tpcc-cluster",
+  "name": "tpcc-$(node_name "$i")",
   "plugins": [
-    {"type": "bridge", "bridge": "$BRIDGE", "isGateway": true, "ipMasq": false, "hairpinMode": true,
-     "ipam": {"type": "host-local", "dataDir": "$STATE/cni/ipam",
-              "ranges": [[{"subnet": "$NODE_POD_CIDR", "gateway": "$NODE_IP"}]], "routes": [{"dst": "0.0.0.0/0"}]}},
+    {"type": "bridge", "bridge": "$bridge", "isGateway": true, "ipMasq": false, "hairpinMode": true,
+     "ipam": {"type": "host-local", "dataDir": "$dir/cni/ipam",
+              "ranges": [[{"subnet": "$(node_cidr "$i")", "gateway": "$ip"}]], "routes": [{"dst": "0.0.0.0/0"}]}},
     {"type": "portmap", "capabilities": {"portMappings": true}}
   ]
 }
 EOF
+}
 
-# --- containerd, with its own root and socket
-cat > "$STATE/containerd.toml" <<EOF
+node_containerd() { # I
+  local i=$1 dir run
+  dir=$(node_dir "$i") run=$(node_run "$i")
+  mkdir -p "$run"
+  cat > "$dir/containerd.toml" <<EOF
 version = 2
-root = "$STATE/containerd"
-state = "$RUN_DIR/containerd-state"
+root = "$dir/containerd"
+state = "$run/containerd-state"
 [grpc]
-  address = "$CONTAINERD_SOCKET"
+  address = "$(node_socket "$i")"
 [plugins."io.containerd.grpc.v1.cri"]
   sandbox_image = "registry.k8s.io/pause:3.10.1"
   enable_unprivileged_ports = true
@@ -95,6 +139,9 @@ state = "$RUN_DIR/containerd-state"
   # Where the capability bounding set lacks CAP_SYS_RESOURCE (as in this VM), runc cannot give
   # sandboxes a negative oom_score_adj; clamp to containerd's own score instead.
   restrict_oom_score_adj = true
+  # exec, attach and port-forward streams: on loopback, a free port per node.
+  stream_server_address = "127.0.0.1"
+  stream_server_port = "0"
   [plugins."io.containerd.grpc.v1.cri".containerd]
     snapshotter = "overlayfs"
     default_runtime_name = "runc"
@@ -104,70 +151,87 @@ state = "$RUN_DIR/containerd-state"
         SystemdCgroup = false
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
-    conf_dir = "$STATE/cni/net.d"
+    conf_dir = "$dir/cni/net.d"
 EOF
-launch containerd containerd --config "$STATE/containerd.toml"
-ctr() { command ctr --address "$CONTAINERD_SOCKET" "$@"; }
-wait_for 30 containerd ctr version
+  printf '%s\n' containerd --config "$dir/containerd.toml" > "$dir/containerd.args"
+  launch_node "$i" containerd
+}
+
+for i in $(seq 0 $((NODES - 1))); do
+  node_cgroups "$i"
+  node_network "$i"
+  node_containerd "$i"
+done
+for i in $(seq 0 $((NODES - 1))); do wait_for 30 "containerd of $(node_name "$i")" ctr_node "$i" version; done
 source "$IMAGES/images.env"
-for archive in $CLUSTER_ARCHIVES; do ctr -n k8s.io images import "$archive" >/dev/null; done
-step "containerd up; images: $(ctr -n k8s.io images ls -q | grep -v '^sha256:' | tr '\n' ' ')"
+# Every node gets every image (a pod may land on any node). The imports run side by side.
+import_start=$(date +%s)
+importers=()
+for i in $(seq 0 $((NODES - 1))); do
+  (for archive in $CLUSTER_ARCHIVES; do ctr_node "$i" images import "$archive" >/dev/null; done) &
+  importers+=($!)
+done
+for p in "${importers[@]}"; do wait "$p" || die "importing the images into a node's containerd failed"; done
+step "$NODES containerds up; images imported into each in $(($(date +%s) - import_start))s: $(ctr_node 0 images ls -q | grep -v '^sha256:' | tr '\n' ' ')"
 
 # --- certificates and kubeconfigs
 P="$STATE/pki"
+issue() { # NAME CN ORG SANS [CA]
+  local name=$1 cn=$2 org=$3 sans=$4 ca=${5:-ca} subject
+  subject="/CN=$cn"; [ -n "$org" ] && subject="/O=$org/CN=$cn"
+  openssl genrsa -out "$P/$name.key" 2048 2>/dev/null
+  openssl req -new -key "$P/$name.key" -subj "$subject" -out "$P/$name.csr"
+  {
+    echo "basicConstraints=CA:FALSE"
+    echo "keyUsage=critical,digitalSignature,keyEncipherment"
+    if [ -n "$sans" ]; then echo "extendedKeyUsage=serverAuth,clientAuth"; echo "subjectAltName=$sans"
+    else echo "extendedKeyUsage=clientAuth"; fi
+  } > "$P/$name.ext"
+  openssl x509 -req -in "$P/$name.csr" -CA "$P/$ca.crt" -CAkey "$P/$ca.key" -CAcreateserial -days 3650 \
+    -extfile "$P/$name.ext" -out "$P/$name.crt" 2>/dev/null
+  rm -f "$P/$name.csr" "$P/$name.ext"
+}
+kubeconfig() { # NAME CN ORG: a client certificate and a kubeconfig using it
+  local name=$1 cn=$2 kc="$STATE/$1.kubeconfig"
+  issue "$name" "$cn" "$3" ""
+  "$KUBECTL" config set-cluster local --server="https://$API_IP:6443" --certificate-authority="$P/ca.crt" --embed-certs=true --kubeconfig="$kc" >/dev/null
+  "$KUBECTL" config set-credentials "$cn" --client-certificate="$P/$name.crt" --client-key="$P/$name.key" --embed-certs=true --kubeconfig="$kc" >/dev/null
+  "$KUBECTL" config set-context tpcc-local --cluster=local --user="$cn" --kubeconfig="$kc" >/dev/null
+  "$KUBECTL" config use-context tpcc-local --kubeconfig="$kc" >/dev/null
+}
 if [ ! -f "$P/ca.crt" ]; then
-  issue() { # NAME CN ORG SANS [CA]
-    local name=$1 cn=$2 org=$3 sans=$4 ca=${5:-ca} subject
-    subject="/CN=$cn"; [ -n "$org" ] && subject="/O=$org/CN=$cn"
-    openssl genrsa -out "$P/$name.key" 2048 2>/dev/null
-    openssl req -new -key "$P/$name.key" -subj "$subject" -out "$P/$name.csr"
-    {
-      echo "basicConstraints=CA:FALSE"
-      echo "keyUsage=critical,digitalSignature,keyEncipherment"
-      if [ -n "$sans" ]; then echo "extendedKeyUsage=serverAuth,clientAuth"; echo "subjectAltName=$sans"
-      else echo "extendedKeyUsage=clientAuth"; fi
-    } > "$P/$name.ext"
-    openssl x509 -req -in "$P/$name.csr" -CA "$P/$ca.crt" -CAkey "$P/$ca.key" -CAcreateserial -days 3650 \
-      -extfile "$P/$name.ext" -out "$P/$name.crt" 2>/dev/null
-    rm -f "$P/$name.csr" "$P/$name.ext"
-  }
   for ca in ca front-proxy-ca; do
     openssl genrsa -out "$P/$ca.key" 2048 2>/dev/null
     openssl req -x509 -new -nodes -key "$P/$ca.key" -subj "/CN=tpcc-cluster-$ca" -days 3650 -out "$P/$ca.crt"
   done
   openssl genrsa -out "$P/sa.key" 2048 2>/dev/null
   openssl rsa -in "$P/sa.key" -pubout -out "$P/sa.pub" 2>/dev/null
-  issue apiserver kube-apiserver "" "DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local,DNS:localhost,DNS:$NODE,IP:127.0.0.1,IP:$NODE_IP,IP:$KUBERNETES_SERVICE_IP"
+  issue apiserver kube-apiserver "" "DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local,DNS:localhost,DNS:$(node_name 0),IP:127.0.0.1,IP:$API_IP,IP:$KUBERNETES_SERVICE_IP"
   issue apiserver-kubelet-client kube-apiserver-kubelet-client system:masters ""
-  issue kubelet-serving "system:node:$NODE" system:nodes "DNS:$NODE,IP:$NODE_IP"
   issue front-proxy-client front-proxy-client "" "" front-proxy-ca
-  kubeconfig() { # NAME CN ORG: a client certificate and a kubeconfig using it
-    local name=$1 cn=$2 kc="$STATE/$1.kubeconfig"
-    issue "$name" "$cn" "$3" ""
-    "$KUBECTL" config set-cluster local --server="https://$NODE_IP:6443" --certificate-authority="$P/ca.crt" --embed-certs=true --kubeconfig="$kc" >/dev/null
-    "$KUBECTL" config set-credentials "$cn" --client-certificate="$P/$name.crt" --client-key="$P/$name.key" --embed-certs=true --kubeconfig="$kc" >/dev/null
-    "$KUBECTL" config set-context tpcc-local --cluster=local --user="$cn" --kubeconfig="$kc" >/dev/null
-    "$KUBECTL" config use-context tpcc-local --kubeconfig="$kc" >/dev/null
-  }
   kubeconfig admin kubernetes-admin system:masters
   kubeconfig controller-manager system:kube-controller-manager ""
   kubeconfig scheduler system:kube-scheduler ""
-  kubeconfig kubelet "system:node:$NODE" system:nodes
   kubeconfig kube-proxy system:kube-proxy ""
 fi
+for i in $(seq 0 $((NODES - 1))); do # each kubelet: a serving certificate for its name and IP, a client identity
+  name=$(node_name "$i")
+  [ -f "$P/kubelet-serving-$name.crt" ] || issue "kubelet-serving-$name" "system:node:$name" system:nodes "DNS:$name,IP:$(node_ip "$i")"
+  [ -f "$STATE/kubelet-$name.kubeconfig" ] || kubeconfig "kubelet-$name" "system:node:$name" system:nodes
+done
 step "certificates ready"
 
 # --- control plane
 # --enable-aggregator-routing: aggregated APIs (metrics-server) are dialled at their endpoints' pod
-# IPs, over the bridge. A Service IP dialled before kube-proxy has programmed it leaves through the
+# IPs, over the bridges. A Service IP dialled before kube-proxy has programmed it leaves through the
 # machine's default route, and the API server keeps reusing that connection (seen here: the
 # APIService's discovery check, which skips TLS verification, got 404s from beyond the gateway).
-launch etcd "$BIN/etcd" --name="$NODE" --data-dir="$STATE/etcd" \
+launch etcd "$BIN/etcd" --name=tpcc-etcd --data-dir="$STATE/etcd" \
   --listen-client-urls="http://127.0.0.1:$ETCD_PORT" --advertise-client-urls="http://127.0.0.1:$ETCD_PORT" \
   --listen-peer-urls="http://127.0.0.1:$((ETCD_PORT + 1))" --initial-advertise-peer-urls="http://127.0.0.1:$((ETCD_PORT + 1))" \
-  --initial-cluster="$NODE=http://127.0.0.1:$((ETCD_PORT + 1))" --unsafe-no-fsync --log-level=warn
+  --initial-cluster="tpcc-etcd=http://127.0.0.1:$((ETCD_PORT + 1))" --unsafe-no-fsync --log-level=warn
 launch kube-apiserver "$BIN/kube-apiserver" \
-  --advertise-address="$NODE_IP" --bind-address="$NODE_IP" --secure-port=6443 \
+  --advertise-address="$API_IP" --bind-address="$API_IP" --secure-port=6443 \
   --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
   --client-ca-file="$P/ca.crt" --tls-cert-file="$P/apiserver.crt" --tls-private-key-file="$P/apiserver.key" \
   --kubelet-client-certificate="$P/apiserver-kubelet-client.crt" --kubelet-client-key="$P/apiserver-kubelet-client.key" \
@@ -182,8 +246,9 @@ launch kube-apiserver "$BIN/kube-apiserver" \
   --requestheader-username-headers=X-Remote-User \
   --enable-aggregator-routing=true
 wait_for 90 kube-apiserver api_ready
-step "API server ready at https://$NODE_IP:6443"
+step "API server ready at https://$API_IP:6443"
 
+# Node CIDRs are fixed per node (its bridge's); up.sh writes them into the Node objects itself.
 launch kube-controller-manager "$BIN/kube-controller-manager" \
   --kubeconfig="$STATE/controller-manager.kubeconfig" \
   --authentication-kubeconfig="$STATE/controller-manager.kubeconfig" --authorization-kubeconfig="$STATE/controller-manager.kubeconfig" \
@@ -191,35 +256,42 @@ launch kube-controller-manager "$BIN/kube-controller-manager" \
   --root-ca-file="$P/ca.crt" --service-account-private-key-file="$P/sa.key" \
   --cluster-signing-cert-file="$P/ca.crt" --cluster-signing-key-file="$P/ca.key" \
   --use-service-account-credentials=true \
-  --allocate-node-cidrs=true --cluster-cidr="$CLUSTER_CIDR" --node-cidr-mask-size=24 \
+  --allocate-node-cidrs=false --cluster-cidr="$CLUSTER_CIDR" \
   --service-cluster-ip-range="$SERVICE_CIDR"
 launch kube-scheduler "$BIN/kube-scheduler" \
   --kubeconfig="$STATE/scheduler.kubeconfig" \
   --authentication-kubeconfig="$STATE/scheduler.kubeconfig" --authorization-kubeconfig="$STATE/scheduler.kubeconfig" \
   --bind-address=127.0.0.1 --leader-elect=false
 
-# --- the node
-cat > "$STATE/kubelet.yaml" <<EOF
+# --- the nodes' kubelets: each on its own IP (10250 and its healthz port there), root dir, pod
+# logs, volume plugin dir, containerd and cgroup root
+node_kubelet() { # I
+  local i=$1 name dir ip
+  name=$(node_name "$i") dir=$(node_dir "$i") ip=$(node_ip "$i")
+  mkdir -p "$dir/volume-plugins" "$dir/pod-logs"
+  cat > "$dir/kubelet.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
-address: $NODE_IP
-healthzBindAddress: 127.0.0.1
+address: $ip
+healthzBindAddress: $ip
 authentication:
   anonymous: {enabled: false}
   webhook: {enabled: true}
   x509: {clientCAFile: $P/ca.crt}
 authorization: {mode: Webhook}
-tlsCertFile: $P/kubelet-serving.crt
-tlsPrivateKeyFile: $P/kubelet-serving.key
+tlsCertFile: $P/kubelet-serving-$name.crt
+tlsPrivateKeyFile: $P/kubelet-serving-$name.key
 cgroupDriver: cgroupfs
-containerRuntimeEndpoint: unix://$CONTAINERD_SOCKET
+cgroupRoot: /$(node_cgroup "$i")
+containerRuntimeEndpoint: unix://$(node_socket "$i")
 clusterDNS: [$DNS_SERVICE_IP]
 clusterDomain: cluster.local
 failSwapOn: false
 failCgroupV1: false
 oomScoreAdj: 0
 resolvConf: /etc/resolv.conf
-podLogsDir: $STATE/pod-logs
+podLogsDir: $dir/pod-logs
+volumePluginDir: $dir/volume-plugins
 serializeImagePulls: false
 maxPods: 110
 # Imported images cannot be pulled again offline: never collect them.
@@ -227,43 +299,63 @@ imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 evictionHard: {memory.available: "100Mi", nodefs.available: "1%", imagefs.available: "1%", nodefs.inodesFree: "1%"}
 EOF
-launch kubelet "$BIN/kubelet" --config="$STATE/kubelet.yaml" --kubeconfig="$STATE/kubelet.kubeconfig" \
-  --root-dir="$STATE/kubelet" --node-ip="$NODE_IP" --hostname-override="$NODE" --v=1
+  printf '%s\n' "$BIN/kubelet" --config="$dir/kubelet.yaml" --kubeconfig="$STATE/kubelet-$name.kubeconfig" \
+    --root-dir="$dir/kubelet" --cert-dir="$dir/kubelet-pki" --node-ip="$ip" --hostname-override="$name" --v=1 > "$dir/kubelet.args"
+  launch_node "$i" kubelet
+}
+for i in $(seq 0 $((NODES - 1))); do node_kubelet "$i"; done
 
+# One kube-proxy: the nodes share the machine's network namespace, so one set of iptables rules
+# serves them all.
 cat > "$STATE/kube-proxy.yaml" <<EOF
 apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
 clientConnection: {kubeconfig: $STATE/kube-proxy.kubeconfig}
 mode: iptables
 clusterCIDR: $CLUSTER_CIDR
-hostnameOverride: $NODE
-bindAddress: $NODE_IP
+hostnameOverride: $(node_name 0)
+bindAddress: $API_IP
 healthzBindAddress: 127.0.0.1:10256
 metricsBindAddress: 127.0.0.1:10249
 oomScoreAdj: 0
-nodePortAddresses: ["$NODE_IP/32"]
+nodePortAddresses: ["$API_IP/32"]
 conntrack: {maxPerCore: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s}
 EOF
 launch kube-proxy "$BIN/kube-proxy" --config="$STATE/kube-proxy.yaml"
 
 export KUBECONFIG=$KUBECONFIG_FILE
-wait_for 120 "node $NODE" "$KUBECTL" wait --for=condition=Ready "node/$NODE" --timeout=2s
-step "node $NODE Ready"
+for i in $(seq 0 $((NODES - 1))); do
+  name=$(node_name "$i")
+  wait_for 120 "node $name" "$KUBECTL" get "node/$name"
+  # The pod CIDR its bridge serves (settable once; a node object kept from before has it).
+  [ -n "$("$KUBECTL" get "node/$name" -o jsonpath='{.spec.podCIDR}')" ] ||
+    "$KUBECTL" patch "node/$name" --type=merge -p "{\"spec\":{\"podCIDR\":\"$(node_cidr "$i")\",\"podCIDRs\":[\"$(node_cidr "$i")\"]}}" >/dev/null
+done
+for i in $(seq 0 $((NODES - 1))); do
+  wait_for 120 "node $(node_name "$i")" "$KUBECTL" wait --for=condition=Ready "node/$(node_name "$i")" --timeout=2s
+done
+step "$NODES nodes Ready"
 
-# --- cluster add-ons: CoreDNS and the default StorageClass
-sed "s#@COREDNS_IMAGE@#$COREDNS_IMAGE#; s#@DNS_SERVICE_IP@#$DNS_SERVICE_IP#" "$ROOT/hack/cluster/coredns.yaml" | "$KUBECTL" apply -f - >/dev/null
-"$ROOT/hack/cluster/local-path.sh" "$IMAGES" "$STATE/local-path" | "$KUBECTL" apply -f - >/dev/null
+# --- cluster add-ons: CoreDNS and the default StorageClass (each node's volumes in its own folder)
+nodes=()
+for i in $(seq 0 $((NODES - 1))); do nodes+=("$(node_name "$i")"); done
+sed "s#@COREDNS_IMAGE@#$COREDNS_IMAGE#; s#@DNS_SERVICE_IP@#$DNS_SERVICE_IP#" "$ROOT/hack/cluster/coredns.yaml" | pin_system | "$KUBECTL" apply -f - >/dev/null
+"$ROOT/hack/cluster/local-path.sh" "$IMAGES" "$STATE/local-path" "${nodes[@]}" | pin_system | "$KUBECTL" apply -f - >/dev/null
 wait_for 60 "the default ServiceAccount" "$KUBECTL" get serviceaccount default
 "$KUBECTL" -n kube-system rollout status deploy/coredns --timeout=180s >/dev/null
 "$KUBECTL" -n local-path-storage rollout status deploy/local-path-provisioner --timeout=180s >/dev/null
 step "CoreDNS and local-path-provisioner ready"
 
 # --- metrics-server behind the aggregated metrics.k8s.io API (the API server's front-proxy flags
-# above let it authenticate the requests kube-apiserver proxies to it); ready once it reports pods.
-"$ROOT/hack/cluster/metrics-server.sh" "$IMAGES" "$P" | "$KUBECTL" apply -f - >/dev/null
+# above let it authenticate the requests kube-apiserver proxies to it); ready once it reports pods
+# and every node (it scrapes each kubelet).
+"$ROOT/hack/cluster/metrics-server.sh" "$IMAGES" "$P" | pin_system | "$KUBECTL" apply -f - >/dev/null
 "$KUBECTL" -n kube-system rollout status deploy/metrics-server --timeout=180s >/dev/null ||
   die "metrics-server not ready; see kubectl -n kube-system describe deploy/metrics-server and its logs"
-pod_metrics() { "$KUBECTL" get --raw /apis/metrics.k8s.io/v1beta1/pods | grep -q '"containers":\[{'; }
-wait_for 120 "metrics.k8s.io pod metrics (see kubectl get apiservice v1beta1.metrics.k8s.io; kubectl -n kube-system logs deploy/metrics-server)" pod_metrics
-step "metrics-server ready (kubectl top); cluster up. export KUBECONFIG=$KUBECONFIG_FILE"
+metrics_ready() {
+  "$KUBECTL" get --raw /apis/metrics.k8s.io/v1beta1/pods | grep -q '"containers":\[{' &&
+    [ "$("$KUBECTL" get --raw /apis/metrics.k8s.io/v1beta1/nodes | grep -o '"name":"tpcc-node-[0-9]*"' | sort -u | wc -l)" -eq "$NODES" ]
+}
+wait_for 120 "metrics.k8s.io metrics of every pod and node (see kubectl get apiservice v1beta1.metrics.k8s.io; kubectl -n kube-system logs deploy/metrics-server)" metrics_ready
+step "metrics-server ready (kubectl top, $NODES nodes); cluster up. export KUBECONFIG=$KUBECONFIG_FILE"
 echo "$KUBECONFIG_FILE"

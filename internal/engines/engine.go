@@ -67,6 +67,9 @@ type Connection struct {
 	// Volumes and VolumeMounts carry client certificates.
 	Volumes      []corev1.Volume
 	VolumeMounts []corev1.VolumeMount
+	// DatabasePods selects the database's pods (Backend.DatabasePods), which loader and client
+	// pods avoid by default (docs/placement.md); nil for an external database.
+	DatabasePods map[string]string
 }
 
 // Images are the operand images used when a run does not override them; empty means the vendor

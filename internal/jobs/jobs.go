@@ -242,7 +242,7 @@ func newJob(run *benchv1.BenchmarkRun, name, component string, conn engines.Conn
 		env = []corev1.EnvVar{{Name: "TPCC_URL", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: conn.URLFrom}}}
 	}
 	nonRoot := int64(65532)
-	return &batchv1.Job{
+	job := &batchv1.Job{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: run.Namespace, Labels: labels},
 		Spec: batchv1.JobSpec{
@@ -277,6 +277,8 @@ func newJob(run *benchv1.BenchmarkRun, name, component string, conn engines.Conn
 			},
 		},
 	}
+	place(&job.Spec.Template.Spec, run, name, component, conn.DatabasePods)
+	return job
 }
 
 // tables is the loader's --tables value: logged, or unlogged for a PostgreSQL run asking for it.

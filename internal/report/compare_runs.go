@@ -31,6 +31,7 @@ func CompareRuns(runs []*benchv1.BenchmarkRun, generated time.Time) Comparison {
 		if run.Status.Report != nil {
 			rec.Report = run.Status.Report.ConfigMapName
 		}
+		rec.Placement = PlacementFlags(run)
 		in.Runs = append(in.Runs, rec)
 	}
 	c := Compare(in)

@@ -154,6 +154,7 @@ func runTail(in RunInput) string {
 			}
 		}
 	}
+	placementHTML(p, in.Run)
 	if env := environmentSection(in.Run.Status.Environment); env != "" {
 		p.h(2, "Environment")
 		p.list(bullets(env))

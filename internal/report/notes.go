@@ -10,13 +10,19 @@ import (
 
 // Notes say where the databases of a comparison are not measured on equal terms: a commit of one
 // waits for less than another's (durability not at parity), their pods request different CPU or
-// memory, the workload has no waits, a database has fewer results than planned. A note informs; it
-// refuses nothing. The order is stable: durability, resources, workload, runs.
+// memory, a run's placement put two instances on one machine or clients beside the database, the
+// workload has no waits, a database has fewer results than planned. A note informs; it refuses
+// nothing. The order is stable: durability, resources, placement, workload, runs.
 func Notes(c Comparison, runs []benchv1.SuiteRunRecord) []string {
 	var notes []string
 	notes = append(notes, durabilityNotes(c.Databases)...)
 	if n := resourceNote(c.Databases); n != "" {
 		notes = append(notes, n)
+	}
+	for _, r := range runs {
+		for _, flag := range r.Placement {
+			notes = append(notes, fmt.Sprintf("placement: %s (%s) %s", r.Name, r.Database, flag))
+		}
 	}
 	if c.Workload.Wait == benchv1.WaitNone {
 		notes = append(notes, "workload: wait None sends transactions without keying or think times: a stress test, "+

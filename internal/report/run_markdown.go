@@ -57,6 +57,7 @@ func RunMarkdown(run *benchv1.BenchmarkRun, result benchv1.Result) string {
 		}
 	}
 	b.WriteString(faultSection(run))
+	b.WriteString(placementMarkdown(run))
 	b.WriteString(environmentSection(run.Status.Environment))
 	if run.Status.Database != nil {
 		b.WriteString(sizingLine(run.Status.Database.Sizing))

@@ -71,6 +71,12 @@ func (b Backend) Desired(run *benchv1.BenchmarkRun) ([]*unstructured.Unstructure
 			u.Object["spec"].(map[string]any)[name] = value
 		}
 	}
+	// One node per machine unless placement.database says otherwise: the same required
+	// anti-affinity on kubernetes.io/hostname as CloudNativePG's, over the CrdbCluster's pods.
+	placement := engines.InstancesOnePerNode(run.Spec.Placement.DatabasePlacement(), b.DatabasePods(run))
+	if err := engines.SetPlacementFields(u.Object["spec"].(map[string]any), placement, true); err != nil {
+		return nil, err
+	}
 	return []*unstructured.Unstructured{u}, nil
 }
 
@@ -150,7 +156,8 @@ func (Backend) Connection(run *benchv1.BenchmarkRun) engines.Connection {
 		Engine: "cockroach",
 		URL: fmt.Sprintf("postgres://root@%s:26257/defaultdb?sslmode=verify-full&sslrootcert=%s/ca.crt&sslcert=%s/client.root.crt&sslkey=%s/client.root.key",
 			host, CertsDir, CertsDir, CertsDir),
-		Endpoint: host + ":26257",
+		Endpoint:     host + ":26257",
+		DatabasePods: Backend{}.DatabasePods(run),
 		Volumes: []corev1.Volume{{
 			Name: "cockroach-certs",
 			VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{

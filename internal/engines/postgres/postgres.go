@@ -97,7 +97,7 @@ func (b Backend) Cluster(run *benchv1.BenchmarkRun) *cnpgv1.Cluster {
 	if spec.Storage.StorageClass != "" {
 		storageClass = &spec.Storage.StorageClass
 	}
-	antiAffinity := true
+	affinity, spread := placement(run.Spec.Placement.DatabasePlacement())
 
 	return &cnpgv1.Cluster{
 		TypeMeta: metav1.TypeMeta{APIVersion: cnpgv1.SchemeGroupVersion.String(), Kind: "Cluster"},
@@ -123,14 +123,37 @@ func (b Backend) Cluster(run *benchv1.BenchmarkRun) *cnpgv1.Cluster {
 				Size:         spec.Storage.Size.String(),
 				StorageClass: storageClass,
 			},
-			Resources: spec.Resources,
-			Affinity: cnpgv1.AffinityConfiguration{
-				EnablePodAntiAffinity: &antiAffinity,
-				PodAntiAffinityType:   "preferred",
-				TopologyKey:           corev1.LabelHostname,
-			},
+			Resources:                 spec.Resources,
+			Affinity:                  affinity,
+			TopologySpreadConstraints: spread,
 		},
 	}
+}
+
+// placement maps placement.database onto CloudNativePG's fields: by default one instance per node
+// (enablePodAntiAffinity with podAntiAffinityType required on kubernetes.io/hostname, CloudNativePG's
+// own term over the Cluster's instances); a podAntiAffinity of the run's replaces it
+// (additionalPodAntiAffinity, CloudNativePG's own off). nodeSelector, tolerations, nodeAffinity and
+// podAffinity (additionalPodAffinity) pass through; topologySpreadConstraints go to the Cluster's.
+func placement(p *benchv1.PodPlacement) (cnpgv1.AffinityConfiguration, []corev1.TopologySpreadConstraint) {
+	own := engines.OwnsAntiAffinity(p)
+	enabled := !own
+	a := cnpgv1.AffinityConfiguration{EnablePodAntiAffinity: &enabled, TopologyKey: corev1.LabelHostname}
+	if enabled {
+		a.PodAntiAffinityType = cnpgv1.PodAntiAffinityTypeRequired
+	}
+	if p == nil {
+		return a, nil
+	}
+	p = p.DeepCopy()
+	a.NodeSelector, a.Tolerations = p.NodeSelector, p.Tolerations
+	if p.Affinity != nil {
+		a.NodeAffinity, a.AdditionalPodAffinity = p.Affinity.NodeAffinity, p.Affinity.PodAffinity
+		if own {
+			a.AdditionalPodAntiAffinity = p.Affinity.PodAntiAffinity
+		}
+	}
+	return a, p.TopologySpreadConstraints
 }
 
 // Desired implements engines.Backend.
@@ -199,6 +222,7 @@ func (Backend) Connection(run *benchv1.BenchmarkRun) engines.Connection {
 			LocalObjectReference: corev1.LocalObjectReference{Name: name + "-app"},
 			Key:                  "uri",
 		},
-		Endpoint: fmt.Sprintf("%s-rw.%s:5432/%s", name, run.Namespace, Database),
+		Endpoint:     fmt.Sprintf("%s-rw.%s:5432/%s", name, run.Namespace, Database),
+		DatabasePods: Backend{}.DatabasePods(run),
 	}
 }

@@ -90,6 +90,14 @@ func (b Backend) Desired(run *benchv1.BenchmarkRun) ([]*unstructured.Unstructure
 	if resources != nil {
 		storageSpec["resources"] = resources
 	}
+	// Both objects label their pods with the run's database (additionalLabels, which ydb-operator
+	// puts on the pods it creates), so one selector finds the storage and the database nodes.
+	storageSpec["additionalLabels"] = map[string]any{engines.DatabaseLabel: engines.DatabaseName(run)}
+	// One storage node and one database node per machine unless placement.database says otherwise.
+	userPlacement := run.Spec.Placement.DatabasePlacement()
+	if err := engines.SetPlacementFields(storageSpec, engines.InstancesOnePerNode(userPlacement, groupSelector(run, StorageComponent)), false); err != nil {
+		return nil, err
+	}
 	storage.Object["spec"] = storageSpec
 
 	database := engines.NewObject(DatabaseGVK, engines.DatabaseName(run), run)
@@ -97,13 +105,18 @@ func (b Backend) Desired(run *benchv1.BenchmarkRun) ([]*unstructured.Unstructure
 	if resources != nil {
 		databaseResources["containerResources"] = resources
 	}
-	database.Object["spec"] = map[string]any{
+	databaseSpec := map[string]any{
 		"nodes":             int64(spec.DatabaseNodes),
 		"domain":            Domain,
 		"image":             image,
 		"storageClusterRef": map[string]any{"name": StorageName(run)},
 		"resources":         databaseResources,
+		"additionalLabels":  map[string]any{engines.DatabaseLabel: engines.DatabaseName(run)},
 	}
+	if err := engines.SetPlacementFields(databaseSpec, engines.InstancesOnePerNode(userPlacement, groupSelector(run, DynamicComponent)), false); err != nil {
+		return nil, err
+	}
+	database.Object["spec"] = databaseSpec
 	return []*unstructured.Unstructured{storage, database}, nil
 }
 
@@ -143,14 +156,41 @@ func (b Backend) Readiness(run *benchv1.BenchmarkRun, observed map[engines.Ref]*
 }
 
 // Connection implements engines.Backend: the Database's gRPC Service and its path under the domain.
-// DatabasePods implements engines.Backend: ydb-operator labels the storage and database nodes with
-// their object's name as app.kubernetes.io/instance (not verified against a running operator here).
+// DatabasePods implements engines.Backend: the storage and database nodes carry the label Desired
+// gives both objects' additionalLabels, which ydb-operator copies onto their pods (not verified
+// against a running operator here).
 func (Backend) DatabasePods(run *benchv1.BenchmarkRun) map[string]string {
-	return map[string]string{"app.kubernetes.io/instance": engines.DatabaseName(run)}
+	return map[string]string{engines.DatabaseLabel: engines.DatabaseName(run)}
+}
+
+// ydb-operator's app.kubernetes.io/component values of its storage and database (dynamic) nodes.
+const (
+	ComponentLabel   = "app.kubernetes.io/component"
+	StorageComponent = "storage-node"
+	DynamicComponent = "dynamic-node"
+	groupStorage     = "storage"
+	groupDatabase    = "database"
+)
+
+// groupSelector selects one kind of the run's YDB pods.
+func groupSelector(run *benchv1.BenchmarkRun, component string) map[string]string {
+	return map[string]string{engines.DatabaseLabel: engines.DatabaseName(run), ComponentLabel: component}
+}
+
+// PodGroup implements engines.PodGrouper: storage and database nodes are instances of their own
+// kind; one of each on a machine is the study's layout.
+func (Backend) PodGroup(labels map[string]string) string {
+	switch labels[ComponentLabel] {
+	case StorageComponent:
+		return groupStorage
+	case DynamicComponent:
+		return groupDatabase
+	}
+	return ""
 }
 
 func (Backend) Connection(run *benchv1.BenchmarkRun) engines.Connection {
 	name := engines.DatabaseName(run)
 	endpoint := fmt.Sprintf("grpc://%s-grpc.%s:%d/%s/%s", name, run.Namespace, GRPCPort, Domain, name)
-	return engines.Connection{Engine: "ydb", URL: endpoint, Endpoint: endpoint}
+	return engines.Connection{Engine: "ydb", URL: endpoint, Endpoint: endpoint, DatabasePods: Backend{}.DatabasePods(run)}
 }

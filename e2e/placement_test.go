@@ -1,0 +1,129 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+)
+
+// TestDemoPlacement: config/samples/demo.yaml, which sets no placement, on a cluster of several
+// nodes (the local one has 4): its three PostgreSQL instances run on three distinct nodes, its
+// client pod on none of them, the loader pods off the database's nodes too; the step records it,
+// the live pods agree, and the report shows it without a flag. The database, clients and loader
+// are the sample's; its search is cut to one 60 s step (placement does not depend on it).
+func TestDemoPlacement(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var nodes corev1.NodeList
+	if err := k8s.List(ctx, &nodes); err != nil {
+		t.Fatal(err)
+	}
+	if len(nodes.Items) < 4 {
+		t.Skipf("%d nodes: the placement case needs 4 (three database instances on their own nodes, the client on a fourth; hack/cluster/up.sh brings up 4)", len(nodes.Items))
+	}
+	ns := newNamespace(t, "e2e-placement")
+	data, err := os.ReadFile(filepath.Join(repoRoot, "config/samples/demo.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &benchv1.BenchmarkRun{}
+	if err := yaml.UnmarshalStrict(data, run); err != nil {
+		t.Fatal(err)
+	}
+	if run.Spec.Placement != nil {
+		t.Fatalf("demo.yaml sets a placement %+v: this case proves the defaults", run.Spec.Placement)
+	}
+	run.Namespace = ns
+	run.Spec.Workload.Duration = &metav1.Duration{Duration: 60 * time.Second}
+	run.Spec.Search = benchv1.SearchSpec{Mode: benchv1.SearchFixed}
+	run.Spec.SLA.MinEfficiencyPercent = ptr(int32(50)) // one minute of 8 warehouses: see smallSyncRun
+	if err := k8s.Create(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	key := client.ObjectKeyFromObject(run)
+
+	// While the step runs, the pods as the API server has them.
+	waitFor(t, key, runTimeout, "a step measuring", func(r *benchv1.BenchmarkRun) bool {
+		return r.Status.Current != nil && r.Status.Current.Elapsed != nil && r.Status.Current.Elapsed.Duration > 5*time.Second
+	})
+	live := map[string]string{} // pod -> node
+	var pods corev1.PodList
+	if err := k8s.List(ctx, &pods, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods.Items {
+		live[p.Name] = p.Spec.NodeName
+		t.Logf("pod %-28s node %s", p.Name, p.Spec.NodeName)
+	}
+
+	done := waitFor(t, key, runTimeout, "phase Succeeded", func(r *benchv1.BenchmarkRun) bool { return r.Status.Phase == benchv1.PhaseSucceeded })
+	if len(done.Status.Steps) != 1 {
+		t.Fatalf("%d steps, want 1", len(done.Status.Steps))
+	}
+	p := done.Status.Steps[0].Placement
+	if p == nil {
+		t.Fatal("step 0 recorded no placement")
+	}
+	var dbNodes, clientNodes []string
+	for _, pod := range p.Pods {
+		t.Logf("step 0: %-8s %-28s on %s", pod.Role, pod.Name, pod.Node)
+		if want, ok := live[pod.Name]; ok && want != pod.Node {
+			t.Errorf("status puts %s on %q, the API server on %q", pod.Name, pod.Node, want)
+		}
+		switch pod.Role {
+		case benchv1.RoleDatabase:
+			dbNodes = append(dbNodes, pod.Node)
+		case benchv1.RoleClient:
+			clientNodes = append(clientNodes, pod.Node)
+		}
+	}
+	distinct := slices.Compact(slices.Sorted(slices.Values(dbNodes)))
+	if len(dbNodes) != 3 || len(distinct) != 3 || slices.Contains(distinct, "") {
+		t.Errorf("database pods on %v: want 3 instances on 3 distinct nodes", dbNodes)
+	}
+	if len(clientNodes) != 1 || clientNodes[0] == "" || slices.Contains(distinct, clientNodes[0]) {
+		t.Errorf("client pods on %v, database pods on %v: want the client on a node of its own", clientNodes, distinct)
+	}
+	if p.Primary == "" || !slices.Contains(distinct, p.PrimaryNode) {
+		t.Errorf("primary %q on %q", p.Primary, p.PrimaryNode)
+	}
+	if len(p.ClientsOnDatabaseNodes) > 0 || len(p.SharedDatabaseNodes) > 0 || len(p.Findings) > 0 {
+		t.Errorf("flagged: clients on database nodes %v, shared database nodes %v, findings %q", p.ClientsOnDatabaseNodes, p.SharedDatabaseNodes, p.Findings)
+	}
+	load := done.Status.Load.Placement
+	if len(load) == 0 {
+		t.Error("the load recorded no placement")
+	}
+	for _, pod := range load {
+		t.Logf("load: %-7s %-28s on %s", pod.Role, pod.Name, pod.Node)
+		if slices.Contains(distinct, pod.Node) {
+			t.Errorf("%s pod %s ran on database node %s", pod.Role, pod.Name, pod.Node)
+		}
+	}
+	report := &corev1.ConfigMap{}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: done.Status.Report.ConfigMapName}, report); err != nil {
+		t.Fatal(err)
+	}
+	md := report.Data["report.md"]
+	section := md[max(0, strings.Index(md, "## Placement")):]
+	t.Logf("report.md:\n%s", section)
+	if !strings.Contains(md, "## Placement") || len(clientNodes) == 0 || !strings.Contains(section, clientNodes[0]) || strings.Contains(md, "does not survive") {
+		t.Errorf("report.md's placement section does not show it:\n%s", md)
+	}
+	if !strings.Contains(report.Data["report.html"], "<h2>Placement</h2>") {
+		t.Error("report.html has no placement section")
+	}
+}
