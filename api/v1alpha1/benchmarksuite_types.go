@@ -41,6 +41,7 @@ type BenchmarkSuiteList struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.search.startWarehouses) || self.search.startWarehouses <= self.workload.warehouses",fieldPath=".search.startWarehouses",message="search.startWarehouses must not exceed workload.warehouses"
 // +kubebuilder:validation:XValidation:rule="!has(self.search.probeDuration) || !has(self.workload.duration) || duration(self.search.probeDuration) <= duration(self.workload.duration)",fieldPath=".search.probeDuration",message="search.probeDuration must not exceed workload.duration"
 // +kubebuilder:validation:XValidation:rule="!has(self.sla.maxReplicationLag) || self.databases.all(d, d.database.engine == 'PostgreSQL')",fieldPath=".sla.maxReplicationLag",message="sla.maxReplicationLag applies only when every database has engine PostgreSQL: CockroachDB and YDB replicate by consensus and expose no standby lag"
+// +kubebuilder:validation:XValidation:rule="!has(self.workload.isolation) || self.workload.isolation != 'ReadCommitted' || self.databases.all(d, d.database.engine != 'YDB')",fieldPath=".workload.isolation",message="workload.isolation ReadCommitted is not offered by YDB: its read-write transactions are Serializable or, from YDB 25.1, snapshot isolation (RepeatableRead)"
 type BenchmarkSuiteSpec struct {
 	// Databases are the databases compared, each measured by its own BenchmarkRuns.
 	// +kubebuilder:validation:MinItems=1
