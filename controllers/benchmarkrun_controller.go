@@ -40,6 +40,9 @@ type Config struct {
 	SnapshotURL func(podIP string) string
 	// HTTPClient fetches snapshots.
 	HTTPClient *http.Client
+	// NodeMetrics reads a node's kubelet cAdvisor metrics (the pods' disk and network); nil
+	// records none (--kubelet-metrics=false).
+	NodeMetrics NodeMetricsReader
 }
 
 // DefaultConfig is the configuration without flags.

@@ -28,7 +28,7 @@ import (
 func main() {
 	var (
 		metricsAddr, probeAddr, namespaces, leaderElectionNamespace string
-		leaderElect, metricsSecure                                  bool
+		leaderElect, metricsSecure, kubeletMetrics                  bool
 		pullPolicy                                                  string
 	)
 	cfg := controllers.DefaultConfig()
@@ -45,6 +45,7 @@ func main() {
 	flag.StringVar(&cfg.Images.YDB, "ydb-image", os.Getenv("TPCC_YDB_IMAGE"), "YDB image when a run names none.")
 	flag.DurationVar(&cfg.DatabaseReadyTimeout, "database-ready-timeout", cfg.DatabaseReadyTimeout, "Fail a run whose database is not ready this long after it was deployed.")
 	flag.DurationVar(&cfg.PollInterval, "poll-interval", cfg.PollInterval, "How often running steps' snapshots are fetched and waits re-checked.")
+	flag.BoolVar(&kubeletMetrics, "kubelet-metrics", true, "Read the disk and network counters of database and client pods from their nodes' kubelet cAdvisor metrics, through the API server's node proxy (RBAC nodes/proxy get).")
 	logOpts := zap.Options{}
 	logOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -61,7 +62,7 @@ func main() {
 	opts := managerOptions{
 		metricsAddr: metricsAddr, metricsSecure: metricsSecure, probeAddr: probeAddr,
 		leaderElect: leaderElect, leaderElectionNamespace: leaderElectionNamespace, namespaces: namespaces,
-		reconciler: cfg,
+		reconciler: cfg, kubeletMetrics: kubeletMetrics,
 	}
 	if err := run(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), opts); err != nil {
 		setupLog.Error(err, "manager stopped")
@@ -71,7 +72,7 @@ func main() {
 
 type managerOptions struct {
 	metricsAddr, probeAddr, leaderElectionNamespace, namespaces string
-	metricsSecure, leaderElect                                  bool
+	metricsSecure, leaderElect, kubeletMetrics                  bool
 	reconciler                                                  controllers.Config
 }
 
@@ -106,6 +107,13 @@ func run(ctx context.Context, cfg *rest.Config, o managerOptions) error {
 	})
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)
+	}
+	if o.kubeletMetrics {
+		read, err := controllers.KubeletMetricsReader(cfg)
+		if err != nil {
+			return fmt.Errorf("the kubelet metrics reader: %w", err)
+		}
+		o.reconciler.NodeMetrics = read
 	}
 	reconciler := &controllers.BenchmarkRunReconciler{
 		Client:   mgr.GetClient(),

@@ -63,6 +63,13 @@ type Connection struct {
 	// Volumes and VolumeMounts carry client certificates.
 	Volumes      []corev1.Volume
 	VolumeMounts []corev1.VolumeMount
+	// LoaderSettings are engine settings the loader applies before it loads, name: value
+	// (CockroachDB's cluster settings: SET CLUSTER SETTING); the other engines' operators apply
+	// theirs from the vendor object.
+	LoaderSettings map[string]string
+	// ReadSettings name the settings the sampling client pod reads back from the database (the
+	// run's requested ones: Tuner), for status.environment.tuning.
+	ReadSettings []string
 }
 
 // Images are the operand images used when a run does not override them; empty means the vendor

@@ -50,6 +50,10 @@ type Config struct {
 	ShowSettings []string
 	// Isolation of every transaction ("" the engine's default); the executor reads it back.
 	Isolation isolation.Level
+	// NoTimeSeries keeps no per-interval series (and samples no telemetry): the totals only.
+	// The operator never sets it; it measures what the per-interval collection costs
+	// (hack/bench-collection.sh).
+	NoTimeSeries bool
 }
 
 // DefaultConnections is the pool size for a range: CockroachDB's 2 connections per warehouse
@@ -306,6 +310,13 @@ func (s *Session) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+	}
+	if s.cfg.NoTimeSeries {
+		terms.Run(ctx)
+		s.mu.Lock()
+		s.intervalsDone = true
+		s.mu.Unlock()
+		return nil
 	}
 	if err := s.recorder.StartIntervals(time.Now(), s.cfg.Interval, s.cfg.IntervalRetention); err != nil {
 		return err

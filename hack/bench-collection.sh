@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# What the per-interval collection costs the client: `tpcc run` at 40 terminals without waits with
+# the collection at its finest (--interval 1s, the operator's smallest workload.interval, and
+# --telemetry sampling the database every interval) against the same run keeping only its totals
+# (--no-time-series), side by side, alternating which goes first, RUNS times each. Prints each
+# run's transactions per second, the medians and their ratio (target: collection costs at most 5 %
+# of the throughput). The machine is shared: the ratio of medians of alternating runs is the
+# figure, not any single run.
+#
+#   TPCC_URL=postgres://postgres@127.0.0.1:63432/bench?sslmode=disable hack/bench-collection.sh
+#
+# Env: TPCC_URL (required; a database loaded with `tpcc load --warehouses 4`), TPCC_BIN (default:
+# go build ./cmd/tpcc), SECONDS_PER_RUN (30), RUNS (5).
+set -euo pipefail
+: "${TPCC_URL:?set TPCC_URL to a database loaded with 4 warehouses}"
+SECONDS_PER_RUN="${SECONDS_PER_RUN:-30}"
+RUNS="${RUNS:-5}"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+if [[ -z "${TPCC_BIN:-}" ]]; then
+  TPCC_BIN="$work/tpcc"
+  go build -o "$TPCC_BIN" ./cmd/tpcc
+fi
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+# run MODE: prints completed transactions per second of one run.
+run() {
+  local flags=(--interval 1s --telemetry)
+  [[ $1 == off ]] && flags=(--no-time-series)
+  "$TPCC_BIN" run --engine postgres --url "$TPCC_URL" --warehouses 4 --wait none --ramp-up 0s \
+    --duration "${SECONDS_PER_RUN}s" --summary-json "$work/summary.json" "${flags[@]}" >"$work/out" 2>"$work/err" || true
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["summary"]; print("%.2f" % (d["totalCompleted"] / d["measuredSeconds"]))' "$work/summary.json"
+}
+
+echo "no waits, 4 warehouses, 40 terminals, ${SECONDS_PER_RUN}s x $RUNS runs each, alternating"
+for i in $(seq "$RUNS"); do
+  if (( i % 2 )); then order=(on off); else order=(off on); fi
+  for mode in "${order[@]}"; do
+    tps=$(run "$mode")
+    echo "$tps" >>"$work/$mode.txt"
+    echo "run $i collection $mode: $tps transactions/s"
+  done
+done
+on=$(median <"$work/on.txt")
+off=$(median <"$work/off.txt")
+awk -v on="$on" -v off="$off" 'BEGIN {printf "median: collection on %.2f/s, off %.2f/s: on/off = %.4f, cost %.2f %%\n", on, off, on/off, 100*(1-on/off)}'
