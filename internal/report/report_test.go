@@ -118,7 +118,7 @@ func withResources(db benchv1.DatabaseSpec, cpu, memory string) benchv1.Database
 // study is the reference study's three engines on equal resources (24 CPU, 96Gi each).
 func study() benchv1.BenchmarkSuiteSpec {
 	return benchv1.BenchmarkSuiteSpec{
-		Repeats:  1,
+		Repeats: 1,
 		// One isolation level for all: the notes of the cases below are the only ones.
 		Workload: benchv1.WorkloadSpec{Warehouses: 20000, Wait: benchv1.WaitSpec, Isolation: benchv1.IsolationSerializable},
 		Databases: []benchv1.SuiteDatabase{

@@ -6,7 +6,9 @@ import (
 )
 
 func TestNameBottleneck(t *testing.T) {
-	db := func(name string, peak, limit float64) PodCPU { return PodCPU{Name: name, PeakCores: peak, Limit: limit} }
+	db := func(name string, peak, limit float64) PodCPU {
+		return PodCPU{Name: name, PeakCores: peak, Limit: limit}
+	}
 	pgSessions := func(active, sync, lock, io float64) BottleneckSignals {
 		return BottleneckSignals{HasSessions: true, MeanActive: active, MeanSync: sync, MeanLock: lock, MeanIO: io}
 	}
