@@ -2,7 +2,8 @@
 # What the per-interval collection costs the client: `tpcc run` at 40 terminals without waits with
 # the collection at its finest (--interval 1s, the operator's smallest workload.interval, and
 # --telemetry sampling the database every interval) against the same run keeping only its totals
-# (--no-time-series), side by side, alternating which goes first, RUNS times each. Prints each
+# (--no-time-series), side by side, rotating which goes first, RUNS times each; SPLIT=1 adds the
+# series without the database sampling, to tell the client's part from the sampler's. Prints each
 # run's transactions per second, the medians and their ratio (target: collection costs at most 5 %
 # of the throughput). The machine is shared: the ratio of medians of alternating runs is the
 # figure, not any single run.
@@ -23,9 +24,11 @@ if [[ -z "${TPCC_BIN:-}" ]]; then
 fi
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
-# run MODE: prints completed transactions per second of one run.
+# run MODE: prints completed transactions per second of one run. on: the series at 1 s and the
+# database sampled every second; series: the series only (the client's own part); off: totals only.
 run() {
   local flags=(--interval 1s --telemetry)
+  [[ $1 == series ]] && flags=(--interval 1s)
   [[ $1 == off ]] && flags=(--no-time-series)
   "$TPCC_BIN" run --engine postgres --url "$TPCC_URL" --warehouses 4 --wait none --ramp-up 0s \
     --duration "${SECONDS_PER_RUN}s" --summary-json "$work/summary.json" "${flags[@]}" >"$work/out" 2>"$work/err" || true
@@ -33,8 +36,10 @@ run() {
 }
 
 echo "no waits, 4 warehouses, 40 terminals, ${SECONDS_PER_RUN}s x $RUNS runs each, alternating"
+modes=(on off)
+[[ -n "${SPLIT:-}" ]] && modes=(on series off)
 for i in $(seq "$RUNS"); do
-  if (( i % 2 )); then order=(on off); else order=(off on); fi
+  order=("${modes[@]:$(( (i - 1) % ${#modes[@]} ))}" "${modes[@]:0:$(( (i - 1) % ${#modes[@]} ))}")
   for mode in "${order[@]}"; do
     tps=$(run "$mode")
     echo "$tps" >>"$work/$mode.txt"
@@ -44,3 +49,7 @@ done
 on=$(median <"$work/on.txt")
 off=$(median <"$work/off.txt")
 awk -v on="$on" -v off="$off" 'BEGIN {printf "median: collection on %.2f/s, off %.2f/s: on/off = %.4f, cost %.2f %%\n", on, off, on/off, 100*(1-on/off)}'
+if [[ -f "$work/series.txt" ]]; then
+  series=$(median <"$work/series.txt")
+  awk -v s="$series" -v off="$off" 'BEGIN {printf "median: series only %.2f/s: series/off = %.4f, cost %.2f %%\n", s, s/off, 100*(1-s/off)}'
+fi
