@@ -11,10 +11,11 @@
 #   TPCC_URL=postgres://postgres@127.0.0.1:63432/bench?sslmode=disable hack/bench-collection.sh
 #
 # Env: TPCC_URL (required; a database loaded with `tpcc load --warehouses 4`), TPCC_BIN (default:
-# go build ./cmd/tpcc), SECONDS_PER_RUN (30), RUNS (5).
+# go build ./cmd/tpcc), SECONDS_PER_RUN (30), RUNS (5), INTERVAL (1s; the operator's default is 10s).
 set -euo pipefail
 : "${TPCC_URL:?set TPCC_URL to a database loaded with 4 warehouses}"
 SECONDS_PER_RUN="${SECONDS_PER_RUN:-30}"
+INTERVAL="${INTERVAL:-1s}"
 RUNS="${RUNS:-5}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -27,15 +28,15 @@ median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+
 # run MODE: prints completed transactions per second of one run. on: the series at 1 s and the
 # database sampled every second; series: the series only (the client's own part); off: totals only.
 run() {
-  local flags=(--interval 1s --telemetry)
-  [[ $1 == series ]] && flags=(--interval 1s)
+  local flags=(--interval "$INTERVAL" --telemetry)
+  [[ $1 == series ]] && flags=(--interval "$INTERVAL")
   [[ $1 == off ]] && flags=(--no-time-series)
   "$TPCC_BIN" run --engine postgres --url "$TPCC_URL" --warehouses 4 --wait none --ramp-up 0s \
     --duration "${SECONDS_PER_RUN}s" --summary-json "$work/summary.json" "${flags[@]}" >"$work/out" 2>"$work/err" || true
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["summary"]; print("%.2f" % (d["totalCompleted"] / d["measuredSeconds"]))' "$work/summary.json"
 }
 
-echo "no waits, 4 warehouses, 40 terminals, ${SECONDS_PER_RUN}s x $RUNS runs each, alternating"
+echo "no waits, 4 warehouses, 40 terminals, interval $INTERVAL, ${SECONDS_PER_RUN}s x $RUNS runs each, rotating"
 modes=(on off)
 [[ -n "${SPLIT:-}" ]] && modes=(on series off)
 for i in $(seq "$RUNS"); do
