@@ -43,6 +43,9 @@ type Config struct {
 	// ClientNetworkPolicy, when set, makes each run a NetworkPolicy that admits only these pods —
 	// the operator's — to its client pods' snapshot port (control.go).
 	ClientNetworkPolicy *jobs.OperatorPods
+	// NodeMetrics reads a node's kubelet cAdvisor metrics (the pods' disk and network); nil
+	// records none (--kubelet-metrics=false).
+	NodeMetrics NodeMetricsReader
 }
 
 // DefaultConfig is the configuration without flags.

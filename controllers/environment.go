@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 )
 
@@ -37,6 +38,9 @@ func (r *BenchmarkRunReconciler) recordEnvironment(ctx context.Context, run *ben
 	}
 	env := benchv1.RunEnvironment{ReadAt: metav1.Now(), ServerVersion: server.Versions.EngineServer, Settings: server.Server.Settings,
 		ClientVersion: server.Versions.Client, OperatorVersion: OperatorVersion(), Images: map[string]string{}}
+	if tuner, ok := r.backend(run).(engines.Tuner); ok {
+		env.Tuning = engines.TuningRecord(tuner.Tuning(run), server.Server.Settings, server.Server.SettingsError)
+	}
 	var dbPods []corev1.Pod
 	if sel := r.backend(run).DatabasePods(run); sel != nil {
 		list := &corev1.PodList{}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/tpcc-operator/tpcc-operator/internal/shard"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
 )
 
 func ctrlConfigSkipNameValidation() config.Controller {
@@ -49,11 +50,17 @@ type clientPods struct {
 	sampleError func(i int) string
 	// speed, when set, is how many measured seconds pass per wall second (default 60).
 	speed float64
+	// nodeName, when set, places the step's pods on that node (their disk and network are read
+	// from it: Config.NodeMetrics).
+	nodeName string
 
 	mu      sync.Mutex
 	servers map[string]*fakeClient
 	nextIP  int
 }
+
+// fakeSettingValues are what the fake server reports for settings a run names.
+var fakeSettingValues = map[string]string{"synchronous_commit": "remote_apply"}
 
 func newClientPods() *clientPods { return &clientPods{servers: map[string]*fakeClient{}} }
 
@@ -107,6 +114,9 @@ type fakeClient struct {
 	// standbys and sampleError script the sampling pod's samples (clientPods).
 	standbys    func(i int) []snapshot.Standby
 	sampleError func(i int) string
+	// showSettings are the --show-setting names: the sampling pod reports them as the server does
+	// (fakeSettingValues), beside its own.
+	showSettings []string
 
 	// token is the run's control token, read from the Secret the pod mounts; the fake serves, like
 	// the real client, nothing but /healthz to a request without it (snapshot.RequireToken).
@@ -237,6 +247,11 @@ func (f *fakeClient) snapshot() (*snapshot.Snapshot, error) {
 	s.Audit.DeliveredDistricts = counts[snapshot.Delivery] * 10
 	if f.sampler {
 		s.Server = &snapshot.ServerInfo{Settings: map[string]string{"synchronous_standby_names": "ANY 2 (s1, s2)", "shared_buffers": "16384 8kB"}}
+		for _, name := range f.showSettings {
+			if v, ok := fakeSettingValues[name]; ok {
+				s.Server.Settings[name] = v
+			}
+		}
 		s.Versions.EngineServer = "PostgreSQL 16.4 (fake)"
 	}
 	s.Intervals = f.intervals(started, measured, s.Phase == snapshot.PhaseDone)
@@ -466,6 +481,19 @@ func runStepPods(t *testing.T, pods *clientPods, job *batchv1.Job, latency laten
 		if pods.speed > 0 {
 			fake.speed = pods.speed
 		}
+		// As the real client: it reads the level back and reports it, and the named settings.
+		for i, a := range args {
+			switch a {
+			case "--isolation":
+				level, err := isolation.Parse(args[i+1])
+				if err != nil {
+					t.Fatalf("--isolation %q: %v", args[i+1], err)
+				}
+				fake.identity.Isolation = string(level)
+			case "--show-setting":
+				fake.showSettings = append(fake.showSettings, args[i+1])
+			}
+		}
 		if slices.Contains(args, "--ledger-check") { // a step measuring faults runs in real time
 			fake.ledger, fake.commits, fake.speed = true, pods.commits, 1
 		}
@@ -478,6 +506,7 @@ func runStepPods(t *testing.T, pods *clientPods, job *batchv1.Job, latency laten
 				Annotations: map[string]string{batchv1.JobCompletionIndexAnnotation: strconv.Itoa(i)}},
 			Spec: job.Spec.Template.Spec,
 		}
+		pod.Spec.NodeName = pods.nodeName
 		if err := k8s.Create(context.Background(), pod); err != nil {
 			t.Fatal(err)
 		}

@@ -73,15 +73,53 @@ var (
 	currentStepDatabaseCPU = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "tpcc_run_current_step_database_cpu_cores", Help: "CPU of each database pod in its latest sampled interval of the step (metrics.k8s.io), in cores.",
 	}, []string{"namespace", "run", "pod"})
+	currentStepWriteLag = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "tpcc_run_current_step_write_lag_seconds", Help: "Write lag of each standby (WAL in its operating system) at the end of the step's latest interval.",
+	}, []string{"namespace", "run", "standby"})
+	currentStepFlushLag = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "tpcc_run_current_step_flush_lag_seconds", Help: "Flush lag of each standby (WAL on its disk) at the end of the step's latest interval.",
+	}, []string{"namespace", "run", "standby"})
+	currentStepWALPerTransaction = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "tpcc_run_current_step_wal_bytes_per_transaction", Help: "WAL the database wrote per committed transaction in the step's latest interval.",
+	}, []string{"namespace", "run"})
+	currentStepDiskRead = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "tpcc_run_current_step_disk_read_bytes_per_second", Help: "Disk bytes read per second by each database and client pod in its latest interval of the step (kubelet cAdvisor).",
+	}, []string{"namespace", "run", "pod"})
+	currentStepDiskWrite = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "tpcc_run_current_step_disk_write_bytes_per_second", Help: "Disk bytes written per second by each database and client pod in its latest interval of the step (kubelet cAdvisor).",
+	}, []string{"namespace", "run", "pod"})
+	currentStepNetReceive = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "tpcc_run_current_step_network_receive_bytes_per_second", Help: "Network bytes received per second by each database and client pod in its latest interval of the step (kubelet cAdvisor).",
+	}, []string{"namespace", "run", "pod"})
+	currentStepNetTransmit = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "tpcc_run_current_step_network_transmit_bytes_per_second", Help: "Network bytes sent per second by each database and client pod in its latest interval of the step (kubelet cAdvisor).",
+	}, []string{"namespace", "run", "pod"})
+)
+
+// Per run, from its result (issue 22): tpmC per database vCPU and per GiB, by basis, and the
+// resource that bounded it.
+var (
+	resultTpmCPerVCPU = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "tpcc_run_result_tpmc_per_vcpu", Help: "The result's tpmC per core of the database pods' CPU: basis Requests, Limits or Peak (the sum of their peaks at the result step).",
+	}, []string{"namespace", "run", "basis"})
+	resultTpmCPerGiB = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "tpcc_run_result_tpmc_per_gibibyte", Help: "The result's tpmC per GiB of the database pods' memory, by basis as tpcc_run_result_tpmc_per_vcpu.",
+	}, []string{"namespace", "run", "basis"})
+	resultBottleneck = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "tpcc_run_result_bottleneck", Help: "1 for the resource named saturated at the result's bound (DatabaseCPU, ClientCPU, DiskLatency, LockWaits, Replication, NotDetermined).",
+	}, []string{"namespace", "run", "resource"})
 )
 
 var allPhases = []benchv1.Phase{benchv1.PhasePending, benchv1.PhaseDeploying, benchv1.PhaseLoading, benchv1.PhaseRunning, benchv1.PhaseSucceeded, benchv1.PhaseFailed}
 
 // Collectors by lifetime, for clearing.
 var (
-	runCollectors  = []prometheus.Collector{runPhase, runSteps, lastStepTpmC, lastStepEfficiency, lastStepP90, maxCompliantWarehouses, stepsRecorded}
+	runCollectors = []prometheus.Collector{runPhase, runSteps, lastStepTpmC, lastStepEfficiency, lastStepP90, maxCompliantWarehouses, stepsRecorded,
+		resultTpmCPerVCPU, resultTpmCPerGiB, resultBottleneck}
 	liveCollectors = []prometheus.Collector{currentStepTpmC, currentStepP90, currentStepActiveWarehouses, currentStepElapsed,
-		currentStepReplayLag, currentStepWALRate, currentStepCheckpoints, currentStepSyncRepWaiters, currentStepDatabaseCPU}
+		currentStepReplayLag, currentStepWALRate, currentStepCheckpoints, currentStepSyncRepWaiters, currentStepDatabaseCPU,
+		currentStepWriteLag, currentStepFlushLag, currentStepWALPerTransaction, currentStepDiskRead, currentStepDiskWrite,
+		currentStepNetReceive, currentStepNetTransmit}
 )
 
 func init() {
@@ -110,6 +148,20 @@ func recordMetrics(run *benchv1.BenchmarkRun) {
 	}
 	if r := run.Status.Result; r != nil {
 		maxCompliantWarehouses.WithLabelValues(ns, name).Set(float64(r.MaxCompliantWarehouses))
+		perVCPU, perGiB := map[string]float64{}, map[string]float64{}
+		for _, p := range r.PerResource {
+			if p.TpmCPerVCPU != nil {
+				perVCPU[string(p.Basis)] = *p.TpmCPerVCPU
+			}
+			if p.TpmCPerGiB != nil {
+				perGiB[string(p.Basis)] = *p.TpmCPerGiB
+			}
+		}
+		setLabelled(resultTpmCPerVCPU, "basis", ns, name, perVCPU)
+		setLabelled(resultTpmCPerGiB, "basis", ns, name, perGiB)
+		if b := r.Bottleneck; b != nil {
+			setLabelled(resultBottleneck, "resource", ns, name, map[string]float64{string(b.Resource): 1})
+		}
 	}
 
 	c := run.Status.Current
@@ -139,11 +191,19 @@ type liveTelemetry struct {
 	Checkpoints *float64
 	// DatabaseCPUCores by database pod, each pod's latest sampled interval.
 	DatabaseCPUCores map[string]float64
+	// WriteLagSeconds and FlushLagSeconds by standby, as ReplayLagSeconds.
+	WriteLagSeconds, FlushLagSeconds map[string]float64
+	// WALBytesPerTransaction is nil without WAL or commits in the latest interval.
+	WALBytesPerTransaction *float64
+	// Disk and network bytes per second by pod (database and client), each pod's latest interval.
+	DiskRead, DiskWrite, NetReceive, NetTransmit map[string]float64
 }
 
 // latestTelemetry reads the latest interval of a step's series; it is pure.
 func latestTelemetry(st *stepSeries) liveTelemetry {
-	out := liveTelemetry{ReplayLagSeconds: map[string]float64{}, DatabaseCPUCores: map[string]float64{}}
+	out := liveTelemetry{ReplayLagSeconds: map[string]float64{}, DatabaseCPUCores: map[string]float64{},
+		WriteLagSeconds: map[string]float64{}, FlushLagSeconds: map[string]float64{},
+		DiskRead: map[string]float64{}, DiskWrite: map[string]float64{}, NetReceive: map[string]float64{}, NetTransmit: map[string]float64{}}
 	s := &st.Series
 	last := func(col []int64) (int64, bool) {
 		if len(col) == 0 {
@@ -169,6 +229,29 @@ func latestTelemetry(st *stepSeries) liveTelemetry {
 		if v, ok := last(p.CPUMillis); ok && p.Role == roleDatabase {
 			out.DatabaseCPUCores[pod] = float64(v) / 1000
 		}
+		for _, c := range []struct {
+			col []int64
+			to  map[string]float64
+		}{{p.DiskReadBytes, out.DiskRead}, {p.DiskWriteBytes, out.DiskWrite}, {p.NetReceiveBytes, out.NetReceive}, {p.NetTransmitBytes, out.NetTransmit}} {
+			if v, ok := last(c.col); ok {
+				c.to[pod] = float64(v)
+			}
+		}
+	}
+	for _, c := range []struct {
+		cols map[string][]int64
+		to   map[string]float64
+	}{{s.WriteLagMillis, out.WriteLagSeconds}, {s.FlushLagMillis, out.FlushLagSeconds}} {
+		for standby, col := range c.cols {
+			if v, ok := last(col); ok && v >= 0 {
+				c.to[standby] = float64(v) / 1000
+			}
+		}
+	}
+	if wal, ok := last(s.WALBytesPerSecond); ok {
+		if commits, ok := last(s.CommitsPerSecond); ok && commits > 0 {
+			out.WALBytesPerTransaction = ptr(float64(wal) / float64(commits))
+		}
 	}
 	return out
 }
@@ -185,6 +268,13 @@ func recordLiveTelemetry(run *benchv1.BenchmarkRun, st *stepSeries) {
 
 	setLabelled(currentStepReplayLag, "standby", ns, name, tel.ReplayLagSeconds)
 	setLabelled(currentStepDatabaseCPU, "pod", ns, name, tel.DatabaseCPUCores)
+	setLabelled(currentStepWriteLag, "standby", ns, name, tel.WriteLagSeconds)
+	setLabelled(currentStepFlushLag, "standby", ns, name, tel.FlushLagSeconds)
+	setLabelled(currentStepDiskRead, "pod", ns, name, tel.DiskRead)
+	setLabelled(currentStepDiskWrite, "pod", ns, name, tel.DiskWrite)
+	setLabelled(currentStepNetReceive, "pod", ns, name, tel.NetReceive)
+	setLabelled(currentStepNetTransmit, "pod", ns, name, tel.NetTransmit)
+	setOrDelete(currentStepWALPerTransaction, base, tel.WALBytesPerTransaction)
 	setOrDelete(currentStepWALRate, base, tel.WALBytesPerSecond)
 	setOrDelete(currentStepSyncRepWaiters, base, tel.SyncRepWaiters)
 	if tel.Checkpoints != nil {

@@ -14,6 +14,7 @@ import (
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/cadvisor"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 )
 
@@ -31,7 +32,8 @@ func metricsRun(namespace, name string) *benchv1.BenchmarkRun {
 					benchv1.Payment:  {Count: 100, P90: metav1.Duration{Duration: 20 * time.Millisecond}},
 				},
 			}},
-			Result: &benchv1.Result{MaxCompliantWarehouses: 10},
+			Result: &benchv1.Result{MaxCompliantWarehouses: 10, Bottleneck: &benchv1.Bottleneck{Resource: benchv1.BottleneckDatabaseCPU},
+				PerResource: []benchv1.PerResource{{Basis: benchv1.BasisRequests, TpmCPerVCPU: ptr(62.75), TpmCPerGiB: ptr(15.69)}, {Basis: benchv1.BasisPeak, TpmCPerVCPU: ptr(147.6)}}},
 			Current: &benchv1.StepProgress{
 				Index: 1, ActiveWarehouses: 12, Pods: 2, TpmC: 150.2, StartTime: &start,
 				Elapsed: &metav1.Duration{Duration: 90 * time.Second},
@@ -56,10 +58,17 @@ func metricsSeries() *stepSeries {
 		WALBytesPerSecond: []int64{1000, 2000, 2113024},
 		Checkpoints:       []int64{0, 1, 1},
 		SyncRepWaiters:    []int64{0, 3, 9},
+		CommitsPerSecond:  []int64{10, 20, 512},
+		WriteLagMillis:    map[string][]int64{"pg-2": {1, 2, 3}, "pg-3": {1, 1, -1}},
+		FlushLagMillis:    map[string][]int64{"pg-2": {2, 4, 25}, "pg-3": {1, 2, -1}},
 	}
 	st.addResources("pg-1", roleDatabase, 1000, time.Unix(1001, 0), 400, 64<<20)
 	st.addResources("pg-1", roleDatabase, 1000, time.Unix(1025, 0), 850, 64<<20)
 	st.addResources("client-0", roleClient, 500, time.Unix(1025, 0), 300, 32<<20)
+	roles := map[string]string{"pg-1": roleDatabase, "client-0": roleClient}
+	st.addIO(map[string]cadvisor.Counters{"pg-1": {Disk: true, Net: true}, "client-0": {Net: true}}, roles, time.Unix(1020, 0))
+	st.addIO(map[string]cadvisor.Counters{"pg-1": {DiskReadBytes: 5e5, DiskWriteBytes: 4e7, Disk: true, NetReceiveBytes: 1e7, NetTransmitBytes: 2e7, Net: true},
+		"client-0": {NetReceiveBytes: 2e7, NetTransmitBytes: 1e7, Net: true}}, roles, time.Unix(1025, 0))
 	return st
 }
 
@@ -121,23 +130,38 @@ func TestMetricsFollowStatusAndSeries(t *testing.T) {
 	}
 	phases["tpcc_run_phase{phase=Running}"] = 1
 	want := map[string]float64{
-		"tpcc_run_steps{}":                                                1,
-		"tpcc_run_last_step_tpmc{}":                                       125.5,
-		"tpcc_run_last_step_efficiency_percent{}":                         97.59,
-		"tpcc_run_last_step_p90_seconds{transaction=NewOrder}":            0.04,
-		"tpcc_run_last_step_p90_seconds{transaction=Payment}":             0.02,
-		"tpcc_run_max_compliant_warehouses{}":                             10,
-		"tpcc_run_steps_recorded_total{compliant=true,verdict=Compliant}": 1,
-		"tpcc_run_current_step_tpmc{}":                                    150.2,
-		"tpcc_run_current_step_active_warehouses{}":                       12,
-		"tpcc_run_current_step_elapsed_seconds{}":                         90,
-		"tpcc_run_current_step_p90_seconds{transaction=NewOrder}":         0.055,
-		"tpcc_run_current_step_p90_seconds{transaction=StockLevel}":       0.25,
-		"tpcc_run_current_step_replay_lag_seconds{standby=pg-2}":          0.03,
-		"tpcc_run_current_step_wal_bytes_per_second{}":                    2113024,
-		"tpcc_run_current_step_checkpoints_total{}":                       2,
-		"tpcc_run_current_step_sync_rep_waiters{}":                        9,
-		"tpcc_run_current_step_database_cpu_cores{pod=pg-1}":              0.85,
+		"tpcc_run_steps{}":                                                      1,
+		"tpcc_run_last_step_tpmc{}":                                             125.5,
+		"tpcc_run_last_step_efficiency_percent{}":                               97.59,
+		"tpcc_run_last_step_p90_seconds{transaction=NewOrder}":                  0.04,
+		"tpcc_run_last_step_p90_seconds{transaction=Payment}":                   0.02,
+		"tpcc_run_max_compliant_warehouses{}":                                   10,
+		"tpcc_run_steps_recorded_total{compliant=true,verdict=Compliant}":       1,
+		"tpcc_run_current_step_tpmc{}":                                          150.2,
+		"tpcc_run_current_step_active_warehouses{}":                             12,
+		"tpcc_run_current_step_elapsed_seconds{}":                               90,
+		"tpcc_run_current_step_p90_seconds{transaction=NewOrder}":               0.055,
+		"tpcc_run_current_step_p90_seconds{transaction=StockLevel}":             0.25,
+		"tpcc_run_current_step_replay_lag_seconds{standby=pg-2}":                0.03,
+		"tpcc_run_current_step_wal_bytes_per_second{}":                          2113024,
+		"tpcc_run_current_step_checkpoints_total{}":                             2,
+		"tpcc_run_current_step_sync_rep_waiters{}":                              9,
+		"tpcc_run_current_step_database_cpu_cores{pod=pg-1}":                    0.85,
+		"tpcc_run_current_step_write_lag_seconds{standby=pg-2}":                 0.003,
+		"tpcc_run_current_step_flush_lag_seconds{standby=pg-2}":                 0.025,
+		"tpcc_run_current_step_wal_bytes_per_transaction{}":                     4127,
+		"tpcc_run_current_step_disk_read_bytes_per_second{pod=pg-1}":            100000,
+		"tpcc_run_current_step_disk_write_bytes_per_second{pod=pg-1}":           8000000,
+		"tpcc_run_current_step_network_receive_bytes_per_second{pod=pg-1}":      2000000,
+		"tpcc_run_current_step_network_transmit_bytes_per_second{pod=pg-1}":     4000000,
+		"tpcc_run_current_step_network_receive_bytes_per_second{pod=client-0}":  4000000,
+		"tpcc_run_current_step_network_transmit_bytes_per_second{pod=client-0}": 2000000,
+		"tpcc_run_current_step_disk_read_bytes_per_second{pod=client-0}":        0,
+		"tpcc_run_current_step_disk_write_bytes_per_second{pod=client-0}":       0,
+		"tpcc_run_result_tpmc_per_vcpu{basis=Requests}":                         62.75,
+		"tpcc_run_result_tpmc_per_vcpu{basis=Peak}":                             147.6,
+		"tpcc_run_result_tpmc_per_gibibyte{basis=Requests}":                     15.69,
+		"tpcc_run_result_bottleneck{resource=DatabaseCPU}":                      1,
 	}
 	for k, v := range phases {
 		want[k] = v
@@ -227,6 +251,13 @@ func TestMetricsPassPromlint(t *testing.T) {
 	}
 }
 
+// emptyLive is the live telemetry of a series without any column.
+func emptyLive() liveTelemetry {
+	return liveTelemetry{ReplayLagSeconds: map[string]float64{}, DatabaseCPUCores: map[string]float64{},
+		WriteLagSeconds: map[string]float64{}, FlushLagSeconds: map[string]float64{},
+		DiskRead: map[string]float64{}, DiskWrite: map[string]float64{}, NetReceive: map[string]float64{}, NetTransmit: map[string]float64{}}
+}
+
 func TestLatestTelemetry(t *testing.T) {
 	tests := []struct {
 		name string
@@ -236,14 +267,14 @@ func TestLatestTelemetry(t *testing.T) {
 		{
 			name: "no series yet",
 			st:   &stepSeries{},
-			want: liveTelemetry{ReplayLagSeconds: map[string]float64{}, DatabaseCPUCores: map[string]float64{}},
+			want: emptyLive(),
 		},
 		{
 			name: "a database without telemetry (no columns)",
 			st: &stepSeries{Series: snapshot.CompactSeries{Index: []int{0}}, Resources: map[string]*snapshot.PodSeries{
 				"db-0": {Role: roleDatabase, Index: []int{0}, CPUMillis: []int64{1200}, MemoryMiB: []int64{100}},
 			}},
-			want: liveTelemetry{ReplayLagSeconds: map[string]float64{}, DatabaseCPUCores: map[string]float64{"db-0": 1.2}},
+			want: func() liveTelemetry { l := emptyLive(); l.DatabaseCPUCores["db-0"] = 1.2; return l }(),
 		},
 		{
 			name: "the latest interval of each column; a standby not reported in it is left out; clients are not database pods",
@@ -251,6 +282,10 @@ func TestLatestTelemetry(t *testing.T) {
 			want: liveTelemetry{
 				ReplayLagSeconds: map[string]float64{"pg-2": 0.03}, WALBytesPerSecond: ptr(2113024.0), SyncRepWaiters: ptr(9.0),
 				Checkpoints: ptr(2.0), DatabaseCPUCores: map[string]float64{"pg-1": 0.85},
+				WriteLagSeconds: map[string]float64{"pg-2": 0.003}, FlushLagSeconds: map[string]float64{"pg-2": 0.025},
+				WALBytesPerTransaction: ptr(4127.0),
+				DiskRead:               map[string]float64{"pg-1": 100000, "client-0": 0}, DiskWrite: map[string]float64{"pg-1": 8e6, "client-0": 0},
+				NetReceive: map[string]float64{"pg-1": 2e6, "client-0": 4e6}, NetTransmit: map[string]float64{"pg-1": 4e6, "client-0": 2e6},
 			},
 		},
 	}

@@ -141,12 +141,3 @@ func sortPlacement(pods []benchv1.PodPlacementRecord) {
 		return pods[i].Name < pods[j].Name
 	})
 }
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}

@@ -38,6 +38,7 @@ func (r *BenchmarkRunReconciler) sampleResources(ctx context.Context, run *bench
 		roles[p.Name], limits[p.Name] = roleClient, cpuLimitMillis(p)
 	}
 	selectors := []client.MatchingLabels{}
+	all := append([]corev1.Pod(nil), clients...)
 	if sel := r.backend(run).DatabasePods(run); sel != nil {
 		selectors = append(selectors, sel)
 		pods := &corev1.PodList{}
@@ -45,8 +46,10 @@ func (r *BenchmarkRunReconciler) sampleResources(ctx context.Context, run *bench
 			for _, p := range pods.Items {
 				roles[p.Name], limits[p.Name] = roleDatabase, cpuLimitMillis(p)
 			}
+			all = append(all, pods.Items...)
 		}
 	}
+	defer r.sampleIO(ctx, st, run.Namespace, all, roles)
 	if len(clients) > 0 {
 		selectors = append(selectors, client.MatchingLabels{jobs.StepLabel: clients[0].Labels[jobs.StepLabel],
 			jobs.ComponentLabel: jobs.ComponentClient, "bench.oltp.io/run": run.Name})

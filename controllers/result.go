@@ -267,6 +267,7 @@ func resultOf(run *benchv1.BenchmarkRun, d search.Decision, e evidence) benchv1.
 	} else {
 		result.Message += fmt.Sprintf(" (stopped after search.maxSteps=%d steps, full-length bracket %d..%d)", len(steps), d.HighestCompliant, d.LowestNonCompliant)
 	}
+	resultEqualTerms(run, &result)
 	return result
 }
 

@@ -57,6 +57,10 @@ type stepSeries struct {
 	Resources map[string]*snapshot.PodSeries `json:"resources,omitempty"`
 	// ResourceMetrics says where Resources come from, or why there are none.
 	ResourceMetrics string `json:"resourceMetrics,omitempty"`
+	// IOMetrics says where the pods' disk and network rates come from, or why there are none;
+	// IOCounters are each pod's last counters read (kubelet_io.go).
+	IOMetrics  string                `json:"ioMetrics,omitempty"`
+	IOCounters map[string]*ioReading `json:"ioCounters,omitempty"`
 	// AfterFault accumulates the histograms of the minute after the step's first fault.
 	AfterFault *faultWindow `json:"afterFault,omitempty"`
 	// Sustain judges a sustained step window by window (kind Sustain only).
@@ -192,9 +196,17 @@ func (st *stepSeries) maxReplayLags() []sla.StandbyLag {
 // summary boils the series down to the step's status figures; it is pure.
 func (st *stepSeries) summary() *benchv1.StepTelemetry {
 	s := &st.Series
-	out := &benchv1.StepTelemetry{Intervals: int32(len(s.Index)), IntervalsMissing: int32(st.Missing), ResourceMetrics: st.ResourceMetrics}
+	out := &benchv1.StepTelemetry{Intervals: int32(len(s.Index)), IntervalsMissing: int32(st.Missing), ResourceMetrics: st.ResourceMetrics,
+		IOMetrics: st.IOMetrics}
 	for _, l := range st.maxReplayLags() {
-		out.Standbys = append(out.Standbys, benchv1.StandbyLag{Name: l.Standby, MaxReplayLag: metav1.Duration{Duration: l.ReplayLag}})
+		sb := benchv1.StandbyLag{Name: l.Standby, MaxReplayLag: metav1.Duration{Duration: l.ReplayLag}}
+		if col, ok := s.WriteLagMillis[l.Standby]; ok {
+			sb.MaxWriteLag = &metav1.Duration{Duration: time.Duration(maxLag(col)) * time.Millisecond}
+		}
+		if col, ok := s.FlushLagMillis[l.Standby]; ok {
+			sb.MaxFlushLag = &metav1.Duration{Duration: time.Duration(maxLag(col)) * time.Millisecond}
+		}
+		out.Standbys = append(out.Standbys, sb)
 	}
 	out.StandbysHidden = s.HiddenStandbys
 	if s.Checkpoints != nil {
@@ -205,6 +217,11 @@ func (st *stepSeries) summary() *benchv1.StepTelemetry {
 	}
 	if n := len(s.WALBytesPerSecond); n > 0 {
 		out.WALBytesPerSecond = ptr(sum(s.WALBytesPerSecond) / int64(n))
+		// Both are per-second rates of the same intervals: their sums' ratio is the WAL written
+		// per committed transaction over the step.
+		if commits := sum(s.CommitsPerSecond); commits > 0 {
+			out.WALBytesPerTransaction = ptr(sum(s.WALBytesPerSecond) / commits)
+		}
 	}
 	load := sla.ClientLoad{LateStarts: sum(s.LateStarts), PoolAcquires: sum(s.PoolAcquires), PoolWaits: sum(s.PoolWaits),
 		PoolWaitSeconds: float64(sum(s.PoolWaitMillis)) / 1000}
@@ -224,6 +241,7 @@ func (st *stepSeries) summary() *benchv1.StepTelemetry {
 		if p.CPULimitMillis > 0 {
 			u.CPULimit = resource.NewMilliQuantity(p.CPULimitMillis, resource.DecimalSI)
 		}
+		u.IO = podIO(p)
 		out.Pods = append(out.Pods, u)
 		if p.Role == roleClient {
 			load.Pods = append(load.Pods, sla.PodCPU{Name: name, PeakCores: float64(peakCPU) / 1000, Limit: float64(p.CPULimitMillis) / 1000})

@@ -351,6 +351,8 @@ func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.B
 	record.Fault, record.Sustain = fault, sustained
 	record.LatencyRatio = round3(sla.LatencyRatio(merged, criteria))
 	record.Telemetry = series.summary()
+	record.Isolation = isolationOf(snapshots)
+	record.Telemetry.Bottleneck = stepBottleneck(series, record)
 	if merged.Phase != snapshot.PhaseDone {
 		record.Reasons = append(record.Reasons, fmt.Sprintf("ended early after %s: the verdict could no longer change", merged.Measured.Round(time.Second)))
 	}
@@ -703,13 +705,15 @@ func stepRecord(index, active, pods int32, m *snapshot.Merged, sum snapshot.Summ
 	}
 	for t, ts := range sum.Transactions {
 		record.Transactions[benchv1.Transaction(t)] = benchv1.TransactionStats{
-			Count: ts.Completed,
-			P50:   metav1.Duration{Duration: snapshot.Micros(ts.P50Micros)},
-			P90:   metav1.Duration{Duration: snapshot.Micros(ts.P90Micros)},
-			P95:   metav1.Duration{Duration: snapshot.Micros(ts.P95Micros)},
-			P99:   metav1.Duration{Duration: snapshot.Micros(ts.P99Micros)},
-			Max:   metav1.Duration{Duration: snapshot.Micros(ts.MaxMicros)},
+			Count:   ts.Completed,
+			P50:     metav1.Duration{Duration: snapshot.Micros(ts.P50Micros)},
+			P90:     metav1.Duration{Duration: snapshot.Micros(ts.P90Micros)},
+			P95:     metav1.Duration{Duration: snapshot.Micros(ts.P95Micros)},
+			P99:     metav1.Duration{Duration: snapshot.Micros(ts.P99Micros)},
+			Max:     metav1.Duration{Duration: snapshot.Micros(ts.MaxMicros)},
+			Retries: ts.Retries,
 		}
+		record.Retries += ts.Retries
 	}
 	for t, share := range sum.MixPercent {
 		record.Mix[benchv1.Transaction(t)] = round2(share)

@@ -287,6 +287,15 @@ type StepResult struct {
 	// Errors is the number of transactions that failed with an error.
 	// +optional
 	Errors int64 `json:"errors,omitempty"`
+	// Retries counts the extra attempts inside the step's logical transactions (serialization
+	// failures, deadlocks, connections lost before commit), all types together; each type's own
+	// count is in transactions.
+	// +optional
+	Retries int64 `json:"retries,omitempty"`
+	// Isolation is the isolation level the step's clients ran every transaction at, as each
+	// read it back from the server before its terminals started.
+	// +optional
+	Isolation Isolation `json:"isolation,omitempty"`
 	// LatencyRatio is the largest ratio of an sla.latency bound's measured percentile to its max
 	// (above 1: that bound failed). The guided search estimates the boundary from it.
 	// +optional
@@ -337,6 +346,10 @@ type StepTelemetry struct {
 	// WALBytesPerSecond is the mean WAL volume written per second over the step (PostgreSQL).
 	// +optional
 	WALBytesPerSecond *int64 `json:"walBytesPerSecond,omitempty"`
+	// WALBytesPerTransaction is the WAL written per committed database transaction over the step
+	// (PostgreSQL: WAL growth over pg_stat_database's commits).
+	// +optional
+	WALBytesPerTransaction *int64 `json:"walBytesPerTransaction,omitempty"`
 	// ResourceMetrics says where Pods comes from: "metrics.k8s.io", or why it is absent.
 	// +optional
 	ResourceMetrics string `json:"resourceMetrics,omitempty"`
@@ -350,6 +363,13 @@ type StepTelemetry struct {
 	// +listType=atomic
 	// +optional
 	ClientBound []string `json:"clientBound,omitempty"`
+	// IOMetrics says where the pods' disk and network figures come from ("kubelet cAdvisor"), or
+	// why they are absent.
+	// +optional
+	IOMetrics string `json:"ioMetrics,omitempty"`
+	// Bottleneck is the resource the step's signals show saturated, with the evidence.
+	// +optional
+	Bottleneck *Bottleneck `json:"bottleneck,omitempty"`
 }
 
 // StandbyLag is the largest replay lag one standby showed during a step.
@@ -358,6 +378,13 @@ type StandbyLag struct {
 	Name string `json:"name"`
 	// MaxReplayLag is its largest replay lag at any sample of the step.
 	MaxReplayLag metav1.Duration `json:"maxReplayLag"`
+	// MaxWriteLag and MaxFlushLag are its largest write and flush lags: the time the WAL took
+	// to reach the standby's operating system and its disk. A flush lag far above the write lag
+	// is a slow standby disk.
+	// +optional
+	MaxWriteLag *metav1.Duration `json:"maxWriteLag,omitempty"`
+	// +optional
+	MaxFlushLag *metav1.Duration `json:"maxFlushLag,omitempty"`
 }
 
 // PodUsage is one pod's peak resource use during a step, from the cluster's resource metrics.
@@ -373,6 +400,9 @@ type PodUsage struct {
 	// CPULimit of the pod, when it has one.
 	// +optional
 	CPULimit *resource.Quantity `json:"cpuLimit,omitempty"`
+	// IO is the pod's disk and network traffic (kubelet cAdvisor metrics), when read.
+	// +optional
+	IO *PodIO `json:"io,omitempty"`
 }
 
 // RunEnvironment is what the run's figures were measured on, read once per run.
@@ -403,6 +433,17 @@ type RunEnvironment struct {
 	OperatorVersion string `json:"operatorVersion,omitempty"`
 	// +optional
 	ClientVersion string `json:"clientVersion,omitempty"`
+	// Tuning is every engine setting the run asked for (its parameters, the sizing, cluster
+	// settings, configuration sections, what the isolation level needs) beside the value the
+	// database reports.
+	// +listType=atomic
+	// +optional
+	Tuning []EngineSetting `json:"tuning,omitempty"`
+	// StorageCalibration is what the database's storage class delivered to small synchronous
+	// writes, measured before the load on each node of a database pod.
+	// +listType=atomic
+	// +optional
+	StorageCalibration []StorageCalibration `json:"storageCalibration,omitempty"`
 }
 
 // NodeEnvironment is one node as its status describes it.
@@ -439,6 +480,9 @@ type TransactionStats struct {
 	P99 metav1.Duration `json:"p99"`
 	// Max response time.
 	Max metav1.Duration `json:"max"`
+	// Retries are the extra attempts inside this type's transactions.
+	// +optional
+	Retries int64 `json:"retries,omitempty"`
 }
 
 // Result is the outcome of the search.
@@ -465,6 +509,15 @@ type Result struct {
 	// intervals, as planned.
 	// +optional
 	SearchTime *metav1.Duration `json:"searchTime,omitempty"`
+	// PerResource divides tpmC by the database's CPU and memory: its pods' requests, limits and
+	// measured peak at the result step.
+	// +listType=atomic
+	// +optional
+	PerResource []PerResource `json:"perResource,omitempty"`
+	// Bottleneck is the resource saturated at the result's bound, from the recorded signals of
+	// the step that bounds it.
+	// +optional
+	Bottleneck *Bottleneck `json:"bottleneck,omitempty"`
 	// Message summarises the result.
 	// +optional
 	Message string `json:"message,omitempty"`

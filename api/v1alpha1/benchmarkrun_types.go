@@ -56,6 +56,7 @@ type BenchmarkRunList struct {
 // +kubebuilder:validation:XValidation:rule="has(self.placement) == has(oldSelf.placement)",message="placement cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="!has(self.placement) || !has(self.placement.database) || !has(self.database.external)",fieldPath=".placement.database",message="placement.database applies only to a database the operator deploys: an external database has no pods of the run to place"
 // +kubebuilder:validation:XValidation:rule="!has(self.placement) || !has(self.placement.database) || !has(self.placement.database.topologySpreadConstraints) || self.database.engine != 'YDB'",fieldPath=".placement.database.topologySpreadConstraints",message="placement.database.topologySpreadConstraints is not supported with engine YDB: ydb-operator's Storage and Database take nodeSelector, tolerations and affinity (the Storage sets its own spread); use affinity"
+// +kubebuilder:validation:XValidation:rule="!has(self.workload.isolation) || self.workload.isolation != 'ReadCommitted' || self.database.engine != 'YDB'",fieldPath=".workload.isolation",message="workload.isolation ReadCommitted is not offered by YDB: its read-write transactions are Serializable or, from YDB 25.1, snapshot isolation (RepeatableRead)"
 type BenchmarkRunSpec struct {
 	// Database names the engine and how to deploy it, or an existing database to use.
 	Database DatabaseSpec `json:"database"`
@@ -264,6 +265,17 @@ type CockroachSpec struct {
 	// Image overrides the CockroachDB image.
 	// +optional
 	Image string `json:"image,omitempty"`
+
+	// ClusterSettings are CockroachDB cluster settings (name: value, as SET CLUSTER SETTING
+	// takes them, e.g. kv.snapshot_rebalance.max_rate: 64MiB), applied with SET CLUSTER SETTING
+	// by the loader before it loads; the values CockroachDB then reports (SHOW CLUSTER SETTING)
+	// are recorded in status.environment.tuning. A workload.isolation below Serializable adds the
+	// setting that enables it unless given here.
+	// +kubebuilder:validation:MaxProperties=64
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k.matches('^[a-z][a-z0-9_]*([.][a-z0-9_]+)+$'))",message="cockroach.clusterSettings: names are CockroachDB cluster setting names, lower-case and dotted (kv.snapshot_rebalance.max_rate)"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, self[k].size() >= 1 && self[k].size() <= 256)",message="cockroach.clusterSettings: each value must have 1 to 256 characters"
+	// +optional
+	ClusterSettings map[string]string `json:"clusterSettings,omitempty"`
 }
 
 // Erasure is YDB's storage redundancy scheme.
@@ -311,6 +323,17 @@ type YDBSpec struct {
 	// Image overrides the YDB image.
 	// +optional
 	Image string `json:"image,omitempty"`
+
+	// Config are YDB configuration sections merged into the configuration the operator renders
+	// for the Storage (ydb-operator builds the database nodes' on it): maps merge key by key, any
+	// other value replaces the operator's, e.g. {table_service_config: {…}}. The sections the
+	// operator derives from erasure, storageNodes and the volumes cannot be given. What was merged
+	// is recorded in status.environment.tuning (YDB has no view of its configuration to read back).
+	// +kubebuilder:validation:MaxProperties=32
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k.matches('^[a-z][a-z0-9_]*$'))",message="ydb.config: section names are YDB configuration keys, lower-case with underscores (table_service_config)"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !(k in ['static_erasure', 'host_configs', 'domains_config', 'blob_storage_config', 'channel_profile_config', 'grpc_config']))",message="ydb.config: static_erasure, host_configs, domains_config, blob_storage_config, channel_profile_config and grpc_config are derived by the operator from erasure, storageNodes and the volumes and cannot be given"
+	// +optional
+	Config map[string]YDBConfigSection `json:"config,omitempty"`
 }
 
 // ExternalSpec points at an existing database.
@@ -415,6 +438,14 @@ type WorkloadSpec struct {
 	// +kubebuilder:default=Spec
 	// +optional
 	Wait Wait `json:"wait,omitempty"`
+
+	// Isolation is the isolation level of every transaction: ReadCommitted, RepeatableRead or
+	// Serializable. When omitted each engine runs its dialect's default: ReadCommitted with
+	// explicit row locks on PostgreSQL, Serializable on CockroachDB and YDB. Each step records the
+	// level its clients ran (read back from the server), and reports say when a suite's databases
+	// differ. YDB does not offer ReadCommitted.
+	// +optional
+	Isolation Isolation `json:"isolation,omitempty"`
 
 	// Clients sizes the TPC-C client pods of each step.
 	// +kubebuilder:default={}

@@ -110,6 +110,16 @@ type SuiteRunResult struct {
 	// Sustained is whether the run held its result through its sustained phase (spec.sustain).
 	// +optional
 	Sustained *SustainedResult `json:"sustained,omitempty"`
+	// PerResource is the run's tpmC per database vCPU and GiB (status.result.perResource).
+	// +listType=atomic
+	// +optional
+	PerResource []PerResource `json:"perResource,omitempty"`
+	// Bottleneck is the resource saturated at the run's result bound.
+	// +optional
+	Bottleneck *Bottleneck `json:"bottleneck,omitempty"`
+	// Isolation the run's steps ran at (read back by the clients).
+	// +optional
+	Isolation Isolation `json:"isolation,omitempty"`
 }
 
 // LatencyPercentiles are one transaction type's median, 95th and 99th percentile response times.
@@ -159,6 +169,20 @@ type SuiteDatabaseResult struct {
 	Latency map[Transaction]LatencyPercentiles `json:"latency,omitempty"`
 	// Durability is what a commit waits for, in words.
 	Durability string `json:"durability"`
+	// Isolation is the level the database's transactions run at: workload.isolation, or the
+	// engine's default.
+	// +optional
+	Isolation Isolation `json:"isolation,omitempty"`
+	// PerResource is tpmC per database vCPU and per GiB of database memory over the runs that
+	// succeeded, per basis (requests, limits, measured peak).
+	// +listType=atomic
+	// +optional
+	PerResource []PerResourceStatistic `json:"perResource,omitempty"`
+	// Bottlenecks name the resource saturated at each succeeded run's result bound, with how
+	// many runs: "DatabaseCPU (3 of 3 runs)".
+	// +listType=atomic
+	// +optional
+	Bottlenecks []string `json:"bottlenecks,omitempty"`
 	// Leader is true for the database with the highest mean tpmC.
 	// +optional
 	Leader bool `json:"leader,omitempty"`
@@ -169,4 +193,13 @@ type SuiteDatabaseResult struct {
 	// "PostgreSQL is 1.05× this".
 	// +optional
 	Versus string `json:"versus,omitempty"`
+}
+
+// PerResourceStatistic is tpmC per vCPU and per GiB on one basis over a database's runs.
+type PerResourceStatistic struct {
+	Basis ResourceBasis `json:"basis"`
+	// +optional
+	TpmCPerVCPU *Statistic `json:"tpmCPerVCPU,omitempty"`
+	// +optional
+	TpmCPerGiB *Statistic `json:"tpmCPerGiB,omitempty"`
 }

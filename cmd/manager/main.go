@@ -32,7 +32,7 @@ import (
 func main() {
 	var (
 		metricsAddr, probeAddr, namespaces, leaderElectionNamespace string
-		leaderElect, metricsSecure                                  bool
+		leaderElect, metricsSecure, kubeletMetrics                  bool
 		pullPolicy                                                  string
 		networkPolicy                                               bool
 		operatorNamespace, operatorPodLabels                        string
@@ -54,6 +54,7 @@ func main() {
 	flag.BoolVar(&networkPolicy, "client-network-policy", false, "Create with each run a NetworkPolicy admitting only the operator's pods (--operator-namespace, --operator-pod-labels) to its client pods' snapshot port. Needs the manager to run in the cluster, and a network plugin that enforces NetworkPolicy to have an effect.")
 	flag.StringVar(&operatorNamespace, "operator-namespace", os.Getenv("POD_NAMESPACE"), "Namespace of the operator's pods, for --client-network-policy (default: env POD_NAMESPACE).")
 	flag.StringVar(&operatorPodLabels, "operator-pod-labels", "", "Labels of the operator's pods, key=value,…, for --client-network-policy.")
+	flag.BoolVar(&kubeletMetrics, "kubelet-metrics", true, "Read the disk and network counters of database and client pods from their nodes' kubelet cAdvisor metrics, through the API server's node proxy (RBAC nodes/proxy get).")
 	logOpts := zap.Options{}
 	logOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -77,7 +78,7 @@ func main() {
 	opts := managerOptions{
 		metricsAddr: metricsAddr, metricsSecure: metricsSecure, probeAddr: probeAddr,
 		leaderElect: leaderElect, leaderElectionNamespace: leaderElectionNamespace, namespaces: namespaces,
-		reconciler: cfg,
+		reconciler: cfg, kubeletMetrics: kubeletMetrics,
 	}
 	if err := run(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), opts); err != nil {
 		setupLog.Error(err, "manager stopped")
@@ -87,7 +88,7 @@ func main() {
 
 type managerOptions struct {
 	metricsAddr, probeAddr, leaderElectionNamespace, namespaces string
-	metricsSecure, leaderElect                                  bool
+	metricsSecure, leaderElect, kubeletMetrics                  bool
 	reconciler                                                  controllers.Config
 }
 
@@ -128,6 +129,13 @@ func run(ctx context.Context, cfg *rest.Config, o managerOptions) error {
 		return fmt.Errorf("creating the database operator check: %w", err)
 	}
 	logOperators(checker)
+	if o.kubeletMetrics {
+		read, err := controllers.KubeletMetricsReader(cfg)
+		if err != nil {
+			return fmt.Errorf("the kubelet metrics reader: %w", err)
+		}
+		o.reconciler.NodeMetrics = read
+	}
 	reconciler := &controllers.BenchmarkRunReconciler{
 		Client:    mgr.GetClient(),
 		Scheme:    mgr.GetScheme(),

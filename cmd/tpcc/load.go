@@ -34,6 +34,8 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		"are not replicated and are emptied by crash recovery or lost in a failover (postgres only)")
 	shardIndex := fs.Int("shard", -1, "this process's index among --shards; its range is shard.Of(warehouses, shard, shards) (the loader Job's pods)")
 	shards := fs.Int("shards", 0, "number of processes sharing the warehouses")
+	var clusterSettings listFlag
+	fs.Var(&clusterSettings, "cluster-setting", "name=value: a CockroachDB cluster setting applied with SET CLUSTER SETTING before loading (repeatable; cockroach only)")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -52,6 +54,9 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil && *copyFiles != "" && !isSet(fs, "seed") {
 		err = fmt.Errorf("--copy-files needs --seed (the files must match a load with the same seed)")
 	}
+	if err == nil && len(clusterSettings) > 0 && d != tpcc.Cockroach {
+		err = fmt.Errorf("--cluster-setting applies only to --engine cockroach")
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "tpcc load: %v\n", err)
 		return 2
@@ -66,6 +71,10 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "wrote COPY files of warehouses %d-%d to %s in %s (schema.sql, item.sql, w*.sql, finish.sql)\n",
 			t.from, t.to, files.Dir, time.Since(start).Round(time.Millisecond))
 		return 0
+	}
+	if err := applyClusterSettings(ctx, d, t.url, clusterSettings); err != nil {
+		fmt.Fprintf(stderr, "tpcc load: %v\n", err)
+		return 1
 	}
 	opts := tpcc.LoadOptions{
 		Dialect: d, URL: t.url, Warehouses: t.warehouses, From: t.from, To: t.to, Threads: t.threads,

@@ -71,6 +71,9 @@ type runFlags struct {
 	telemetryShard        int
 	maxReplicationLag     time.Duration
 	ledgerCheck           bool
+	isolation             string
+	showSettings          listFlag
+	noTimeSeries          bool
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -99,6 +102,10 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.telemetry, "telemetry", false, "sample the database's own signals every interval (replication lag, WAL, checkpoints, wait events…); one process per step")
 	fs.IntVar(&f.telemetryShard, "telemetry-shard", -1, "sample the database's signals (as --telemetry) in the process whose --shard is this index: one command line for every pod of a step")
 	fs.BoolVar(&f.ledgerCheck, "ledger-check", false, "read every home district's d_next_o_id and order count before the terminals start and after they end, and fail (exit 4) unless each grew by the acknowledged New-Orders plus at most those whose COMMIT outcome is unknown (PostgreSQL, CockroachDB)")
+	fs.StringVar(&f.isolation, "isolation", "", "isolation level of every transaction: read-committed, repeatable-read or serializable "+
+		"(default: the engine's own, read committed with row locks on postgres, serializable on cockroach and ydb); read back from the server before the terminals start")
+	fs.BoolVar(&f.noTimeSeries, "no-time-series", false, "keep no per-interval series and sample no telemetry, only the run's totals: to measure what the collection costs (hack/bench-collection.sh); the operator never sets it")
+	fs.Var(&f.showSettings, "show-setting", "a server setting the telemetry process reads back and records whatever its value (repeatable): a CockroachDB cluster setting or a PostgreSQL parameter the run asked for")
 	fs.DurationVar(&f.maxReplicationLag, "max-replication-lag", 0, "SLA: largest replay lag any standby may show during the run (PostgreSQL, needs --telemetry); 0 = no bound, the lag is recorded anyway")
 }
 
@@ -162,6 +169,13 @@ func (f *runFlags) config(fs *flag.FlagSet) (k6ext.Config, sla.Criteria, error) 
 	if err := f.checkIntervalFlags(fs, d); err != nil {
 		return cfg, sla.Criteria{}, err
 	}
+	if f.noTimeSeries && (f.telemetry || f.telemetryShard >= 0 || f.listen != "") {
+		return cfg, sla.Criteria{}, errors.New("--no-time-series keeps no series: it goes with neither --telemetry, --telemetry-shard nor --listen")
+	}
+	level, err := parseIsolation(d, f.isolation)
+	if err != nil {
+		return cfg, sla.Criteria{}, err
+	}
 	if f.ledgerCheck && !tpcc.LedgerSupported(d) {
 		return cfg, sla.Criteria{}, fmt.Errorf("--ledger-check is not supported with --engine %s (postgres and cockroach only)", d)
 	}
@@ -171,7 +185,8 @@ func (f *runFlags) config(fs *flag.FlagSet) (k6ext.Config, sla.Criteria, error) 
 	}
 	cfg = k6ext.Config{Engine: d, URL: f.url, Warehouses: f.warehouses, ActiveWarehouses: active, From: r.From, To: r.To,
 		Wait: wait, RampUp: f.rampUp, Duration: f.duration, Connections: f.connections, Seed: f.seed, Paused: f.paused,
-		Pod: pod, Instance: f.instance, Interval: f.interval, IntervalRetention: f.intervalRetention, Telemetry: f.telemetry}
+		Pod: pod, Instance: f.instance, Interval: f.interval, IntervalRetention: f.intervalRetention, Telemetry: f.telemetry,
+		Isolation: level, ShowSettings: f.showSettings, NoTimeSeries: f.noTimeSeries}
 	return cfg, criteria, cfg.Validate()
 }
 

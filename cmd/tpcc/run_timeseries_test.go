@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,6 +55,8 @@ func execSQL(t *testing.T, u, sql string) {
 // replay lag recorded and growing, the --max-replication-lag verdict naming s1, the checkpoint
 // in the interval it happened in, each interval handed to the reader once, and the intervals
 // adding up to the whole step exactly.
+var memorySetting = regexp.MustCompile(`^[0-9]+(B|kB|MB|GB|TB)$`)
+
 func TestRunTimeSeriesAgainstPGSync(t *testing.T) {
 	u := loadedDatabase(t, 1)
 	s1 := standbyURL(t, u, 1)
@@ -146,6 +149,10 @@ func TestRunTimeSeriesAgainstPGSync(t *testing.T) {
 		t.Errorf("server settings %+v, want synchronous_standby_names among them", final.Server)
 	} else if _, ok := final.Server.Settings["primary_conninfo"]; ok {
 		t.Errorf("server settings carry primary_conninfo")
+	} else if sb := final.Server.Settings["shared_buffers"]; sb != "" && !memorySetting.MatchString(sb) {
+		// As postgresql.conf takes it (1GB), not pg_settings' setting and unit run together
+		// ("1310728kB" for 131072 pages of 8kB).
+		t.Errorf("shared_buffers %q is not a size PostgreSQL shows", sb)
 	}
 
 	// Each interval once, none missing.

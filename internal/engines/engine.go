@@ -70,6 +70,13 @@ type Connection struct {
 	// DatabasePods selects the database's pods (Backend.DatabasePods), which loader and client
 	// pods avoid by default (docs/placement.md); nil for an external database.
 	DatabasePods map[string]string
+	// LoaderSettings are engine settings the loader applies before it loads, name: value
+	// (CockroachDB's cluster settings: SET CLUSTER SETTING); the other engines' operators apply
+	// theirs from the vendor object.
+	LoaderSettings map[string]string
+	// ReadSettings name the settings the sampling client pod reads back from the database (the
+	// run's requested ones: Tuner), for status.environment.tuning.
+	ReadSettings []string
 }
 
 // Images are the operand images used when a run does not override them; empty means the vendor

@@ -6,6 +6,7 @@ package jobs
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
 	"github.com/tpcc-operator/tpcc-operator/internal/shard"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
 )
 
 // Labels on every pod and Job, beside engines.Labels.
@@ -84,6 +86,9 @@ func LoaderJob(run *benchv1.BenchmarkRun, conn engines.Connection, cfg Config) *
 		"--warehouses", itoa(run.Spec.Workload.Warehouses),
 		"--shard", "$(JOB_COMPLETION_INDEX)", "--shards", itoa(pods),
 		"--threads", strconv.Itoa(LoaderThreads), "--tables", tables(run)}
+	for _, name := range sortedKeys(conn.LoaderSettings) {
+		args = append(args, "--cluster-setting", name+"="+conn.LoaderSettings[name])
+	}
 	job := newJob(run, LoaderJobName(run), ComponentLoader, conn, cfg, args)
 	indexed := batchv1.IndexedCompletion
 	job.Spec.CompletionMode = &indexed
@@ -156,7 +161,11 @@ func StepJob(run *benchv1.BenchmarkRun, index, active int32, measured time.Durat
 		"--duration", duration.String(), "--ramp-up", rampUp.String(),
 		"--wait", wait,
 		"--interval", Interval(run).String(), "--telemetry-shard", "0",
+		"--isolation", Isolation(run).Flag(),
 		"--listen", fmt.Sprintf(":%d", SnapshotPort), "--paused", "--linger", Linger.String()}
+	for _, name := range conn.ReadSettings {
+		args = append(args, "--show-setting", name)
+	}
 	job := newJob(run, StepJobName(run, index), ComponentClient, conn, cfg, args)
 	job.Labels[StepLabel] = itoa(index)
 	job.Spec.Template.Labels[StepLabel] = itoa(index)
@@ -192,6 +201,21 @@ func clientResources(terminals int) corev1.ResourceRequirements {
 		Requests: corev1.ResourceList{corev1.ResourceCPU: *cpu, corev1.ResourceMemory: *memory},
 		Limits:   corev1.ResourceList{corev1.ResourceMemory: *resource.NewQuantity(memory.Value()*2, resource.BinarySI)},
 	}
+}
+
+// Isolation is the isolation level of the run's transactions: workload.isolation, or the engine's
+// default (every step passes it to its clients explicitly, so a step records what it asked for).
+func Isolation(run *benchv1.BenchmarkRun) isolation.Level {
+	return isolation.Level(run.Spec.Workload.EffectiveIsolation(run.Spec.Database.Engine))
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Durations are the step's measured interval and ramp-up, with the API defaults for unset fields.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
 )
 
 // ClientVersion is the version written into snapshots.
@@ -44,6 +45,15 @@ type Config struct {
 	// Telemetry makes this process sample the database's own signals every interval (one
 	// process per step).
 	Telemetry bool
+	// ShowSettings names server settings the telemetry process reads back whatever their value:
+	// those the run asked for (CockroachDB cluster settings, PostgreSQL parameters).
+	ShowSettings []string
+	// Isolation of every transaction ("" the engine's default); the executor reads it back.
+	Isolation isolation.Level
+	// NoTimeSeries keeps no per-interval series (and samples no telemetry): the totals only.
+	// The operator never sets it; it measures what the per-interval collection costs
+	// (hack/bench-collection.sh).
+	NoTimeSeries bool
 }
 
 // DefaultConnections is the pool size for a range: CockroachDB's 2 connections per warehouse
@@ -89,6 +99,14 @@ func (c *Config) Validate() error {
 	}
 	if c.Duration <= 0 {
 		return fmt.Errorf("--duration must be > 0, got %v", c.Duration)
+	}
+	if c.Isolation != "" {
+		if _, err := isolation.Parse(string(c.Isolation)); err != nil {
+			return fmt.Errorf("--isolation: %w", err)
+		}
+		if why := c.Engine.SupportsIsolation(c.Isolation); why != "" {
+			return fmt.Errorf("--isolation %s: %s", c.Isolation.Flag(), why)
+		}
 	}
 	return nil
 }
@@ -137,6 +155,9 @@ func NewSession(cfg Config) (*Session, error) {
 	if cfg.Interval == 0 {
 		cfg.Interval = snapshot.DefaultInterval
 	}
+	if cfg.Isolation == "" {
+		cfg.Isolation = cfg.Engine.DefaultIsolation()
+	}
 	return &Session{cfg: cfg, recorder: tpcc.NewRecorder(), ledger: tpcc.NewLedger(cfg.From, cfg.To), commits: tpcc.NewCommitGaps(), started: make(chan struct{}), stopped: make(chan struct{}),
 		ran: make(chan struct{})}, nil
 }
@@ -168,7 +189,7 @@ func (s *Session) connect(ctx context.Context) error {
 			return errors.New(snapshot.RedactCredentials(err.Error()))
 		}
 	}
-	ex, err := tpcc.NewExecutor(ctx, tpcc.ExecutorConfig{Dialect: s.cfg.Engine, URL: s.cfg.URL, MaxConns: s.cfg.Connections})
+	ex, err := tpcc.NewExecutor(ctx, tpcc.ExecutorConfig{Dialect: s.cfg.Engine, URL: s.cfg.URL, MaxConns: s.cfg.Connections, Isolation: s.cfg.Isolation})
 	if err != nil {
 		if sampler != nil {
 			sampler.Close()
@@ -188,7 +209,7 @@ func (s *Session) connect(ctx context.Context) error {
 	var server *snapshot.ServerInfo
 	if sampler != nil {
 		server = &snapshot.ServerInfo{}
-		if server.Settings, err = sampler.Settings(ctx); err != nil {
+		if server.Settings, err = sampler.Settings(ctx, s.cfg.ShowSettings); err != nil {
 			server.SettingsError = snapshot.RedactCredentials(err.Error())
 		}
 	}
@@ -290,6 +311,13 @@ func (s *Session) Run(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
+	if s.cfg.NoTimeSeries {
+		terms.Run(ctx)
+		s.mu.Lock()
+		s.intervalsDone = true
+		s.mu.Unlock()
+		return nil
+	}
 	if err := s.recorder.StartIntervals(time.Now(), s.cfg.Interval, s.cfg.IntervalRetention); err != nil {
 		return err
 	}
@@ -320,6 +348,18 @@ func (s *Session) Close() {
 	if sampler != nil {
 		sampler.Close()
 	}
+}
+
+// isolation is the level the executor reports its transactions run at (read back from the server
+// by the PostgreSQL-protocol executors), or the configured one before it connects.
+func (s *Session) isolation() string {
+	s.mu.Lock()
+	ex := s.executor
+	s.mu.Unlock()
+	if r, ok := ex.(tpcc.IsolationReporter); ok {
+		return string(r.Isolation())
+	}
+	return string(s.cfg.Isolation)
 }
 
 // Measured returns the recorder's merged state now.
@@ -379,7 +419,7 @@ func (s *Session) snapshot(after int, release bool) (*snapshot.Snapshot, error) 
 		Identity: snapshot.Identity{Pod: s.cfg.Pod, Instance: s.cfg.Instance, Engine: string(s.cfg.Engine),
 			Warehouses: s.cfg.Warehouses, WarehouseFrom: s.cfg.From, WarehouseTo: s.cfg.To,
 			ActiveWarehouses: s.cfg.ActiveWarehouses, Terminals: tpcc.DistrictsPerWarehouse * (s.cfg.To - s.cfg.From + 1),
-			Wait: s.cfg.Wait},
+			Wait: s.cfg.Wait, Isolation: s.isolation()},
 		Phase:        phase,
 		Message:      msg,
 		Times:        snapshot.Times{MeasurementStart: m.Start, Updated: now, MeasuredSeconds: m.MeasuredDuration().Seconds()},

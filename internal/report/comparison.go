@@ -101,10 +101,15 @@ func Compare(in Input) Comparison {
 	for _, d := range in.Spec.Databases {
 		c.Databases = append(c.Databases, Database{Name: d.Name, Engine: d.Database.Engine, Durability: DurabilityOf(d.Database),
 			Resources: ResourcesOf(d.Database), Deployment: deployment(d.Database)})
-		c.Results = append(c.Results, row(d, c.Repeats, in.Runs))
+		r := row(d, c.Repeats, in.Runs)
+		addEqualTerms(&r, d, in.Spec.Workload, in.Runs)
+		c.Results = append(c.Results, r)
 	}
 	rank(&c)
 	c.Notes = Notes(c, in.Runs)
+	if n := tuningNote(in.Spec.Databases); n != "" {
+		c.Notes = append(c.Notes, n)
+	}
 	return c
 }
 

@@ -67,7 +67,24 @@ func stepAt(index int32, kind benchv1.StepKind, w int32, start time.Time) benchv
 		Standbys: []benchv1.StandbyLag{{Name: "pg-capacity-db-2", MaxReplayLag: dur(time.Duration(w) * 90 * time.Microsecond)}, {Name: "pg-capacity-db-3", MaxReplayLag: dur(time.Duration(w) * 110 * time.Microsecond)}}}
 	for i := 1; i <= 3; i++ {
 		s.Telemetry.Pods = append(s.Telemetry.Pods, benchv1.PodUsage{Name: fmt.Sprintf("pg-capacity-db-%d", i), Role: "Database",
-			PeakCPU: *resource.NewMilliQuantity(int64(min(3900, int(w)*25/i)), resource.DecimalSI), PeakMemory: resource.MustParse("6Gi")})
+			PeakCPU: *resource.NewMilliQuantity(int64(min(3900, int(w)*25/i)), resource.DecimalSI), PeakMemory: resource.MustParse("6Gi"),
+			IO: &benchv1.PodIO{DiskReadBytesPerSecond: int64(w) * 1000, DiskWriteBytesPerSecond: int64(w) * 52000 / int64(i), DiskReadsPerSecond: int64(w / 10),
+				DiskWritesPerSecond: int64(w) * 3, NetworkReceiveBytesPerSecond: int64(w) * 9000, NetworkTransmitBytesPerSecond: int64(w) * 41000 / int64(i)}})
+	}
+	// Equal terms (issue 22): the isolation read back, the retries, the standbys' write and flush
+	// lags, WAL per transaction and the bottleneck the signals name.
+	s.Isolation = benchv1.IsolationReadCommitted
+	s.Retries = int64(w / 20)
+	s.Telemetry.WALBytesPerTransaction = i64(4800)
+	for j := range s.Telemetry.Standbys {
+		lag := s.Telemetry.Standbys[j].MaxReplayLag.Duration
+		s.Telemetry.Standbys[j].MaxWriteLag, s.Telemetry.Standbys[j].MaxFlushLag = pdur(lag/6), pdur(lag*9/10)
+	}
+	if compliant {
+		s.Telemetry.Bottleneck = &benchv1.Bottleneck{Resource: benchv1.BottleneckNotDetermined, Evidence: []string{"no recorded signal crossed its threshold"}}
+	} else {
+		s.Telemetry.Bottleneck = &benchv1.Bottleneck{Resource: benchv1.BottleneckReplication,
+			Evidence: []string{fmt.Sprintf("on average %d.0 active sessions: 64 %% waiting for the synchronous standbys, 3 %% on locks, 1 %% on I/O", w/5)}}
 	}
 	return s
 }
@@ -113,11 +130,19 @@ func run20() *benchv1.BenchmarkRun {
 	run.Status.Result = &benchv1.Result{MaxCompliantWarehouses: 131, TpmC: run.Status.Steps[best].TpmC, Efficiency: run.Status.Steps[best].Efficiency,
 		Step: &best, Precision: 1, RestsOn: []int32{15, 8}, SearchTime: pdur(91 * time.Minute),
 		Message: fmt.Sprintf("131 active warehouses compliant: %.1f tpmC, %.2f%% efficiency (bracket closed at the precision)", run.Status.Steps[best].TpmC, run.Status.Steps[best].Efficiency)}
+	run.Status.Result.PerResource = PerResourceOf(run.Spec.Database, run.Status.Result.TpmC, &run.Status.Steps[best])
+	run.Status.Result.Bottleneck = run.Status.Steps[8].Telemetry.Bottleneck.DeepCopy()
+	run.Status.Result.Bottleneck.Step = i32(8)
 	run.Status.Report = &benchv1.ReportRef{ConfigMapName: "pg-capacity-report"}
 	cpu, mem := resource.MustParse("8"), resource.MustParse("32Gi")
 	run.Status.Environment = &benchv1.RunEnvironment{ReadAt: metav1.NewTime(t0), ServerVersion: "PostgreSQL 18.1", ClientVersion: "v0.9.0", OperatorVersion: "v0.9.0",
 		Settings: map[string]string{"synchronous_commit": "remote_apply", "shared_buffers": "2GB"}, StorageClass: "local-path", StorageProvisioner: "rancher.io/local-path",
-		Nodes: []benchv1.NodeEnvironment{{Name: "node-1", KernelVersion: "6.8.0", OSImage: "Ubuntu 24.04", ContainerRuntimeVersion: "containerd://2.1", CPU: &cpu, Memory: &mem}}}
+		Nodes: []benchv1.NodeEnvironment{{Name: "node-1", KernelVersion: "6.8.0", OSImage: "Ubuntu 24.04", ContainerRuntimeVersion: "containerd://2.1", CPU: &cpu, Memory: &mem}},
+		Tuning: []benchv1.EngineSetting{{Name: "max_connections", Source: "postgres.parameters", Requested: "400", Effective: "400"},
+			{Name: "shared_buffers", Source: "sizing", Requested: "2GB", Effective: "2GB"},
+			{Name: "synchronous_commit", Source: "postgres.synchronousCommit", Requested: "remote_apply", Effective: "remote_apply"}},
+		StorageCalibration: []benchv1.StorageCalibration{{Node: "node-1", StorageClass: "local-path", Size: "10Gi", Tool: "fio-3.39", BlockSize: 8192,
+			SyncP50: pdur(1800 * time.Microsecond), SyncP99: pdur(4200 * time.Microsecond), WritesPerSecond: 512, BytesPerSecond: 4194304}}}
 	run.Status.Database = &benchv1.DatabaseStatus{Kind: "Cluster", Name: "pg-capacity-db", Sizing: &benchv1.DatabaseSizing{Memory: resource.MustParse("8Gi"), MemoryFrom: "limit",
 		Settings: map[string]string{"shared_buffers": "2GB", "max_connections": "400"}}}
 	return run
@@ -184,6 +209,13 @@ func series20(run *benchv1.BenchmarkRun) *Series {
 			st.Resources[fmt.Sprintf("pg-capacity-db-%d", p)] = pod
 		}
 		st.Resources["pg-capacity-client-0"] = &PodSeries{Role: "Client", Index: []int{0}, CPUMillis: []int64{400}, MemoryMiB: []int64{200}}
+		if step.Kind == benchv1.StepFault { // disk and network per pod (kubelet cAdvisor), in the fault step
+			for name, pod := range st.Resources {
+				for i := 0; i < n; i += 3 {
+					pod.AddIO(i, snapshot.IORates{DiskWriteBytes: int64(2e6 + 1e5*float64(i%7)), DiskReadBytes: 1e5, NetReceiveBytes: int64(5e5 * float64(1+len(name)%3)), NetTransmitBytes: 9e5})
+				}
+			}
+		}
 		s.Steps = append(s.Steps, st)
 	}
 	return s
@@ -221,6 +253,15 @@ func suite3() (Comparison, []Curve) {
 			for _, t := range benchv1.Transactions {
 				l := latencyAt(t, 100+w-peak[d.Name]) * time.Duration(map[string]int{"pg-sync": 3, "pg-async": 2, "crdb": 5}[d.Name]) / 2
 				rec.Result.Latency[t] = benchv1.LatencyPercentiles{P50: dur(l / 2), P95: dur(l * 13 / 10), P99: dur(l * 2)}
+			}
+			// Equal terms: per resource on the requests (4 CPU and 16Gi per pod, 3 pods) and the
+			// bottleneck of the step above the result.
+			peakStep := stepAt(3, benchv1.StepFull, w, start)
+			rec.Result.PerResource = PerResourceOf(d.Database, rec.Result.TpmC, &peakStep)
+			rec.Result.Bottleneck = &benchv1.Bottleneck{Resource: map[string]benchv1.BottleneckResource{"pg-sync": benchv1.BottleneckReplication,
+				"pg-async": benchv1.BottleneckDatabaseCPU, "crdb": benchv1.BottleneckDatabaseCPU}[d.Name]}
+			if d.Name == "pg-sync" && r == 3 {
+				rec.Result.Bottleneck.Resource = benchv1.BottleneckLockWaits
 			}
 			runs = append(runs, rec)
 			var steps []benchv1.StepResult

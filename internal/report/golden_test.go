@@ -114,8 +114,9 @@ func TestRunGolden(t *testing.T) {
 	page := RunHTML(RunInput{Run: run, Result: *run.Status.Result, Series: series20(run), Generated: t0.Add(3 * time.Hour)})
 	golden(t, "run20.html", page)
 	// 2 capacity charts, the p90 per step, and per step p90 over time, replay lag, database CPU.
-	if n := wellFormed(t, page); n != 3+3*20 {
-		t.Errorf("%d svg elements, want %d", n, 3+3*20)
+	// ... and the fault step's disk and network of the pods.
+	if n := wellFormed(t, page); n != 3+3*20+2 {
+		t.Errorf("%d svg elements, want %d", n, 3+3*20+2)
 	}
 	if err := contains(page, "active warehouses", "efficiency %", "p90 (ms)", "replay lag (ms)", "CPU (cores)", "minutes",
 		`class="band"`, "outage 8.2s", "<title>KillPrimary db-1</title>", "<title>db-2</title>", "1 checkpoint(s)", "Response times at 131 active warehouses",

@@ -20,6 +20,7 @@ func ComparisonHTML(c Comparison, curves []Curve) string {
 	title := comparisonTitle(c)
 	p := newPage(title)
 	p.h(1, title)
+	p.muted(FairUse)
 	status := fmt.Sprintf("%d of %d runs ended", c.RunsDone, c.RunsPlanned)
 	if !c.Complete {
 		status += " (in progress: the figures are those of the runs ended so far)"
@@ -65,6 +66,10 @@ func ComparisonHTML(c Comparison, curves []Curve) string {
 			statCell(r.TpmC, "%.1f"), statCell(r.Efficiency, "%.2f"), r.Durability, orDash(r.Versus)})
 	}
 	p.table([]string{"<database", "<deployment", "runs", "max compliant warehouses", "tpmC", "efficiency %", "<a commit waits for", "<vs leader"}, rows, nil)
+	p.h(2, "Equal terms")
+	eh, er := equalTermsRows(c)
+	p.table(eh, er, nil)
+	p.para("isolation: the level every transaction runs at (workload.isolation, or the engine's default). tpmC per vCPU and per GiB divide each run's result by its database pods' requests, or by the sum of their peak use at the result step; the bottleneck is the resource the recorded signals show saturated at each run's result bound.")
 	if len(c.Notes) > 0 {
 		p.h(2, "Fairness notes")
 		p.list(c.Notes)

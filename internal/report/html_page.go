@@ -33,6 +33,7 @@ func (p *page) h(level int, text string) {
 }
 func (p *page) para(text string)   { fmt.Fprintf(&p.b, "<p>%s</p>\n", esc(text)) }
 func (p *page) notice(text string) { fmt.Fprintf(&p.b, "<p class=\"notice\">%s</p>\n", esc(text)) }
+func (p *page) muted(text string)  { fmt.Fprintf(&p.b, "<p class=\"muted\">%s</p>\n", esc(text)) }
 
 // list writes a bulleted list.
 func (p *page) list(items []string) {

@@ -60,6 +60,7 @@ func runHead(in RunInput) string {
 	run, result := in.Run, in.Result
 	p := newPage(fmt.Sprintf("BenchmarkRun %s/%s", run.Namespace, run.Name))
 	p.h(1, fmt.Sprintf("BenchmarkRun %s/%s — %s", run.Namespace, run.Name, run.Spec.Database.Engine))
+	p.muted(FairUse)
 	if !Final(run.Status.Phase) {
 		p.notice(fmt.Sprintf("The run is %s: this report shows what is recorded so far.", orDash(string(run.Status.Phase))))
 	}
@@ -144,6 +145,7 @@ func runHead(in RunInput) string {
 // runTail is the faults, environment and sizing (the Markdown report's words), then the end.
 func runTail(in RunInput) string {
 	p := &page{}
+	equalTermsHTML(p, equalTermsBlocks(in.Run, in.Result))
 	if blocks := faultBlocks(in.Run); len(blocks) > 0 {
 		p.h(2, "Faults")
 		for _, fb := range blocks {
@@ -281,6 +283,32 @@ func runSeriesSection(in RunInput) string {
 		if len(cpu) > 0 {
 			p.raw(chart{Title: fmt.Sprintf("Step %d: CPU of the database pods", s.Index), XLabel: "minutes", YLabel: "CPU (cores)", Height: 180,
 				Lines: cpu, Marks: marks, Bands: bands, XMin: &lo, XMax: &hi, YZero: true}.svg())
+		}
+		for _, io := range []struct {
+			what string
+			of   func(p *PodSeries) ([]int64, []int64)
+		}{
+			{"disk read + write", func(p *PodSeries) ([]int64, []int64) { return p.DiskReadBytes, p.DiskWriteBytes }},
+			{"network in + out", func(p *PodSeries) ([]int64, []int64) { return p.NetReceiveBytes, p.NetTransmitBytes }},
+		} {
+			var ll []line
+			for i, name := range sortedKeys(st.Resources) {
+				pod := st.Resources[name]
+				if len(pod.IOIndex) == 0 {
+					continue
+				}
+				a, b := io.of(pod)
+				total := make([]int64, len(pod.IOIndex))
+				for j := range total {
+					total[j] = a[j] + b[j]
+				}
+				ll = append(ll, line{Name: fmt.Sprintf("%s (%s)", shortPod(in.Run.Name, name), strings.ToLower(pod.Role)), Color: color(i),
+					Points: reduce(pod.IOIndex, total, xOf, func(v int64) float64 { return float64(v) / 1e6 }, -1)})
+			}
+			if len(ll) > 0 {
+				p.raw(chart{Title: fmt.Sprintf("Step %d: disk and network of the pods: %s", s.Index, io.what), XLabel: "minutes", YLabel: "MB/s", Height: 180,
+					Lines: ll, Marks: marks, Bands: bands, XMin: &lo, XMax: &hi, YZero: true}.svg())
+			}
 		}
 	}
 	return p.b.String()

@@ -16,6 +16,9 @@ import (
 func Notes(c Comparison, runs []benchv1.SuiteRunRecord) []string {
 	var notes []string
 	notes = append(notes, durabilityNotes(c.Databases)...)
+	if n := isolationNote(c); n != "" {
+		notes = append(notes, n)
+	}
 	if n := resourceNote(c.Databases); n != "" {
 		notes = append(notes, n)
 	}

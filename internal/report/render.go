@@ -18,7 +18,7 @@ func JSON(c Comparison) ([]byte, error) {
 // the response times per database at the result step, and every run with its report.
 func Markdown(c Comparison) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", comparisonTitle(c))
+	fmt.Fprintf(&b, "# %s\n\n*%s*\n\n", comparisonTitle(c), FairUse)
 	status := fmt.Sprintf("%d of %d runs ended", c.RunsDone, c.RunsPlanned)
 	if !c.Complete {
 		status += " (in progress)"
@@ -43,6 +43,24 @@ func Markdown(c Comparison) string {
 	}
 	b.WriteString("\nruns: with a result / planned. A figure is the mean over the runs with a result, then (min–max)")
 	b.WriteString(fmt.Sprintf(" and, from %d runs on, the 95 %% confidence interval of the mean (Student's t).\n", MinRunsForInterval))
+
+	b.WriteString("\n## Equal terms\n\n")
+	header, rows := equalTermsRows(c)
+	align := make([]string, len(header))
+	for i, h := range header {
+		align[i] = "---:"
+		if strings.HasPrefix(h, "<") {
+			header[i], align[i] = h[1:], "---"
+		}
+	}
+	fmt.Fprintf(&b, "| %s |\n|%s|\n", strings.Join(header, " | "), strings.Join(align, "|"))
+	for _, r := range rows {
+		for i := range r {
+			r[i] = cell(r[i])
+		}
+		fmt.Fprintf(&b, "| %s |\n", strings.Join(r, " | "))
+	}
+	b.WriteString("\nisolation: the level every transaction runs at (workload.isolation, or the engine's default). tpmC per vCPU and per GiB divide each run's result by its database pods' requests, or by the sum of their peak use at the result step; the bottleneck is the resource the recorded signals show saturated at each run's result bound.\n")
 
 	if len(c.Notes) > 0 {
 		b.WriteString("\n## Fairness notes\n\n")

@@ -21,6 +21,15 @@ type Resources struct {
 // ResourcesOf totals the requests of a database's pods: PostgreSQL's instances, CockroachDB's
 // nodes, YDB's storage and database nodes (each gets the block's resources).
 func ResourcesOf(db benchv1.DatabaseSpec) Resources {
+	return resourcesOf(db, false)
+}
+
+// LimitsOf totals the limits of a database's pods (a resource some pod has no limit for is absent).
+func LimitsOf(db benchv1.DatabaseSpec) Resources {
+	return resourcesOf(db, true)
+}
+
+func resourcesOf(db benchv1.DatabaseSpec, limits bool) Resources {
 	if db.External != nil {
 		return Resources{}
 	}
@@ -39,6 +48,15 @@ func ResourcesOf(db benchv1.DatabaseSpec) Resources {
 	}
 	r := Resources{Pods: pods}
 	total := func(name corev1.ResourceName) *resource.Quantity {
+		if limits {
+			q, ok := per.Limits[name]
+			if !ok {
+				return nil
+			}
+			t := q.DeepCopy()
+			t.Mul(int64(pods))
+			return &t
+		}
 		q, ok := per.Requests[name]
 		if !ok {
 			if q, ok = per.Limits[name]; !ok { // requests default to limits

@@ -17,7 +17,7 @@ import (
 // one for a run still under way).
 func RunMarkdown(run *benchv1.BenchmarkRun, result benchv1.Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# BenchmarkRun %s/%s — %s\n\n%s\n\n", run.Namespace, run.Name, run.Spec.Database.Engine, result.Message)
+	fmt.Fprintf(&b, "# BenchmarkRun %s/%s — %s\n\n*%s*\n\n%s\n\n", run.Namespace, run.Name, run.Spec.Database.Engine, FairUse, result.Message)
 	if s := restsOnSentence(result); s != "" {
 		b.WriteString(s)
 		if result.SearchTime != nil {
@@ -56,6 +56,7 @@ func RunMarkdown(run *benchv1.BenchmarkRun, result benchv1.Result) string {
 				Latency(ts.P90.Duration), Latency(ts.P95.Duration), Latency(ts.P99.Duration), Latency(ts.Max.Duration))
 		}
 	}
+	b.WriteString(equalTermsMarkdown(equalTermsBlocks(run, result)))
 	b.WriteString(faultSection(run))
 	b.WriteString(placementMarkdown(run))
 	b.WriteString(environmentSection(run.Status.Environment))

@@ -10,11 +10,13 @@ func RunResult(run *benchv1.BenchmarkRun) *benchv1.SuiteRunResult {
 	if r == nil {
 		return nil
 	}
-	out := &benchv1.SuiteRunResult{MaxCompliantWarehouses: r.MaxCompliantWarehouses, TpmC: r.TpmC, Efficiency: r.Efficiency, Sustained: r.Sustained}
+	out := &benchv1.SuiteRunResult{MaxCompliantWarehouses: r.MaxCompliantWarehouses, TpmC: r.TpmC, Efficiency: r.Efficiency, Sustained: r.Sustained,
+		PerResource: r.PerResource, Bottleneck: r.Bottleneck}
 	if r.Step == nil || int(*r.Step) >= len(run.Status.Steps) {
 		return out
 	}
 	step := run.Status.Steps[*r.Step]
+	out.Isolation = step.Isolation
 	if len(step.Transactions) > 0 {
 		out.Latency = map[benchv1.Transaction]benchv1.LatencyPercentiles{}
 		for t, s := range step.Transactions {

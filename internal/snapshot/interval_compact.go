@@ -43,6 +43,18 @@ type CompactSeries struct {
 	// TelemetryFailed is 1 where the interval's database sample failed (its error is in the pod's
 	// snapshot), 0 elsewhere.
 	TelemetryFailed []int64 `json:"telemetryFailed,omitempty"`
+	// WriteLagMillis and FlushLagMillis are each standby's write and flush lag at each interval's
+	// end, as ReplayLagMillis (added within version 1): the time the WAL took to reach the
+	// standby's operating system, and its disk.
+	WriteLagMillis map[string][]int64 `json:"writeLagMillis,omitempty"`
+	FlushLagMillis map[string][]int64 `json:"flushLagMillis,omitempty"`
+	// ActiveSessions, LockWaiters and IOWaiters are the database's active client sessions at the
+	// sample and those waiting on heavyweight locks and on I/O (PostgreSQL; added within version
+	// 1), beside SyncRepWaiters: what the bottleneck rules read. -1 where the interval has no
+	// sample of the sessions (none read, or an engine without wait events).
+	ActiveSessions []int64 `json:"activeSessions,omitempty"`
+	LockWaiters    []int64 `json:"lockWaiters,omitempty"`
+	IOWaiters      []int64 `json:"ioWaiters,omitempty"`
 }
 
 // CompactColumns is one transaction type's columns.
@@ -78,6 +90,8 @@ func Compact(intervals []MergedInterval, length time.Duration) CompactSeries {
 		c.SyncRepWaiters, c.CommitsPerSecond = make([]int64, n), make([]int64, n)
 		c.SyncStandbysStreaming, c.Standbys = slices.Repeat([]int64{-1}, n), slices.Repeat([]int64{-1}, n)
 		c.TelemetryFailed = make([]int64, n)
+		c.WriteLagMillis, c.FlushLagMillis = map[string][]int64{}, map[string][]int64{}
+		c.ActiveSessions, c.LockWaiters, c.IOWaiters = slices.Repeat([]int64{-1}, n), slices.Repeat([]int64{-1}, n), slices.Repeat([]int64{-1}, n)
 	}
 	for i, iv := range intervals {
 		c.Index[i] = iv.Index
@@ -109,12 +123,9 @@ func Compact(intervals []MergedInterval, length time.Duration) CompactSeries {
 					c.HiddenStandbys = appendUnique(c.HiddenStandbys, s.Name)
 					continue
 				}
-				col, ok := c.ReplayLagMillis[s.Name]
-				if !ok {
-					col = slices.Repeat([]int64{-1}, n)
-					c.ReplayLagMillis[s.Name] = col
-				}
-				col[i] = int64(s.ReplayLagSeconds * 1000)
+				setLag(c.ReplayLagMillis, s.Name, n, i, s.ReplayLagSeconds)
+				setLag(c.WriteLagMillis, s.Name, n, i, s.WriteLagSeconds)
+				setLag(c.FlushLagMillis, s.Name, n, i, s.FlushLagSeconds)
 			}
 			if tel.WALBytesPerSecond != nil {
 				c.WALBytesPerSecond[i] = int64(*tel.WALBytesPerSecond)
@@ -124,6 +135,7 @@ func Compact(intervals []MergedInterval, length time.Duration) CompactSeries {
 			}
 			if tel.Sessions != nil {
 				c.SyncRepWaiters[i] = int64(tel.Sessions.SyncRep)
+				c.ActiveSessions[i], c.LockWaiters[i], c.IOWaiters[i] = int64(tel.Sessions.Active), int64(tel.Sessions.Lock), int64(tel.Sessions.IO)
 			}
 			if tel.CommitsPerSecond != nil {
 				c.CommitsPerSecond[i] = int64(*tel.CommitsPerSecond)
@@ -131,6 +143,17 @@ func Compact(intervals []MergedInterval, length time.Duration) CompactSeries {
 		}
 	}
 	return c
+}
+
+// setLag sets the lag of standby name at interval i of n in cols, the column created with -1 (not
+// reported) where it is new.
+func setLag(cols map[string][]int64, name string, n, i int, seconds float64) {
+	col, ok := cols[name]
+	if !ok {
+		col = slices.Repeat([]int64{-1}, n)
+		cols[name] = col
+	}
+	col[i] = int64(seconds * 1000)
 }
 
 // sig3 rounds v to three significant digits. The histograms resolve two (HistogramSignificantDigits:
@@ -201,19 +224,31 @@ func (c *CompactSeries) Append(o CompactSeries) {
 	c.SyncStandbysStreaming = appendPadded(c.SyncStandbysStreaming, n, o.SyncStandbysStreaming, m, -1)
 	c.Standbys = appendPadded(c.Standbys, n, o.Standbys, m, -1)
 	c.TelemetryFailed = appendPadded(c.TelemetryFailed, n, o.TelemetryFailed, m, 0)
-	if c.ReplayLagMillis != nil || o.ReplayLagMillis != nil {
-		if c.ReplayLagMillis == nil {
-			c.ReplayLagMillis = map[string][]int64{}
-		}
-		for name, col := range c.ReplayLagMillis {
-			c.ReplayLagMillis[name] = appendPadded(col, n, o.ReplayLagMillis[name], m, -1)
-		}
-		for name, col := range o.ReplayLagMillis {
-			if _, ok := c.ReplayLagMillis[name]; !ok {
-				c.ReplayLagMillis[name] = appendPadded(nil, n, col, m, -1)
-			}
+	c.ActiveSessions = appendPadded(c.ActiveSessions, n, o.ActiveSessions, m, -1)
+	c.LockWaiters = appendPadded(c.LockWaiters, n, o.LockWaiters, m, -1)
+	c.IOWaiters = appendPadded(c.IOWaiters, n, o.IOWaiters, m, -1)
+	c.ReplayLagMillis = appendLags(c.ReplayLagMillis, n, o.ReplayLagMillis, m)
+	c.WriteLagMillis = appendLags(c.WriteLagMillis, n, o.WriteLagMillis, m)
+	c.FlushLagMillis = appendLags(c.FlushLagMillis, n, o.FlushLagMillis, m)
+}
+
+// appendLags appends o's per-standby columns (m values) to c's (n values), padding with -1.
+func appendLags(c map[string][]int64, n int, o map[string][]int64, m int) map[string][]int64 {
+	if c == nil && o == nil {
+		return nil
+	}
+	if c == nil {
+		c = map[string][]int64{}
+	}
+	for name, col := range c {
+		c[name] = appendPadded(col, n, o[name], m, -1)
+	}
+	for name, col := range o {
+		if _, ok := c[name]; !ok {
+			c[name] = appendPadded(nil, n, col, m, -1)
 		}
 	}
+	return c
 }
 
 func appendUnique(list []string, v string) []string {

@@ -209,6 +209,11 @@ type Identity struct {
 	ActiveWarehouses int      `json:"activeWarehouses"`
 	Terminals        int      `json:"terminals"` // terminals in this pod
 	Wait             WaitMode `json:"wait"`
+	// Isolation is the isolation level every transaction of this process runs at (ReadCommitted,
+	// RepeatableRead, Serializable), read back from the server by the PostgreSQL and CockroachDB
+	// executors before the terminals start; YDB reports none, so there it is the mode asked for
+	// (added within version 1; absent from clients that predate it).
+	Isolation string `json:"isolation,omitempty"`
 }
 
 // Times places a snapshot in time. MeasuredSeconds is the length of the

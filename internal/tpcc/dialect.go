@@ -3,6 +3,8 @@ package tpcc
 import (
 	"fmt"
 	"strings"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
 )
 
 // Dialect is a database engine the workload speaks to.
@@ -51,6 +53,24 @@ func (d Dialect) HasUnloggedTables() bool { return d == Postgres }
 func (d Dialect) tableKind(p TablePersistence) string {
 	if p == TablesUnlogged && d.HasUnloggedTables() {
 		return "UNLOGGED "
+	}
+	return ""
+}
+
+// DefaultIsolation is the level the dialect runs when none is asked for: READ COMMITTED with
+// explicit row locks on PostgreSQL, SERIALIZABLE on CockroachDB and YDB (their own defaults).
+func (d Dialect) DefaultIsolation() isolation.Level {
+	if d == Postgres {
+		return isolation.ReadCommitted
+	}
+	return isolation.Serializable
+}
+
+// SupportsIsolation says why the engine cannot run level l ("" when it can): YDB's read-write
+// transactions are serializable or snapshot isolation (RepeatableRead), never READ COMMITTED.
+func (d Dialect) SupportsIsolation(l isolation.Level) string {
+	if d == YDB && l == isolation.ReadCommitted {
+		return "YDB offers no READ COMMITTED for read-write transactions: use serializable or repeatable-read (snapshot isolation, YDB 25.1+)"
 	}
 	return ""
 }

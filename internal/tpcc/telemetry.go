@@ -15,8 +15,11 @@ type TelemetrySampler interface {
 	// Sample reads the signals now. It never returns nil: a failed read is a Telemetry with Error
 	// set (credentials redacted), so the interval says why it has no figures.
 	Sample(ctx context.Context) *snapshot.Telemetry
-	// Settings reads the server settings that differ from the server's defaults, once per run.
-	Settings(ctx context.Context) (map[string]string, error)
+	// Settings reads, once per run, the server settings that differ from the server's defaults
+	// and the named ones whatever their value (the settings a run asked for: PostgreSQL
+	// parameters, CockroachDB cluster settings). A setting that could not be read is named in
+	// the error; the others are returned.
+	Settings(ctx context.Context, names []string) (map[string]string, error)
 	Close()
 }
 

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/crdb"
 )
 
 // CockroachDB telemetry from crdb_internal (docs/telemetry.md): liveness from gossip, range
@@ -132,10 +134,32 @@ func newCRDBTelemetry(ctx context.Context, url string) (*crdbTelemetrySampler, e
 
 func (c *crdbTelemetrySampler) Close() { c.conn.Close(context.Background()) }
 
-// Settings is not read on CockroachDB: which cluster settings differ from their defaults is only
-// exposed (the origin column of SHOW CLUSTER SETTINGS) by versions this project cannot run.
-func (c *crdbTelemetrySampler) Settings(context.Context) (map[string]string, error) {
-	return nil, errors.New("not read on CockroachDB (docs/telemetry.md)")
+// Settings reads the named cluster settings with SHOW CLUSTER SETTING (internal/tpcc/crdb): the
+// ones the run asked for. Which other settings differ from their defaults is not read: only
+// versions this project cannot run expose it (the origin column of SHOW CLUSTER SETTINGS).
+func (c *crdbTelemetrySampler) Settings(ctx context.Context, names []string) (map[string]string, error) {
+	if len(names) == 0 {
+		return nil, errors.New("not read on CockroachDB: the run named no cluster settings (docs/telemetry.md)")
+	}
+	values, failed := crdb.Read(ctx, c.conn, names)
+	return values, failedSettings(failed)
+}
+
+// failedSettings is the error naming the settings that could not be read, nil when none.
+func failedSettings(failed map[string]string) error {
+	if len(failed) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(failed))
+	for n := range failed {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + ": " + snapshot.RedactCredentials(failed[n])
+	}
+	return fmt.Errorf("settings not read: %s", strings.Join(parts, "; "))
 }
 
 func (c *crdbTelemetrySampler) Sample(ctx context.Context) *snapshot.Telemetry {

@@ -222,13 +222,19 @@ func (p *pgTelemetrySampler) Close() { p.conn.Close(context.Background()) }
 // pgSettingsSQL lists the settings not at their built-in default: from the configuration file,
 // the command line, ALTER SYSTEM/DATABASE/ROLE. Values a session set for itself (the driver's
 // client_encoding, application_name) and those initdb fixes ("override") are left out, and so
-// are connection strings, which may hold a password.
-const pgSettingsSQL = `SELECT name, setting || COALESCE(unit, '') FROM pg_settings
-WHERE source NOT IN ('default', 'override', 'client', 'session') AND name NOT IN ('primary_conninfo', 'restore_command', 'archive_command', 'archive_cleanup_command', 'recovery_end_command')
+// are connection strings, which may hold a password. $1 names settings to list whatever their
+// source (those the run asked for). Values are as SHOW prints them, in the units a
+// postgresql.conf takes (shared_buffers 1GB, not 131072 pages of 8kB).
+const pgSettingsSQL = `SELECT name, current_setting(name) FROM pg_settings
+WHERE (source NOT IN ('default', 'override', 'client', 'session') OR name = ANY($1::text[]))
+  AND name NOT IN ('primary_conninfo', 'restore_command', 'archive_command', 'archive_cleanup_command', 'recovery_end_command')
 ORDER BY name`
 
-func (p *pgTelemetrySampler) Settings(ctx context.Context) (map[string]string, error) {
-	rows, err := p.conn.Query(ctx, pgSettingsSQL)
+func (p *pgTelemetrySampler) Settings(ctx context.Context, names []string) (map[string]string, error) {
+	if names == nil {
+		names = []string{}
+	}
+	rows, err := p.conn.Query(ctx, pgSettingsSQL, names)
 	if err != nil {
 		return nil, fmt.Errorf("pg_settings: %w", err)
 	}

@@ -83,7 +83,7 @@ func (y *ydbTelemetrySampler) Close() { _ = y.db.Close(context.Background()) }
 
 // Settings is not read on YDB: its configuration lives in the cluster's config files, not in a
 // system view.
-func (y *ydbTelemetrySampler) Settings(context.Context) (map[string]string, error) {
+func (y *ydbTelemetrySampler) Settings(context.Context, []string) (map[string]string, error) {
 	return nil, errors.New("not read on YDB: its settings are not in a system view (docs/telemetry.md)")
 }
 

@@ -3,6 +3,8 @@ package tpcc
 import (
 	"context"
 	"errors"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
 )
 
 // Executor runs the five TPC-C transactions against one database. One value is shared by all
@@ -21,6 +23,9 @@ type Executor interface {
 	StockLevel(ctx context.Context, in *StockLevelInput) (StockLevelResult, error)
 	Close()
 }
+
+// IsolationReporter is an executor that tells the isolation level its transactions run at.
+type IsolationReporter interface{ Isolation() isolation.Level }
 
 // NewOrderResult is what a New-Order reports to its terminal.
 type NewOrderResult struct {

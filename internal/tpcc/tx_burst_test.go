@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
 )
 
 // burstCounts are the counters a terminal keeps, summed over the burst's workers.
@@ -176,9 +178,9 @@ func checkShare(t *testing.T, what string, count, total int, p float64) {
 }
 
 // TestPgwireBurstKeepsConsistency loads two warehouses, runs a no-wait burst of all five
-// transactions with 16 concurrent workers for 30 s with the PostgreSQL executor and then with
-// the CockroachDB-dialect executor, and after each runs the consistency check (Clause 3.3.2).
-// TPCC_BURST_SECONDS overrides the duration.
+// transactions with 16 concurrent workers for 30 s with the PostgreSQL executor at each isolation
+// level (workload.isolation) and then with the CockroachDB-dialect executor, and after each runs
+// the consistency check (Clause 3.3.2). TPCC_BURST_SECONDS overrides the duration.
 func TestPgwireBurstKeepsConsistency(t *testing.T) {
 	url, constants := txLoadedDatabase(t, 2)
 	const warehouses, workers = 2, 16
@@ -190,20 +192,29 @@ func TestPgwireBurstKeepsConsistency(t *testing.T) {
 		}
 		duration = d
 	}
-	for _, d := range []Dialect{Postgres, Cockroach} {
-		t.Run(string(d), func(t *testing.T) {
+	for _, tc := range []struct {
+		d Dialect
+		l isolation.Level
+	}{{Postgres, isolation.ReadCommitted}, {Postgres, isolation.RepeatableRead}, {Postgres, isolation.Serializable}, {Cockroach, isolation.Serializable}} {
+		d, level := tc.d, tc.l
+		snapshot := level != isolation.ReadCommitted // a write to a row changed since the snapshot aborts
+		t.Run(string(d)+"/"+string(level), func(t *testing.T) {
 			retry := DefaultRetryPolicy
-			if d == Cockroach {
+			if snapshot {
 				// The CockroachDB dialect runs SERIALIZABLE. On PostgreSQL a transaction that
 				// updates a row changed since its snapshot aborts (first updater wins) where
 				// CockroachDB would mostly queue on the lock; with 8 no-wait workers per
 				// warehouse row (W_YTD) a streak of aborts is common, so allow a longer one.
 				retry = RetryPolicy{MaxAttempts: 100, BaseBackoff: time.Millisecond, MaxBackoff: 20 * time.Millisecond}
 			}
-			e := txNewExecutor(t, d, url, workers, retry)
+			e := txNewExecutorAt(t, d, url, workers, retry, level)
+			if got := e.(IsolationReporter).Isolation(); got != level {
+				t.Fatalf("executor runs at %s, want %s", got, level)
+			}
 			start := time.Now()
 			c := runBurst(t, e, constants, warehouses, workers, duration)
 			elapsed := time.Since(start)
+			d := string(d) + " " + string(level) // for the logs
 			total := c.newOrders + c.payments + c.orderStatuses + c.deliveries + c.stockLevels
 			t.Logf("%s: %d transactions in %v (%.0f/s), %d retries; new-order %d (rolled back %d, lines %d, remote %d), payment %d (remote %d, by name %d), order-status %d (by name %d), delivery %d (districts delivered %d, skipped %d), stock-level %d",
 				d, total, elapsed.Round(time.Millisecond), float64(total)/elapsed.Seconds(), c.retries,
@@ -224,7 +235,11 @@ func TestPgwireBurstKeepsConsistency(t *testing.T) {
 			// dialect's SERIALIZABLE transactions on PostgreSQL abort where CockroachDB would queue,
 			// and a few may exhaust their retries on the hottest row under no-wait load; each is
 			// rolled back whole, which the consistency check below confirms.
-			if limit := map[Dialect]int{Postgres: 0, Cockroach: total / 100}[d]; c.exhausted > limit {
+			limit := 0
+			if snapshot {
+				limit = total / 100
+			}
+			if c.exhausted > limit {
 				t.Fatalf("%d transactions exhausted their retries, at most %d allowed for %s", c.exhausted, limit, d)
 			}
 			t.Logf("%s: %d transactions exhausted their retries", d, c.exhausted)
@@ -243,8 +258,8 @@ func TestPgwireBurstKeepsConsistency(t *testing.T) {
 			}
 			// SERIALIZABLE on PostgreSQL aborts concurrent updates of W_YTD and D_NEXT_O_ID:
 			// thousands of retries in a burst. None means retries are not being counted.
-			if d == Cockroach && c.retries == 0 {
-				t.Error("no retries counted under SERIALIZABLE contention")
+			if snapshot && c.retries == 0 {
+				t.Errorf("no retries counted under %s contention", level)
 			}
 
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

@@ -12,6 +12,9 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/pgwire"
 )
 
 // ExecutorConfig configures an Executor.
@@ -20,6 +23,10 @@ type ExecutorConfig struct {
 	URL      string      // postgres://… for PostgreSQL and CockroachDB, grpc(s)://host:port/database for YDB
 	MaxConns int         // connections (PostgreSQL, CockroachDB) or sessions (YDB) the executor may hold
 	Retry    RetryPolicy // zero value: DefaultRetryPolicy
+	// Isolation of every transaction; "" is the dialect's default (Dialect.DefaultIsolation).
+	// PostgreSQL and CockroachDB read it back from the server when connecting and refuse to run
+	// at another level than asked.
+	Isolation isolation.Level
 }
 
 func (c *ExecutorConfig) validate() error {
@@ -34,6 +41,15 @@ func (c *ExecutorConfig) validate() error {
 	}
 	if err := c.Retry.Validate(); err != nil {
 		return fmt.Errorf("executor: %w", err)
+	}
+	if c.Isolation == "" {
+		c.Isolation = c.Dialect.DefaultIsolation()
+	}
+	if _, err := isolation.Parse(string(c.Isolation)); err != nil {
+		return fmt.Errorf("executor: %w", err)
+	}
+	if why := c.Dialect.SupportsIsolation(c.Isolation); why != "" {
+		return fmt.Errorf("executor: isolation %s: %s", c.Isolation, why)
 	}
 	return nil
 }
@@ -54,13 +70,14 @@ func NewExecutor(ctx context.Context, cfg ExecutorConfig) (Executor, error) {
 // needs two: the client must see whether every item exists before it commits or rolls back.
 // Statements are prepared once per connection by pgx's statement cache.
 type pgwireExecutor struct {
-	pool  *pgxpool.Pool
-	sql   pgwireStatements
-	retry RetryPolicy
+	pool      *pgxpool.Pool
+	sql       pgwireStatements
+	retry     RetryPolicy
+	isolation isolation.Level
 }
 
 func newPgwireExecutor(ctx context.Context, cfg ExecutorConfig) (*pgwireExecutor, error) {
-	statements, err := newPgwireStatements(cfg.Dialect)
+	statements, err := newPgwireStatements(cfg.Dialect, cfg.Isolation)
 	if err != nil {
 		return nil, err
 	}
@@ -70,12 +87,33 @@ func newPgwireExecutor(ctx context.Context, cfg ExecutorConfig) (*pgwireExecutor
 	}
 	poolCfg.MaxConns = int32(cfg.MaxConns)
 	poolCfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+	// Order-Status and Stock-Level are single statements in implicit transactions: they run at
+	// the session's default level, set to the run's on every connection.
+	setDefault := pgwire.SetDefault(cfg.Isolation)
+	poolCfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+		_, err := conn.Exec(ctx, setDefault)
+		return err
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
 	if err != nil {
 		return nil, fmt.Errorf("executor: connect to %s: %w", cfg.Dialect, err)
 	}
-	return &pgwireExecutor{pool: pool, sql: statements, retry: cfg.Retry}, nil
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("executor: connect to %s: %w", cfg.Dialect, err)
+	}
+	err = pgwire.Verify(ctx, conn.Conn(), cfg.Isolation, cfg.Dialect == Cockroach)
+	conn.Release()
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("executor: %w", err)
+	}
+	return &pgwireExecutor{pool: pool, sql: statements, retry: cfg.Retry, isolation: cfg.Isolation}, nil
 }
+
+// Isolation is the level the executor's transactions run at, read back from the server.
+func (e *pgwireExecutor) Isolation() isolation.Level { return e.isolation }
 
 func (e *pgwireExecutor) Close() { e.pool.Close() }
 

@@ -3,6 +3,9 @@ package tpcc
 import (
 	"fmt"
 	"strings"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/pgwire"
 )
 
 // pgwireStatements is the SQL of the five transactions for one engine that speaks the
@@ -120,34 +123,41 @@ func deliveryDistrict(pick string) string {
 SELECT no_o_id FROM delivered`
 }
 
-func newPgwireStatements(d Dialect) (pgwireStatements, error) {
-	var begin, pick string
-	var skipLocked bool
-	switch d {
-	case Postgres:
-		// READ COMMITTED with explicit row locks, taken in one global order, instead of
-		// SERIALIZABLE: the hot rows (W_YTD, D_YTD, D_NEXT_O_ID) are updated by most
-		// transactions, and under SERIALIZABLE every concurrent update of them fails and
-		// retries, each retry a synchronous-replica round trip. Every row a transaction reads
-		// and then writes is written with one UPDATE, which re-reads and locks the newest
-		// version, so no update is lost:
-		//   New-Order: district row, then stock rows in (supply W, item) order.
-		//   Payment:   warehouse, district, customer — in that order, one statement each.
-		//   Delivery:  per district in order 1..10: new_order row (FOR UPDATE SKIP LOCKED, so two
-		//              deliveries of one warehouse take consecutive orders instead of skipping),
-		//              its order, lines, customer.
-		// No transaction waits for a lock held by one that waits for it: the orders above never
-		// cross (Payment takes its customer last and then waits for nothing; Delivery's customers
-		// are per district, visited in increasing order). Order-Status and Stock-Level are single
-		// statements, each one snapshot.
-		begin, pick, skipLocked = "BEGIN ISOLATION LEVEL READ COMMITTED", "FOR UPDATE SKIP LOCKED", true
-	case Cockroach:
-		// CockroachDB runs SERIALIZABLE; conflicts surface as 40001 and the whole transaction is
-		// retried. A delivery blocked on the same oldest order retries rather than skipping.
-		begin, pick = "BEGIN ISOLATION LEVEL SERIALIZABLE", "FOR UPDATE"
-	default:
+// newPgwireStatements is the statement table of dialect d at isolation level l ("" for the
+// dialect's default). Only the BEGIN and Delivery's locking clause depend on the level.
+//
+// PostgreSQL's default, READ COMMITTED with explicit row locks taken in one global order, instead
+// of SERIALIZABLE: the hot rows (W_YTD, D_YTD, D_NEXT_O_ID) are updated by most transactions, and
+// under SERIALIZABLE every concurrent update of them fails and retries, each retry a
+// synchronous-replica round trip. Every row a transaction reads and then writes is written with
+// one UPDATE, which re-reads and locks the newest version, so no update is lost:
+//
+//	New-Order: district row, then stock rows in (supply W, item) order.
+//	Payment:   warehouse, district, customer — in that order, one statement each.
+//	Delivery:  per district in order 1..10: new_order row (pgwire.DeliveryPick), its order,
+//	           lines, customer.
+//
+// No transaction waits for a lock held by one that waits for it: the orders above never cross
+// (Payment takes its customer last and then waits for nothing; Delivery's customers are per
+// district, visited in increasing order). Order-Status and Stock-Level are single statements,
+// each one snapshot. The same statements run at REPEATABLE READ and SERIALIZABLE
+// (workload.isolation): there a concurrent update of a row the transaction writes, or a read
+// another transaction's write invalidates, fails with 40001 and the whole transaction is retried
+// (RetryPolicy), counted inside the one logical transaction.
+//
+// CockroachDB's default is SERIALIZABLE, its own; conflicts surface as 40001 the same way.
+func newPgwireStatements(d Dialect, l isolation.Level) (pgwireStatements, error) {
+	if !d.SpeaksPostgresWire() {
 		return pgwireStatements{}, fmt.Errorf("engine %q does not speak the PostgreSQL protocol", d)
 	}
+	if l == "" {
+		l = d.DefaultIsolation()
+	}
+	if _, err := isolation.Parse(string(l)); err != nil {
+		return pgwireStatements{}, err
+	}
+	begin := pgwire.Begin(l)
+	pick, skipLocked := pgwire.DeliveryPick(l)
 	return pgwireStatements{
 		begin: begin,
 

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
 )
 
 var pgPlaceholder = regexp.MustCompile(`\$([0-9]+)`)
@@ -27,7 +29,7 @@ func placeholders(sql string) []int {
 // binds (tx_pgwire.go); a gap or an extra one would fail only at run time.
 func TestPgwireStatementPlaceholders(t *testing.T) {
 	for _, d := range []Dialect{Postgres, Cockroach} {
-		s, err := newPgwireStatements(d)
+		s, err := newPgwireStatements(d, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,11 +68,11 @@ func TestPgwireStatementPlaceholders(t *testing.T) {
 }
 
 func TestPgwireDialectDifferences(t *testing.T) {
-	pg, err := newPgwireStatements(Postgres)
+	pg, err := newPgwireStatements(Postgres, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	crdb, err := newPgwireStatements(Cockroach)
+	crdb, err := newPgwireStatements(Cockroach, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +88,7 @@ func TestPgwireDialectDifferences(t *testing.T) {
 			t.Errorf("by-name selection is not division-free:\n%s", sql)
 		}
 	}
-	if _, err := newPgwireStatements(YDB); err == nil || !strings.Contains(err.Error(), "ydb") {
+	if _, err := newPgwireStatements(YDB, ""); err == nil || !strings.Contains(err.Error(), "ydb") {
 		t.Errorf("newPgwireStatements(ydb) = %v, want an error naming the engine", err)
 	}
 }
@@ -152,5 +154,42 @@ func TestPgwireStatementTexts(t *testing.T) {
 	}
 	if _, err := PgwireStatementTexts(YDB); err == nil {
 		t.Error("YDB has no pgwire statements, want an error")
+	}
+}
+
+// The level changes only the BEGIN and Delivery's locking clause: READ COMMITTED skips a locked
+// oldest order, the snapshot levels wait for it; every other statement is the same text.
+func TestPgwireStatementsAtEachLevel(t *testing.T) {
+	for _, d := range []Dialect{Postgres, Cockroach} {
+		base, err := newPgwireStatements(d, isolation.Serializable)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range isolation.Levels {
+			s, err := newPgwireStatements(d, l)
+			if err != nil {
+				t.Fatalf("%s %s: %v", d, l, err)
+			}
+			if want := "BEGIN ISOLATION LEVEL " + l.SQL(); s.begin != want {
+				t.Errorf("%s %s: begin %q, want %q", d, l, s.begin, want)
+			}
+			skip := strings.Contains(s.deliveryDistrict, "FOR UPDATE SKIP LOCKED")
+			if skip != (l == isolation.ReadCommitted) || s.deliveryPicksSkipLocked != skip || !strings.Contains(s.deliveryDistrict, "FOR UPDATE") {
+				t.Errorf("%s %s: delivery skips locked rows: %v; want only under ReadCommitted", d, l, skip)
+			}
+			same := s
+			same.begin, same.deliveryDistrict, same.deliveryPicksSkipLocked = base.begin, base.deliveryDistrict, base.deliveryPicksSkipLocked
+			if same != base {
+				t.Errorf("%s %s: a statement other than BEGIN and Delivery's pick differs", d, l)
+			}
+		}
+		def, _ := newPgwireStatements(d, "")
+		at, _ := newPgwireStatements(d, d.DefaultIsolation())
+		if def != at {
+			t.Errorf("%s: the empty level is not the dialect's default %s", d, d.DefaultIsolation())
+		}
+	}
+	if _, err := newPgwireStatements(Postgres, "Snapshot"); err == nil {
+		t.Error("an unknown level was accepted")
 	}
 }

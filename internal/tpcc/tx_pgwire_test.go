@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
 )
 
 // loadedDatabase creates a fresh database on TPCC_PG_URL, loads warehouses with the package's
@@ -46,10 +48,15 @@ func connectTx(t *testing.T, url string) *pgx.Conn {
 }
 
 func txNewExecutor(t *testing.T, d Dialect, url string, conns int, retry RetryPolicy) Executor {
+	return txNewExecutorAt(t, d, url, conns, retry, "")
+}
+
+// txNewExecutorAt is txNewExecutor at isolation level l ("" the dialect's default).
+func txNewExecutorAt(t *testing.T, d Dialect, url string, conns int, retry RetryPolicy, l isolation.Level) Executor {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	e, err := NewExecutor(ctx, ExecutorConfig{Dialect: d, URL: url, MaxConns: conns, Retry: retry})
+	e, err := NewExecutor(ctx, ExecutorConfig{Dialect: d, URL: url, MaxConns: conns, Retry: retry, Isolation: l})
 	if err != nil {
 		t.Fatalf("NewExecutor(%s): %v", d, err)
 	}

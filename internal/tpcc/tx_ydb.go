@@ -10,6 +10,8 @@ import (
 
 	"github.com/ydb-platform/ydb-go-sdk/v3"
 	"github.com/ydb-platform/ydb-go-sdk/v3/query"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
 )
 
 // ydbExecutor runs the transactions over YDB's query service. Read-write transactions are
@@ -18,16 +20,43 @@ import (
 // first query and writes in its last, committing with it, so a transaction costs two round trips
 // (three for a Payment by last name).
 type ydbExecutor struct {
-	db    *ydb.Driver
-	retry RetryPolicy
+	db        *ydb.Driver
+	retry     RetryPolicy
+	readWrite query.TransactionSettings // the read-write transactions' mode, by the run's isolation
+	isolation isolation.Level
 }
 
 func newYDBExecutor(ctx context.Context, cfg ExecutorConfig) (*ydbExecutor, error) {
+	readWrite, err := ydbReadWriteSettings(cfg.Isolation)
+	if err != nil {
+		return nil, err
+	}
 	db, err := openYDB(ctx, cfg.URL, ydb.WithSessionPoolSizeLimit(cfg.MaxConns))
 	if err != nil {
 		return nil, err
 	}
-	return &ydbExecutor{db: db, retry: cfg.Retry}, nil
+	return &ydbExecutor{db: db, retry: cfg.Retry, readWrite: readWrite, isolation: cfg.Isolation}, nil
+}
+
+// Isolation is the level the executor's read-write transactions run at. YDB has no statement
+// that reports a transaction's mode: this is the mode the executor asks for, and a server that
+// does not offer it fails the first transaction.
+func (e *ydbExecutor) Isolation() isolation.Level { return e.isolation }
+
+// ydbReadWriteSettings is YDB's transaction mode for the read-write transactions at level l:
+// SerializableReadWrite (YDB's default), or SnapshotReadWrite for RepeatableRead — snapshot
+// isolation, as PostgreSQL's REPEATABLE READ: one snapshot per transaction, a write to a row
+// another transaction changed since the snapshot aborts at commit (YDB 25.1 and later). YDB has
+// no READ COMMITTED for read-write transactions. Order-Status and Stock-Level read one
+// consistent snapshot (SnapshotReadOnly) at every level.
+func ydbReadWriteSettings(l isolation.Level) (query.TransactionSettings, error) {
+	switch l {
+	case isolation.Serializable, "":
+		return ydbSerializable, nil
+	case isolation.RepeatableRead:
+		return ydbSnapshotReadWrite, nil
+	}
+	return nil, fmt.Errorf("executor: isolation %s: %s", l, YDB.SupportsIsolation(l))
 }
 
 func (e *ydbExecutor) Close() { _ = e.db.Close(context.Background()) }
@@ -52,8 +81,9 @@ func (e *ydbExecutor) inTx(ctx context.Context, settings query.TransactionSettin
 }
 
 var (
-	ydbSerializable = query.TxSettings(query.WithSerializableReadWrite())
-	ydbSnapshotRead = query.TxSettings(query.WithSnapshotReadOnly())
+	ydbSerializable      = query.TxSettings(query.WithSerializableReadWrite())
+	ydbSnapshotReadWrite = query.TxSettings(query.WithSnapshotReadWrite())
+	ydbSnapshotRead      = query.TxSettings(query.WithSnapshotReadOnly())
 )
 
 // readResultSets reads every row of every result set of q, calling row with the index of the
@@ -96,7 +126,7 @@ func (e *ydbExecutor) NewOrder(ctx context.Context, in *NewOrderInput) (NewOrder
 		return NewOrderResult{}, err
 	}
 	res := NewOrderResult{Lines: len(in.Lines), RemoteLines: in.RemoteLines()}
-	retries, err := e.inTx(ctx, ydbSerializable, func(ctx context.Context, tx query.TxActor) error {
+	retries, err := e.inTx(ctx, e.readWrite, func(ctx context.Context, tx query.TxActor) error {
 		var (
 			districtTax, warehouseTax, discount float64
 			nextOrderID                         int32
@@ -209,7 +239,7 @@ func (e *ydbExecutor) Payment(ctx context.Context, in *PaymentInput) (PaymentRes
 	}
 	res := PaymentResult{RemoteCustomer: in.RemoteCustomer(), ByLastName: in.Customer.ByLastName}
 	historyKey := rand.Uint64()
-	retries, err := e.inTx(ctx, ydbSerializable, func(ctx context.Context, tx query.TxActor) error {
+	retries, err := e.inTx(ctx, e.readWrite, func(ctx context.Context, tx query.TxActor) error {
 		customerID, err := ydbCustomerID(ctx, tx, in.CustomerWarehouseID, in.CustomerDistrictID, in.Customer)
 		if err != nil {
 			return err
@@ -298,7 +328,7 @@ func (e *ydbExecutor) Delivery(ctx context.Context, in *DeliveryInput) (Delivery
 		return DeliveryResult{}, err
 	}
 	var res DeliveryResult
-	retries, err := e.inTx(ctx, ydbSerializable, func(ctx context.Context, tx query.TxActor) error {
+	retries, err := e.inTx(ctx, e.readWrite, func(ctx context.Context, tx query.TxActor) error {
 		var keys []ydbDeliveryKey
 		err := readResultSets(ctx, tx, ydbDeliveryOldest(in.WarehouseID), func(_ int, r query.Row) error {
 			var districtID, orderID int32

@@ -2,10 +2,16 @@ package tpcc
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ydb-platform/ydb-go-genproto/protos/Ydb_Query"
+	"github.com/ydb-platform/ydb-go-sdk/v3/query"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
 )
 
 var (
@@ -259,5 +265,38 @@ func TestNewExecutorRejectsBadConfig(t *testing.T) {
 				t.Fatalf("NewExecutor: %v, want an error containing %q", err, tt.wantErr)
 			}
 		})
+	}
+}
+
+// The YDB executor's read-write transactions carry the mode of the run's level: serializable by
+// default and for Serializable, snapshot read-write for RepeatableRead; ReadCommitted, which YDB
+// does not offer, is refused before connecting, naming the level.
+func TestYDBReadWriteSettingsByIsolation(t *testing.T) {
+	mode := func(s query.TransactionSettings) string {
+		pb := &Ydb_Query.TransactionSettings{}
+		for _, o := range s {
+			o.ApplyQueryTxSettingsOption(pb)
+		}
+		switch pb.TxMode.(type) {
+		case *Ydb_Query.TransactionSettings_SerializableReadWrite:
+			return "serializable_read_write"
+		case *Ydb_Query.TransactionSettings_SnapshotReadWrite:
+			return "snapshot_read_write"
+		}
+		return fmt.Sprintf("%T", pb.TxMode)
+	}
+	for l, want := range map[isolation.Level]string{"": "serializable_read_write", isolation.Serializable: "serializable_read_write",
+		isolation.RepeatableRead: "snapshot_read_write"} {
+		s, err := ydbReadWriteSettings(l)
+		if err != nil || mode(s) != want {
+			t.Errorf("%q: %s, %v; want %s", l, mode(s), err, want)
+		}
+	}
+	if _, err := ydbReadWriteSettings(isolation.ReadCommitted); err == nil || !strings.Contains(err.Error(), "no READ COMMITTED") {
+		t.Errorf("ReadCommitted: %v, want a refusal", err)
+	}
+	_, err := NewExecutor(context.Background(), ExecutorConfig{Dialect: YDB, URL: "grpc://127.0.0.1:1/local", MaxConns: 1, Isolation: isolation.ReadCommitted})
+	if err == nil || !strings.Contains(err.Error(), "isolation ReadCommitted") {
+		t.Errorf("NewExecutor(YDB, ReadCommitted) = %v, want a refusal naming the level before any connection", err)
 	}
 }

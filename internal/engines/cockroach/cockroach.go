@@ -13,6 +13,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
 )
 
 var (
@@ -96,6 +97,48 @@ func (Backend) Sizing(run *benchv1.BenchmarkRun) *benchv1.DatabaseSizing {
 	}, nil)
 }
 
+// ClusterSettings are the cluster settings the loader applies before it loads: the run's
+// cockroach.clusterSettings and, for a workload.isolation below Serializable, the setting that
+// enables it (CockroachDB otherwise runs such a transaction as SERIALIZABLE) unless the run sets
+// it itself.
+func ClusterSettings(run *benchv1.BenchmarkRun) map[string]string {
+	out := map[string]string{}
+	for k, v := range run.Spec.Database.EffectiveCockroach().ClusterSettings {
+		out[k] = v
+	}
+	level := isolation.Level(run.Spec.Workload.EffectiveIsolation(benchv1.EngineCockroachDB))
+	if s := isolation.CockroachEnablingSetting(level); s != "" {
+		if _, own := out[s]; !own {
+			out[s] = "true"
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// Tuning implements engines.Tuner: the cluster settings (read back with SHOW CLUSTER SETTING)
+// and the cache and SQL memory sized from the pods' memory (start flags: not readable through SQL).
+func (b Backend) Tuning(run *benchv1.BenchmarkRun) []benchv1.EngineSetting {
+	own := run.Spec.Database.EffectiveCockroach().ClusterSettings
+	var out []benchv1.EngineSetting
+	for name, value := range ClusterSettings(run) {
+		source := engines.SourceClusterSettings
+		if _, given := own[name]; !given {
+			source = engines.SourceIsolation
+		}
+		out = append(out, benchv1.EngineSetting{Name: name, Source: source, Requested: value})
+	}
+	if sizing := b.Sizing(run); sizing != nil {
+		for name, value := range sizing.Settings {
+			out = append(out, benchv1.EngineSetting{Name: name, Source: engines.SourceSizing, Requested: value,
+				Note: "CrdbCluster spec." + name + " (a cockroach start flag): not readable through SQL"})
+		}
+	}
+	return out
+}
+
 // Observed implements engines.Backend: the cluster, and its StatefulSet (cockroach-operator's own
 // tests define readiness by it).
 func (Backend) Observed(run *benchv1.BenchmarkRun) []engines.Ref {
@@ -148,12 +191,14 @@ func (Backend) DatabasePods(run *benchv1.BenchmarkRun) map[string]string {
 	return map[string]string{"app.kubernetes.io/instance": engines.DatabaseName(run)}
 }
 
-func (Backend) Connection(run *benchv1.BenchmarkRun) engines.Connection {
+func (b Backend) Connection(run *benchv1.BenchmarkRun) engines.Connection {
 	name := engines.DatabaseName(run)
 	host := fmt.Sprintf("%s-public.%s", name, run.Namespace)
 	readOnly := int32(0o440)
 	return engines.Connection{
-		Engine: "cockroach",
+		Engine:         "cockroach",
+		LoaderSettings: ClusterSettings(run),
+		ReadSettings:   engines.SettingNames(b.Tuning(run)),
 		URL: fmt.Sprintf("postgres://root@%s:26257/defaultdb?sslmode=verify-full&sslrootcert=%s/ca.crt&sslcert=%s/client.root.crt&sslkey=%s/client.root.key",
 			host, CertsDir, CertsDir, CertsDir),
 		Endpoint:     host + ":26257",

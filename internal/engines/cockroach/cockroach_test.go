@@ -128,3 +128,36 @@ func TestDesiredSizing(t *testing.T) {
 		}
 	}
 }
+
+// The loader applies the run's cluster settings and, below Serializable, the one that enables the
+// level unless the run sets it itself; the step's sampling pod reads all of them back.
+func TestClusterSettingsAndTuning(t *testing.T) {
+	run := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: "c"},
+		Spec: benchv1.BenchmarkRunSpec{Database: benchv1.DatabaseSpec{Engine: benchv1.EngineCockroachDB,
+			Cockroach: &benchv1.CockroachSpec{ClusterSettings: map[string]string{"kv.snapshot_rebalance.max_rate": "64MiB"}}}}}
+	if got := ClusterSettings(run); len(got) != 1 || got["kv.snapshot_rebalance.max_rate"] != "64MiB" {
+		t.Errorf("Serializable: %v, want the run's own only", got)
+	}
+	run.Spec.Workload.Isolation = benchv1.IsolationRepeatableRead
+	got := ClusterSettings(run)
+	if got["sql.txn.repeatable_read_isolation.enabled"] != "true" || len(got) != 2 {
+		t.Errorf("RepeatableRead: %v, want the enabling setting added", got)
+	}
+	conn := Backend{}.Connection(run)
+	if len(conn.LoaderSettings) != 2 || len(conn.ReadSettings) != 2 {
+		t.Errorf("connection: loader %v, read %v", conn.LoaderSettings, conn.ReadSettings)
+	}
+	sources := map[string]string{}
+	for _, s := range (Backend{}).Tuning(run) {
+		sources[s.Name] = s.Source
+	}
+	if sources["sql.txn.repeatable_read_isolation.enabled"] != "workload.isolation" || sources["kv.snapshot_rebalance.max_rate"] != "cockroach.clusterSettings" {
+		t.Errorf("sources %v", sources)
+	}
+	// The run's own value wins, even false: the client then refuses to run at a level the
+	// cluster upgrades, naming the setting.
+	run.Spec.Database.Cockroach.ClusterSettings["sql.txn.repeatable_read_isolation.enabled"] = "false"
+	if got := ClusterSettings(run)["sql.txn.repeatable_read_isolation.enabled"]; got != "false" {
+		t.Errorf("the run's own setting was overridden: %s", got)
+	}
+}

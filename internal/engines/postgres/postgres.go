@@ -156,6 +156,24 @@ func placement(p *benchv1.PodPlacement) (cnpgv1.AffinityConfiguration, []corev1.
 	return a, p.TopologySpreadConstraints
 }
 
+// Tuning implements engines.Tuner: every parameter of the Cluster, by where it comes from — the
+// run's parameters, synchronousCommit, or the sizing (docs/sizing.md).
+func (b Backend) Tuning(run *benchv1.BenchmarkRun) []benchv1.EngineSetting {
+	spec := run.Spec.Database.EffectivePostgres()
+	var out []benchv1.EngineSetting
+	for name, value := range b.Cluster(run).Spec.PostgresConfiguration.Parameters {
+		source := engines.SourceSizing
+		switch _, own := spec.Parameters[name]; {
+		case own:
+			source = engines.SourceParameters
+		case name == "synchronous_commit":
+			source = engines.SourceSynchronousCommit
+		}
+		out = append(out, benchv1.EngineSetting{Name: name, Source: source, Requested: value})
+	}
+	return out
+}
+
 // Desired implements engines.Backend.
 func (b Backend) Desired(run *benchv1.BenchmarkRun) ([]*unstructured.Unstructured, error) {
 	u, err := toApplyObject(b.Cluster(run))
@@ -214,10 +232,11 @@ func (Backend) DatabasePods(run *benchv1.BenchmarkRun) map[string]string {
 	return map[string]string{"cnpg.io/cluster": engines.DatabaseName(run)}
 }
 
-func (Backend) Connection(run *benchv1.BenchmarkRun) engines.Connection {
+func (b Backend) Connection(run *benchv1.BenchmarkRun) engines.Connection {
 	name := engines.DatabaseName(run)
 	return engines.Connection{
-		Engine: "postgres",
+		Engine:       "postgres",
+		ReadSettings: engines.SettingNames(b.Tuning(run)),
 		URLFrom: &corev1.SecretKeySelector{
 			LocalObjectReference: corev1.LocalObjectReference{Name: name + "-app"},
 			Key:                  "uri",

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	cnpgv1 "github.com/cloudnative-pg/api/pkg/api/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -131,5 +133,26 @@ func TestConnectionUsesTheApplicationSecret(t *testing.T) {
 	}
 	if c.Endpoint != "pg-db-rw.bench:5432/tpcc" {
 		t.Errorf("endpoint = %q", c.Endpoint)
+	}
+}
+
+// Every parameter of the Cluster is in the tuning record, by source; the sampling pod reads them
+// all back.
+func TestTuning(t *testing.T) {
+	run := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: "p"},
+		Spec: benchv1.BenchmarkRunSpec{Database: benchv1.DatabaseSpec{Engine: benchv1.EnginePostgreSQL,
+			Postgres: &benchv1.PostgresSpec{Parameters: map[string]string{"work_mem": "64MB"},
+				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("4Gi")}}}},
+			Workload: benchv1.WorkloadSpec{Warehouses: 10}}}
+	b := Backend{}
+	sources := map[string]string{}
+	for _, s := range b.Tuning(run) {
+		sources[s.Name] = s.Source
+	}
+	if sources["work_mem"] != "postgres.parameters" || sources["synchronous_commit"] != "postgres.synchronousCommit" || sources["shared_buffers"] != "sizing" {
+		t.Errorf("sources %v", sources)
+	}
+	if names := b.Connection(run).ReadSettings; len(names) != len(sources) {
+		t.Errorf("read back %v, want every parameter %v", names, sources)
 	}
 }

@@ -1,7 +1,9 @@
 package ydb
 
 import (
+	"encoding/json"
 	"fmt"
+	"sort"
 
 	"sigs.k8s.io/yaml"
 
@@ -86,7 +88,11 @@ const HardLimitSetting = "memory_controller_config.hard_limit_bytes"
 // spec.configuration for the erasure and node count. A hardLimit > 0 sets the memory controller's
 // hard limit (memory_controller_config.hard_limit_bytes) of every node, storage and database:
 // ydb-operator builds the database nodes' configuration on the Storage's.
-func StorageConfiguration(erasure benchv1.Erasure, nodes int, hardLimit int64) (string, int, error) {
+//
+// overrides are the run's ydb.config sections, merged over what is rendered: a map merges key by
+// key, any other value replaces the rendered one (admission keeps the sections derived from the
+// erasure and nodes out of it).
+func StorageConfiguration(erasure benchv1.Erasure, nodes int, hardLimit int64, overrides map[string]benchv1.YDBConfigSection) (string, int, error) {
 	group, err := placeStaticGroup(erasure, nodes)
 	if err != nil {
 		return "", 0, err
@@ -137,9 +143,89 @@ func StorageConfiguration(erasure benchv1.Erasure, nodes int, hardLimit int64) (
 	if hardLimit > 0 {
 		config["memory_controller_config"] = map[string]any{"hard_limit_bytes": hardLimit}
 	}
-	out, err := yaml.Marshal(config)
+	merged, err := MergeConfig(config, overrides)
+	if err != nil {
+		return "", 0, err
+	}
+	out, err := yaml.Marshal(merged)
 	if err != nil {
 		return "", 0, err
 	}
 	return string(out), group.drivesPerNode, nil
+}
+
+// MergeConfig merges ydb.config's sections over a rendered configuration: maps key by key, any
+// other value replacing the rendered one. The rendered configuration is not changed.
+func MergeConfig(base map[string]any, overrides map[string]benchv1.YDBConfigSection) (map[string]any, error) {
+	// Round-trip the rendered configuration through JSON, so both sides are plain JSON values.
+	raw, err := json.Marshal(base)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, err
+	}
+	for _, name := range sortedSections(overrides) {
+		var v any
+		if err := json.Unmarshal(overrides[name].Raw, &v); err != nil {
+			return nil, fmt.Errorf("ydb.config.%s: %w", name, err)
+		}
+		out[name] = mergeValue(out[name], v)
+	}
+	return out, nil
+}
+
+func mergeValue(base, override any) any {
+	b, bok := base.(map[string]any)
+	o, ook := override.(map[string]any)
+	if !bok || !ook {
+		return override
+	}
+	for k, v := range o {
+		b[k] = mergeValue(b[k], v)
+	}
+	return b
+}
+
+// ConfigLeaves flattens ydb.config's sections into dotted paths and their values as JSON
+// (table_service_config.enable_oltp_sink: true), for status.environment.tuning.
+func ConfigLeaves(overrides map[string]benchv1.YDBConfigSection) (map[string]string, error) {
+	out := map[string]string{}
+	var walk func(path string, v any) error
+	walk = func(path string, v any) error {
+		if m, ok := v.(map[string]any); ok && len(m) > 0 {
+			for k, child := range m {
+				if err := walk(path+"."+k, child); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		out[path] = string(raw)
+		return nil
+	}
+	for _, name := range sortedSections(overrides) {
+		var v any
+		if err := json.Unmarshal(overrides[name].Raw, &v); err != nil {
+			return nil, fmt.Errorf("ydb.config.%s: %w", name, err)
+		}
+		if err := walk(name, v); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func sortedSections(m map[string]benchv1.YDBConfigSection) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

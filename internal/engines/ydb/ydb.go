@@ -54,7 +54,7 @@ func (b Backend) Desired(run *benchv1.BenchmarkRun) ([]*unstructured.Unstructure
 	if memory, _, ok := engines.MemoryOf(spec.Resources); ok {
 		hardLimit = engines.YDBHardLimit(memory)
 	}
-	configuration, drives, err := StorageConfiguration(spec.Erasure, int(spec.StorageNodes), hardLimit)
+	configuration, drives, err := StorageConfiguration(spec.Erasure, int(spec.StorageNodes), hardLimit, spec.Config)
 	if err != nil {
 		return nil, fmt.Errorf("spec.database.ydb: %w", err)
 	}
@@ -130,6 +130,30 @@ func (Backend) Sizing(run *benchv1.BenchmarkRun) *benchv1.DatabaseSizing {
 	}
 	return engines.SizingStatus(memory, from, 0,
 		map[string]string{HardLimitSetting: strconv.FormatInt(engines.YDBHardLimit(memory), 10)}, nil)
+}
+
+// Tuning implements engines.Tuner: the leaves of ydb.config and the memory hard limit sized from
+// the pods' memory, as merged into the Storage's configuration. YDB has no SQL view of its
+// configuration, so none is read back.
+func (b Backend) Tuning(run *benchv1.BenchmarkRun) []benchv1.EngineSetting {
+	const note = "merged into the Storage's spec.configuration; YDB has no SQL view of its configuration to read it back from"
+	var out []benchv1.EngineSetting
+	leaves, err := ConfigLeaves(run.Spec.Database.EffectiveYDB().Config)
+	if err != nil {
+		return []benchv1.EngineSetting{{Name: "ydb.config", Source: engines.SourceYDBConfig, Note: err.Error()}}
+	}
+	for name, value := range leaves {
+		out = append(out, benchv1.EngineSetting{Name: name, Source: engines.SourceYDBConfig, Requested: value, Note: note})
+	}
+	if sizing := b.Sizing(run); sizing != nil {
+		for name, value := range sizing.Settings {
+			if _, own := leaves[name]; own {
+				continue // the run's ydb.config wins over the sizing
+			}
+			out = append(out, benchv1.EngineSetting{Name: name, Source: engines.SourceSizing, Requested: value, Note: note})
+		}
+	}
+	return out
 }
 
 // Observed implements engines.Backend.

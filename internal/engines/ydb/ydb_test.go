@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -87,7 +88,7 @@ func TestStateStorageRingSelectsAnOddMajority(t *testing.T) {
 }
 
 func TestStorageConfigurationIsValidYAML(t *testing.T) {
-	config, drives, err := StorageConfiguration(benchv1.ErasureMirror3DC, 3, 0)
+	config, drives, err := StorageConfiguration(benchv1.ErasureMirror3DC, 3, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,6 +189,47 @@ func TestDesiredSizing(t *testing.T) {
 		sizing := Backend{}.Sizing(run)
 		if (sizing == nil) != (tc.want == 0) || (sizing != nil && sizing.Settings[HardLimitSetting] != strconv.FormatInt(tc.want, 10)) {
 			t.Errorf("sizing = %+v, want hard limit %d", sizing, tc.want)
+		}
+	}
+}
+
+// ydb.config merges over the rendered configuration: maps key by key (the sized hard limit stays
+// beside the run's other memory key), other values replaced; the rendered numbers stay integers.
+func TestStorageConfigurationMergesYDBConfig(t *testing.T) {
+	section := func(raw string) benchv1.YDBConfigSection {
+		return benchv1.YDBConfigSection{JSON: apiextensionsv1.JSON{Raw: []byte(raw)}}
+	}
+	overrides := map[string]benchv1.YDBConfigSection{
+		"memory_controller_config": section(`{"shared_cache_min_percent": 30}`),
+		"table_service_config":     section(`{"enable_oltp_sink": true, "resource_manager": {"query_memory_limit": 1073741824}}`),
+		"actor_system_config":      section(`{"use_auto_config": false}`),
+	}
+	config, _, err := StorageConfiguration(benchv1.ErasureMirror3DC, 3, 8589934592, overrides)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"hard_limit_bytes: 8589934592", "shared_cache_min_percent: 30", "enable_oltp_sink: true",
+		"query_memory_limit: 1073741824", "use_auto_config: false", "node_type: STORAGE", "static_erasure: mirror-3-dc"} {
+		if !strings.Contains(config, want) {
+			t.Errorf("configuration lacks %q:\n%s", want, config)
+		}
+	}
+	leaves, err := ConfigLeaves(overrides)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if leaves["table_service_config.resource_manager.query_memory_limit"] != "1073741824" || leaves["actor_system_config.use_auto_config"] != "false" || len(leaves) != 4 {
+		t.Errorf("leaves = %v", leaves)
+	}
+	run := &benchv1.BenchmarkRun{Spec: benchv1.BenchmarkRunSpec{Database: benchv1.DatabaseSpec{Engine: benchv1.EngineYDB,
+		YDB: &benchv1.YDBSpec{Config: overrides, Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("8Gi")}}}}}}
+	tuning := Backend{}.Tuning(run)
+	if len(tuning) != 5 {
+		t.Fatalf("tuning = %+v, want the 4 leaves and the sized hard limit", tuning)
+	}
+	for _, s := range tuning {
+		if s.Note == "" || s.Effective != "" {
+			t.Errorf("%s: YDB settings cannot be read back, want a note and no effective value: %+v", s.Name, s)
 		}
 	}
 }

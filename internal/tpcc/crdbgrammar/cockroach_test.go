@@ -10,6 +10,9 @@ import (
 
 	"github.com/tpcc-operator/tpcc-operator/internal/pgtest"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/crdb"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/pgwire"
 )
 
 // TestCockroachGrammar runs the CockroachDB dialect's code paths — schema, load (fresh and
@@ -116,6 +119,23 @@ func TestCockroachGrammar(t *testing.T) {
 	if _, err := e.StockLevel(ctx, &tpcc.StockLevelInput{WarehouseID: 1, DistrictID: 2, Threshold: 15}); err != nil {
 		t.Fatalf("StockLevel: %v", err)
 	}
+	// The other isolation levels (workload.isolation): their connection setup and read-back, and
+	// the statements that differ (BEGIN, Delivery's locking clause), run through the recorder.
+	for _, l := range []isolation.Level{isolation.ReadCommitted, isolation.RepeatableRead} {
+		rec.SetComponent("isolation " + string(l))
+		el, err := tpcc.NewExecutor(ctx, tpcc.ExecutorConfig{Dialect: tpcc.Cockroach, URL: recURL, MaxConns: 1, Isolation: l})
+		if err != nil {
+			t.Fatalf("executor at %s: %v", l, err)
+		}
+		if _, err := el.Payment(ctx, &tpcc.PaymentInput{WarehouseID: 2, DistrictID: 3, CustomerWarehouseID: 2, CustomerDistrictID: 3,
+			Customer: tpcc.CustomerSelector{ID: 9}, AmountCents: 500}); err != nil {
+			t.Fatalf("Payment at %s: %v", l, err)
+		}
+		if res, err := el.Delivery(ctx, &tpcc.DeliveryInput{WarehouseID: 2, CarrierID: 5}); err != nil || res.Delivered == 0 {
+			t.Fatalf("Delivery at %s: %+v, %v", l, res, err)
+		}
+		el.Close()
+	}
 	// The run's telemetry sampler reads crdb_internal; PostgreSQL gets stand-in tables of the
 	// columns it reads (test setup, not recorded), so every one of its queries runs and is seen.
 	for _, ddl := range []string{
@@ -176,6 +196,15 @@ func TestCockroachGrammar(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, l := range isolation.Levels {
+		texts, err := tpcc.PgwireStatementTextsAt(tpcc.Cockroach, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, texts...)
+		want = append(want, pgwire.SetDefault(l), pgwire.Begin(l))
+	}
+	want = append(want, pgwire.ShowIsolation)
 	want = append(want, tpcc.CreateTableDDL(tpcc.Cockroach)...)
 	want = append(want, tpcc.SecondaryIndexDDL(tpcc.Cockroach)...)
 	for _, tb := range tpcc.Tables {
@@ -197,6 +226,47 @@ func TestCockroachGrammar(t *testing.T) {
 		if _, probs := Check(Sent{SQL: sql, BoundParams: -1}); len(probs) > 0 {
 			t.Errorf("DropTableDDL: %v", probs)
 		}
+	}
+}
+
+// TestCockroachGrammarClusterSettings parses the statements of cockroach.clusterSettings — SET
+// CLUSTER SETTING before the load, SHOW CLUSTER SETTING to read them back — for real setting
+// names of every value type (CockroachDB's documentation), the ones that enable isolation levels,
+// and values with quotes. PostgreSQL has no cluster settings, so these cannot come off the wire.
+func TestCockroachGrammarClusterSettings(t *testing.T) {
+	settings := map[string]string{
+		isolation.CockroachEnablingSetting(isolation.ReadCommitted):  "true",
+		isolation.CockroachEnablingSetting(isolation.RepeatableRead): "true",
+		"kv.snapshot_rebalance.max_rate":                             "64MiB",     // byte size
+		"kv.range_merge.queue.enabled":                               "false",     // bool, a keyword-like segment
+		"server.time_until_store_dead":                               "5m0s",      // duration
+		"sql.stats.automatic_collection.fraction_stale_rows":         "0.2",       // float
+		"kv.transaction.max_intents_bytes":                           "4194304",   // int
+		"cluster.organization":                                       "it's ours", // string with a quote
+		"sql.defaults.default_int_size":                              "4",
+		"admission.kv.enabled":                                       "true",
+		"timeseries.storage.enabled":                                 "false",
+	}
+	for name, value := range settings {
+		for _, build := range []func() (string, error){
+			func() (string, error) { return crdb.SetClusterSetting(name, value) },
+			func() (string, error) { return crdb.ShowClusterSetting(name) },
+		} {
+			sql, err := build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, probs := Check(Sent{SQL: sql, BoundParams: -1})
+			if len(probs) > 0 {
+				t.Errorf("%v", probs)
+				continue
+			}
+			t.Logf("%-22s %s", p.Tags[0], sql)
+		}
+	}
+	// Negative control: a value not quoted as a literal does not parse as one.
+	if _, probs := Check(Sent{SQL: "SET CLUSTER SETTING cluster.organization = it's", BoundParams: -1}); len(probs) == 0 {
+		t.Error("an unquoted value with a quote parsed")
 	}
 }
 

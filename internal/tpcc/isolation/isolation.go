@@ -1,0 +1,97 @@
+// Package isolation names the isolation levels a run's transactions may run at, how each engine
+// spells them, and what an engine needs before it runs one. It is pure and links no driver, so the
+// operator (which links none) and the client share one vocabulary.
+package isolation
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Level is an isolation level, spelled as the API's workload.isolation.
+type Level string
+
+const (
+	ReadCommitted  Level = "ReadCommitted"
+	RepeatableRead Level = "RepeatableRead"
+	Serializable   Level = "Serializable"
+)
+
+// Levels lists the levels, weakest first.
+var Levels = []Level{ReadCommitted, RepeatableRead, Serializable}
+
+// Parse reads a level as the API spells it (Serializable), as the client's flag does
+// (serializable, repeatable-read) or as SQL does (REPEATABLE READ), in any case.
+func Parse(s string) (Level, error) {
+	norm := strings.NewReplacer("-", "", "_", "", " ", "").Replace(strings.ToLower(strings.TrimSpace(s)))
+	for _, l := range Levels {
+		if norm == strings.ToLower(string(l)) {
+			return l, nil
+		}
+	}
+	return "", fmt.Errorf("unknown isolation level %q: want read-committed, repeatable-read or serializable", s)
+}
+
+// Flag is the client's --isolation value: read-committed, repeatable-read, serializable.
+func (l Level) Flag() string {
+	switch l {
+	case ReadCommitted:
+		return "read-committed"
+	case RepeatableRead:
+		return "repeatable-read"
+	}
+	return "serializable"
+}
+
+// SQL is the level as BEGIN ISOLATION LEVEL takes it (PostgreSQL, CockroachDB).
+func (l Level) SQL() string {
+	switch l {
+	case ReadCommitted:
+		return "READ COMMITTED"
+	case RepeatableRead:
+		return "REPEATABLE READ"
+	}
+	return "SERIALIZABLE"
+}
+
+// Reported is the level as SHOW transaction_isolation reports it (PostgreSQL, CockroachDB).
+func (l Level) Reported() string { return strings.ToLower(l.SQL()) }
+
+// FromReported reads SHOW transaction_isolation's answer.
+func FromReported(s string) (Level, bool) {
+	for _, l := range Levels {
+		if strings.EqualFold(strings.TrimSpace(s), l.Reported()) {
+			return l, true
+		}
+	}
+	return "", false
+}
+
+// CockroachEnablingSetting is the CockroachDB cluster setting without which CockroachDB runs a
+// transaction that asks for the level as SERIALIZABLE (silently, with a notice), "" for
+// Serializable. READ COMMITTED is on by default from CockroachDB 24.1, REPEATABLE READ is off by
+// default (a preview in 25.2); the operator sets the one a run's level needs on a CockroachDB it
+// deploys, and the client refuses to run when the server reports another level than it asked for.
+func CockroachEnablingSetting(l Level) string {
+	switch l {
+	case ReadCommitted:
+		return "sql.txn.read_committed_isolation.enabled"
+	case RepeatableRead:
+		return "sql.txn.repeatable_read_isolation.enabled"
+	}
+	return ""
+}
+
+// Check compares what the server reported for a transaction that asked for want. The error says
+// what the server ran instead and, for CockroachDB, which cluster setting enables the level.
+func Check(want Level, reported string, cockroach bool) error {
+	got, ok := FromReported(reported)
+	if ok && got == want {
+		return nil
+	}
+	msg := fmt.Sprintf("isolation %s: asked for %s, the server runs the transaction as %q", want, want.SQL(), reported)
+	if s := CockroachEnablingSetting(want); cockroach && s != "" {
+		msg += fmt.Sprintf(" (CockroachDB upgrades the level unless the cluster setting %s is true: set it in cockroach.clusterSettings, or SET CLUSTER SETTING %s = true)", s, s)
+	}
+	return fmt.Errorf("%s", msg)
+}

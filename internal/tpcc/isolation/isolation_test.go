@@ -1,0 +1,79 @@
+package isolation
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	for in, want := range map[string]Level{
+		"ReadCommitted": ReadCommitted, "read-committed": ReadCommitted, "READ COMMITTED": ReadCommitted, "read_committed": ReadCommitted,
+		"RepeatableRead": RepeatableRead, "repeatable-read": RepeatableRead, "Repeatable Read": RepeatableRead,
+		"Serializable": Serializable, "serializable": Serializable, " SERIALIZABLE ": Serializable,
+	} {
+		got, err := Parse(in)
+		if err != nil || got != want {
+			t.Errorf("Parse(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "snapshot", "read uncommitted", "serial"} {
+		if _, err := Parse(bad); err == nil || !strings.Contains(err.Error(), "read-committed, repeatable-read or serializable") {
+			t.Errorf("Parse(%q) = %v, want an error naming the accepted values", bad, err)
+		}
+	}
+}
+
+// Every level survives its spellings: the flag, SQL and the server's report.
+func TestSpellingsRoundTrip(t *testing.T) {
+	for _, l := range Levels {
+		if got, err := Parse(l.Flag()); err != nil || got != l {
+			t.Errorf("%s: flag %q parses as %q, %v", l, l.Flag(), got, err)
+		}
+		if got, err := Parse(l.SQL()); err != nil || got != l {
+			t.Errorf("%s: SQL %q parses as %q, %v", l, l.SQL(), got, err)
+		}
+		if got, ok := FromReported(l.Reported()); !ok || got != l {
+			t.Errorf("%s: reported %q reads as %q", l, l.Reported(), got)
+		}
+	}
+	if ReadCommitted.SQL() != "READ COMMITTED" || RepeatableRead.Reported() != "repeatable read" || Serializable.Flag() != "serializable" {
+		t.Error("spellings changed")
+	}
+}
+
+func TestCheck(t *testing.T) {
+	cases := []struct {
+		want      Level
+		reported  string
+		cockroach bool
+		errHas    []string
+	}{
+		{Serializable, "serializable", true, nil},
+		{ReadCommitted, "read committed", false, nil},
+		{RepeatableRead, "Repeatable Read", false, nil},
+		// CockroachDB without sql.txn.repeatable_read_isolation.enabled runs it as SERIALIZABLE.
+		{RepeatableRead, "serializable", true, []string{"asked for REPEATABLE READ", `"serializable"`, "sql.txn.repeatable_read_isolation.enabled", "cockroach.clusterSettings"}},
+		{ReadCommitted, "serializable", true, []string{"sql.txn.read_committed_isolation.enabled"}},
+		// PostgreSQL never upgrades; an unexpected answer names no CockroachDB setting.
+		{Serializable, "read committed", false, []string{"asked for SERIALIZABLE", `"read committed"`}},
+		{ReadCommitted, "", false, []string{`as ""`}},
+	}
+	for _, c := range cases {
+		err := Check(c.want, c.reported, c.cockroach)
+		if (err != nil) != (len(c.errHas) > 0) {
+			t.Errorf("Check(%s, %q) = %v", c.want, c.reported, err)
+			continue
+		}
+		for _, s := range c.errHas {
+			if !strings.Contains(err.Error(), s) {
+				t.Errorf("Check(%s, %q) = %v, want it to mention %q", c.want, c.reported, err, s)
+			}
+		}
+		if err != nil && !c.cockroach && strings.Contains(err.Error(), "CLUSTER SETTING") {
+			t.Errorf("Check(%s, %q) names a CockroachDB setting for PostgreSQL: %v", c.want, c.reported, err)
+		}
+	}
+	if CockroachEnablingSetting(Serializable) != "" {
+		t.Error("Serializable needs no setting")
+	}
+}
