@@ -11,8 +11,8 @@ import (
 	"testing/fstest"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/uuid"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/uuid"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/outbox"
