@@ -40,6 +40,8 @@ type Config struct {
 	SnapshotURL func(podIP string) string
 	// HTTPClient fetches snapshots.
 	HTTPClient *http.Client
+	// Results configures the results database (results.go).
+	Results ResultsConfig
 }
 
 // DefaultConfig is the configuration without flags.
@@ -48,6 +50,7 @@ func DefaultConfig() Config {
 		DatabaseReadyTimeout: 30 * time.Minute,
 		PollInterval:         5 * time.Second,
 		HTTPClient:           &http.Client{Timeout: 10 * time.Second},
+		Results:              DefaultResultsConfig(),
 	}
 }
 
@@ -94,7 +97,18 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	log.FromContext(ctx).V(1).Info("reconciling", "phase", run.Status.Phase)
 	recordMetrics(run) // a restarted manager exports every run at once
 
+	result, err := r.reconcilePhases(ctx, run)
+	// What the run recorded goes to its results database, whatever the pass did; a database that
+	// is down never holds the run back (results.go).
+	return mergeRequeue(result, r.recordResults(ctx, run)), err
+}
+
+// reconcilePhases moves the run through its phases; a finished run is torn down as its policy says.
+func (r *BenchmarkRunReconciler) reconcilePhases(ctx context.Context, run *benchv1.BenchmarkRun) (ctrl.Result, error) {
 	if run.Status.Phase == benchv1.PhaseSucceeded || run.Status.Phase == benchv1.PhaseFailed {
+		if err := r.retainReport(ctx, run); err != nil {
+			return ctrl.Result{}, err
+		}
 		return ctrl.Result{}, r.teardown(ctx, run)
 	}
 	if run.Status.Phase == "" {

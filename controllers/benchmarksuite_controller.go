@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,6 +24,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
 	comparison "github.com/tpcc-operator/tpcc-operator/internal/report"
 )
 
@@ -39,6 +41,9 @@ type BenchmarkSuiteReconciler struct {
 	Recorder  events.EventRecorder
 	// PollInterval is how often a torn-down database is checked for being gone.
 	PollInterval time.Duration
+	// Results configures the results database; Jobs the image of its writer (results.go).
+	Results ResultsConfig
+	Jobs    jobs.Config
 }
 
 // +kubebuilder:rbac:groups=bench.oltp.io,resources=benchmarksuites,verbs=get;list;watch
@@ -132,13 +137,17 @@ func (r *BenchmarkSuiteReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 			}
 		}
 	}
-	return result, r.updateStatus(ctx, suite, func(s *benchv1.BenchmarkSuiteStatus) {
+	if err := r.updateStatus(ctx, suite, func(s *benchv1.BenchmarkSuiteStatus) {
 		s.Runs = records
 		s.Results, s.Notes, s.Leader = compared.Results, compared.Notes, compared.Leader
 		s.Progress = fmt.Sprintf("%d/%d", compared.RunsDone, compared.RunsPlanned)
 		s.Report = &benchv1.ReportRef{ConfigMapName: ComparisonConfigMapName(suite)}
 		suiteConditions(s, suite.Generation, compared, waiting)
-	})
+	}); err != nil {
+		return result, err
+	}
+	// The suite's row goes to its results database once it ends (results_suite.go).
+	return mergeRequeue(result, r.recordResults(ctx, suite)), nil
 }
 
 // failOnConflict stops a suite whose object name is taken by someone else's object (err is a
@@ -291,7 +300,7 @@ func (r *BenchmarkSuiteReconciler) writeComparison(ctx context.Context, suite *b
 	if page := comparison.ComparisonHTML(c, curves); len(body)+len(data["comparison.md"])+len(page) <= maxReportBytes {
 		data["report.html"] = page
 	}
-	return applyOwnedConfigMap(ctx, r.Client, r.APIReader, r.Scheme, suite, ComparisonConfigMapName(suite), labels, data, nil)
+	return applyConfigMapFor(ctx, r.Client, r.APIReader, r.Scheme, suite, ComparisonConfigMapName(suite), labels, data, nil, suite.Spec.RetainReports)
 }
 
 // curves are the steps of the suite's runs that exist, in the plan's order.
@@ -337,6 +346,7 @@ func (r *BenchmarkSuiteReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&benchv1.BenchmarkSuite{}).
 		Owns(&benchv1.BenchmarkRun{}, builder.WithPredicates(runPhaseChanged)).
+		Owns(&batchv1.Job{}). // its results writers
 		Named("benchmarksuite").
 		Complete(r)
 }

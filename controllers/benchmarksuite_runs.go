@@ -65,6 +65,9 @@ func suiteRun(suite *benchv1.BenchmarkSuite, p plannedRun) *benchv1.BenchmarkRun
 			Workload: *suite.Spec.Workload.DeepCopy(),
 			SLA:      *suite.Spec.SLA.DeepCopy(),
 			Search:   *suite.Spec.Search.DeepCopy(),
+			// Its rows go where the suite's go, and its report outlives it as the suite's does.
+			Results:       suite.Spec.Results.DeepCopy(),
+			RetainReports: suite.Spec.RetainReports,
 		},
 	}
 }

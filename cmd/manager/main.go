@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -29,7 +30,7 @@ func main() {
 	var (
 		metricsAddr, probeAddr, namespaces, leaderElectionNamespace string
 		leaderElect, metricsSecure                                  bool
-		pullPolicy                                                  string
+		pullPolicy, resultsSecret                                   string
 	)
 	cfg := controllers.DefaultConfig()
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "Address the metrics endpoint binds to; 0 disables it.")
@@ -45,6 +46,7 @@ func main() {
 	flag.StringVar(&cfg.Images.YDB, "ydb-image", os.Getenv("TPCC_YDB_IMAGE"), "YDB image when a run names none.")
 	flag.DurationVar(&cfg.DatabaseReadyTimeout, "database-ready-timeout", cfg.DatabaseReadyTimeout, "Fail a run whose database is not ready this long after it was deployed.")
 	flag.DurationVar(&cfg.PollInterval, "poll-interval", cfg.PollInterval, "How often running steps' snapshots are fetched and waits re-checked.")
+	flag.StringVar(&resultsSecret, "results-secret", os.Getenv("TPCC_RESULTS_SECRET"), "Default results database of runs and suites that name none: a Secret NAME[/KEY] (key default uri) in each one's namespace holding a postgres:// URI (docs/results.md); empty: none.")
 	logOpts := zap.Options{}
 	logOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -56,6 +58,13 @@ func main() {
 	default:
 		setupLog.Error(fmt.Errorf("--image-pull-policy %q: want Always, IfNotPresent or Never", pullPolicy), "bad flag")
 		os.Exit(2)
+	}
+
+	if ref, err := parseSecretRef(resultsSecret); err != nil {
+		setupLog.Error(fmt.Errorf("--results-secret %q: %w", resultsSecret, err), "bad flag")
+		os.Exit(2)
+	} else {
+		cfg.Results.Secret = ref
 	}
 
 	opts := managerOptions{
@@ -121,6 +130,8 @@ func run(ctx context.Context, cfg *rest.Config, o managerOptions) error {
 		Scheme:       mgr.GetScheme(),
 		Recorder:     mgr.GetEventRecorder("tpcc-operator"),
 		PollInterval: o.reconciler.PollInterval,
+		Results:      o.reconciler.Results,
+		Jobs:         o.reconciler.Jobs,
 	}
 	if err := suites.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the BenchmarkSuite controller: %w", err)
@@ -149,4 +160,23 @@ func splitNamespaces(list string) []string {
 		}
 	}
 	return out
+}
+
+// parseSecretRef reads --results-secret: NAME or NAME/KEY; empty is none.
+func parseSecretRef(s string) (*benchv1.SecretKeyRef, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	name, key, _ := strings.Cut(s, "/")
+	if key == "" {
+		key = "uri"
+	}
+	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+		return nil, fmt.Errorf("the Secret name %q: %s", name, strings.Join(errs, "; "))
+	}
+	if errs := validation.IsConfigMapKey(key); len(errs) > 0 {
+		return nil, fmt.Errorf("the key %q: %s", key, strings.Join(errs, "; "))
+	}
+	return &benchv1.SecretKeyRef{Name: name, Key: key}, nil
 }

@@ -36,7 +36,7 @@ func Connect(ctx context.Context, uri string, attempts int) (*pgx.Conn, error) {
 		}
 		last = err
 	}
-	return nil, fmt.Errorf("connecting to the results database (%s): %s", Redacted(uri), Redact(last.Error(), uri))
+	return nil, fmt.Errorf("connecting to the results database: %s", Redact(last.Error(), uri))
 }
 
 // Redacted is the URI without its password.
