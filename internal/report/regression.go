@@ -358,3 +358,36 @@ func ParseTolerance(s string) (float64, error) {
 	}
 	return v, nil
 }
+
+// RegressionMarkdown renders a comparison with a baseline: the rule, then a row per figure.
+func RegressionMarkdown(r Regression) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s against the baseline %s\n\n", r.Value, r.Baseline)
+	runs := "1 run"
+	if r.BaselineRuns != 1 {
+		runs = fmt.Sprintf("%d runs (their mean)", r.BaselineRuns)
+	}
+	fmt.Fprintf(&b, "Baseline: %s. Tolerance %s %%: a figure has regressed when it is worse than the baseline by more than the tolerance plus the noise of the difference (95 %%: counting noise, search precision, a percentile's order-statistic band, or the repeats' Student's t interval).\n\n",
+		runs, strconv.FormatFloat(r.Tolerance, 'f', -1, 64))
+	b.WriteString("| figure | baseline | value | change | noise (95 %) | verdict |\n|---|---|---|---|---|---|\n")
+	for _, f := range r.Figures {
+		verdict := strings.ToLower(f.Verdict)
+		if f.Verdict == VerdictRegressed {
+			verdict = "**regressed**"
+		}
+		if f.Verdict == VerdictNoBaseline {
+			fmt.Fprintf(&b, "| %s | - | %s | - | - | no baseline value |\n", f.Figure, f.FormatValue(f.Value))
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %+.1f %% | ±%.1f %% | %s |\n", f.Figure, f.FormatValue(f.Baseline), f.FormatValue(f.Value), f.ChangePercent, f.NoisePercent, verdict)
+	}
+	if reg := r.Regressed(); len(reg) > 0 {
+		b.WriteString("\nRegressed:\n\n")
+		for _, f := range reg {
+			fmt.Fprintf(&b, "- %s\n", f.Sentence(r.Tolerance))
+		}
+	} else {
+		b.WriteString("\nNo figure is worse than the tolerance beyond its noise.\n")
+	}
+	return b.String()
+}
