@@ -77,8 +77,8 @@ func recordedRun(t *testing.T, uri, name string, labels map[string]string, tpmC 
 		// Created as the run of that day was (the test's clock is fixed, the API server's is not).
 		Object: outbox.Object{UID: string(run.UID), Namespace: ns, Name: name, Labels: labels, Created: start.Add(-10 * time.Minute)},
 		Spec:   run.Spec, Status: *status,
-		Steps:  []outbox.StepFiles{{Index: 0, Data: outbox.StepDataFile(0), Series: []string{outbox.StepSeriesFile(0, 0)}}},
-		End:    &outbox.End{Phase: benchv1.PhaseSucceeded, Reason: "SearchFinished", Generation: 1, Time: ended}}}
+		Steps: []outbox.StepFiles{{Index: 0, Data: outbox.StepDataFile(0), Series: []string{outbox.StepSeriesFile(0, 0)}}},
+		End:   &outbox.End{Phase: benchv1.PhaseSucceeded, Reason: "SearchFinished", Generation: 1, Time: ended}}}
 	files := fstest.MapFS{outbox.StepDataFile(0): {Data: data}, outbox.StepSeriesFile(0, 0): {Data: gz(t, series)}}
 	c, err := results.Connect(context.Background(), uri, 1)
 	if err != nil {
