@@ -147,7 +147,7 @@ func (r *BenchmarkSuiteReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		return result, err
 	}
 	// The suite's row goes to its results database once it ends (results_suite.go).
-	return mergeRequeue(result, r.recordResults(ctx, suite)), nil
+	return mergeRequeue(result, r.recordResults(ctx, suite, runs)), nil
 }
 
 // failOnConflict stops a suite whose object name is taken by someone else's object (err is a
@@ -351,12 +351,17 @@ func (r *BenchmarkSuiteReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Complete(r)
 }
 
-// runPhaseChanged lets through a run's creation, deletion and phase changes: the suite records
-// nothing else of a run until it ends, and a run's live progress changes its status every poll.
+// runPhaseChanged lets through a run's creation, deletion and phase changes, and its end reaching
+// the results database: the suite records nothing else of a run until it ends, and a run's live
+// progress changes its status every poll.
 var runPhaseChanged = predicate.Funcs{
 	UpdateFunc: func(e event.UpdateEvent) bool {
 		before, ok1 := e.ObjectOld.(*benchv1.BenchmarkRun)
 		after, ok2 := e.ObjectNew.(*benchv1.BenchmarkRun)
-		return !ok1 || !ok2 || before.Status.Phase != after.Status.Phase
+		return !ok1 || !ok2 || before.Status.Phase != after.Status.Phase || endWritten(before) != endWritten(after)
 	},
+}
+
+func endWritten(run *benchv1.BenchmarkRun) bool {
+	return run.Status.ResultsDatabase != nil && run.Status.ResultsDatabase.EndWritten
 }

@@ -145,6 +145,12 @@ func (rr *resultsRecorder) startWriter(ctx context.Context, t *recordable, secre
 	pendingSteps, pendingEnd := t.steps > rec.StepsWritten, t.ended && !rec.EndWritten
 	if !pendingSteps && !pendingEnd {
 		return 0, t.update(ctx, func(r *benchv1.ResultsRecording, c *[]metav1.Condition) {
+			if t.kind == outbox.KindSuite && !r.EndWritten {
+				// A suite has one row, written at its end: nothing is in the database yet.
+				setConditionIn(c, t.obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionUnknown, benchv1.ReasonResultsPending,
+					"the suite is written to the results database (Secret "+r.Secret+") once it has ended and its runs' ends are there")
+				return
+			}
 			setConditionIn(c, t.obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionTrue, benchv1.ReasonResultsWritten, writtenWords(t, r))
 		})
 	}

@@ -26,7 +26,9 @@ import (
 // verdict in status.regression and condition BaselineHeld.
 
 // recordResults writes the suite's row into its results database and says when to look again.
-func (r *BenchmarkSuiteReconciler) recordResults(ctx context.Context, suite *benchv1.BenchmarkSuite) time.Duration {
+// Its end is written once its runs' ends are in the database: a suite recorded as ended — what a
+// later suite's baseline reads — always has its runs' results beside it.
+func (r *BenchmarkSuiteReconciler) recordResults(ctx context.Context, suite *benchv1.BenchmarkSuite, runs map[string]*benchv1.BenchmarkRun) time.Duration {
 	rr := &resultsRecorder{Client: r.Client, APIReader: r.APIReader, Scheme: r.Scheme, Recorder: r.Recorder, Config: r.Results, Jobs: r.Jobs}
 	update := func(ctx context.Context, mutate func(*benchv1.ResultsRecording, *[]metav1.Condition)) error {
 		return r.updateStatus(ctx, suite, func(s *benchv1.BenchmarkSuiteStatus) {
@@ -51,7 +53,7 @@ func (r *BenchmarkSuiteReconciler) recordResults(ctx context.Context, suite *ben
 		obj: suite, kind: outbox.KindSuite, spec: suite.Spec.Results,
 		labels:    map[string]string{"app.kubernetes.io/managed-by": "tpcc-operator", benchv1.SuiteLabel: suite.Name},
 		recording: func() *benchv1.ResultsRecording { return suite.Status.ResultsDatabase },
-		ended:     report.Final(suite.Status.Phase),
+		ended:     report.Final(suite.Status.Phase) && runsWritten(runs),
 		update:    update,
 		build: func(ctx context.Context, w benchv1.ResultsWriter, _ int32) (outbox.Record, []outbox.Source, error) {
 			return r.suiteRecord(ctx, suite, w)
@@ -68,7 +70,32 @@ func (r *BenchmarkSuiteReconciler) recordResults(ctx context.Context, suite *ben
 		ctrl.LoggerFrom(ctx).Error(err, "recording into the results database; retrying")
 		return 10 * time.Second
 	}
+	if report.Final(suite.Status.Phase) && !t.ended && rr.effectiveSecret(suite.Spec.Results) != nil {
+		// Its runs' ends are on their way (their status changes bring the suite back too).
+		return mergeWait(wait, 30*time.Second)
+	}
 	return wait
+}
+
+func mergeWait(a, b time.Duration) time.Duration {
+	if a <= 0 || b < a {
+		return b
+	}
+	return a
+}
+
+// runsWritten says whether every run of the suite that records into a results database has its
+// end written there (a run deleted since can no longer say, and is not waited for).
+func runsWritten(runs map[string]*benchv1.BenchmarkRun) bool {
+	for _, run := range runs {
+		if run.Spec.Results != nil && run.Spec.Results.Disabled {
+			continue
+		}
+		if rec := run.Status.ResultsDatabase; rec == nil || !rec.EndWritten {
+			return false
+		}
+	}
+	return true
 }
 
 // suiteRecord is the suite's record: identity, spec, status, comparison.json and, at its end,

@@ -36,6 +36,7 @@ const (
 	ConditionResultsRecorded = "ResultsRecorded"
 
 	ReasonResultsWritten      = "Written"
+	ReasonResultsPending      = "Pending"
 	ReasonResultsWriting      = "Writing"
 	ReasonResultsUnavailable  = "DatabaseUnavailable"
 	ReasonResultsSecretAbsent = "SecretNotFound"
