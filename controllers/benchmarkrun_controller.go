@@ -92,7 +92,9 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		return ctrl.Result{}, err
 	}
 	if !run.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil // owned objects go with it
+		// Owned objects go with it, once what it recorded is in its results database (or the
+		// deletion has waited long enough for it: results_finalizer.go).
+		return ctrl.Result{RequeueAfter: r.recordResults(ctx, run)}, nil
 	}
 	log.FromContext(ctx).V(1).Info("reconciling", "phase", run.Status.Phase)
 	recordMetrics(run) // a restarted manager exports every run at once

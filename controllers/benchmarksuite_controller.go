@@ -46,7 +46,7 @@ type BenchmarkSuiteReconciler struct {
 	Jobs    jobs.Config
 }
 
-// +kubebuilder:rbac:groups=bench.oltp.io,resources=benchmarksuites,verbs=get;list;watch
+// +kubebuilder:rbac:groups=bench.oltp.io,resources=benchmarksuites,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=bench.oltp.io,resources=benchmarksuites/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=bench.oltp.io,resources=benchmarkruns,verbs=create
 
@@ -61,7 +61,13 @@ func (r *BenchmarkSuiteReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !suite.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil // its runs and comparison go with it, through owner references
+		// Its runs and comparison go with it, through owner references, once its row is in its
+		// results database (or the deletion has waited long enough: results_finalizer.go).
+		runs, err := r.suiteRuns(ctx, suite)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{RequeueAfter: r.recordResults(ctx, suite, runs)}, nil
 	}
 	if c := meta.FindStatusCondition(suite.Status.Conditions, benchv1.ConditionFailed); c != nil && c.Reason == benchv1.ReasonObjectConflict {
 		return ctrl.Result{}, nil // stopped: someone else's object has a name the suite needs

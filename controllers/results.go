@@ -46,11 +46,14 @@ type ResultsConfig struct {
 	Secret *benchv1.SecretKeyRef
 	// Backoff is the pause after a failed write; it doubles per failure up to MaxBackoff.
 	Backoff, MaxBackoff time.Duration
+	// DeletionGrace is how long the deletion of a resource waits for its backlog to be written
+	// (ResultsFinalizer); default 10 minutes.
+	DeletionGrace time.Duration
 }
 
 // DefaultResultsConfig has no default database and backs off from 10 s to 5 min.
 func DefaultResultsConfig() ResultsConfig {
-	return ResultsConfig{Backoff: 10 * time.Second, MaxBackoff: 5 * time.Minute}
+	return ResultsConfig{Backoff: 10 * time.Second, MaxBackoff: 5 * time.Minute, DeletionGrace: DefaultResultsDeletionGrace}
 }
 
 // resultsRecorder writes a run's or a suite's rows through writer Jobs.

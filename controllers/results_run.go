@@ -41,7 +41,14 @@ func (r *BenchmarkRunReconciler) recordResults(ctx context.Context, run *benchv1
 			return r.runRecord(ctx, run, w, from)
 		},
 	}
+	if err := ensureResultsFinalizer(ctx, r.Client, run, rr.writesFor(run.Spec.Results)); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "recording into the results database; retrying")
+		return 10 * time.Second
+	}
 	wait, err := rr.reconcile(ctx, t)
+	if err == nil && !run.DeletionTimestamp.IsZero() {
+		wait, err = releaseDeletion(ctx, rr, t, wait)
+	}
 	if err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "recording into the results database; retrying")
 		return 10 * time.Second

@@ -65,7 +65,17 @@ func (r *BenchmarkSuiteReconciler) recordResults(ctx context.Context, suite *ben
 			return r.judgeBaseline(ctx, suite, rep.Baseline)
 		},
 	}
+	if err := ensureResultsFinalizer(ctx, r.Client, suite, rr.writesFor(suite.Spec.Results)); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "recording into the results database; retrying")
+		return 10 * time.Second
+	}
 	wait, err := rr.reconcile(ctx, t)
+	if err == nil && !suite.DeletionTimestamp.IsZero() {
+		wait, err = releaseDeletion(ctx, rr, t, wait)
+		if err == nil {
+			return wait
+		}
+	}
 	if err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "recording into the results database; retrying")
 		return 10 * time.Second

@@ -496,3 +496,77 @@ func TestSuiteBaselineVerdict(t *testing.T) {
 		return nil
 	})
 }
+
+// A run deleted while what it recorded waits for the results database stays until it is written;
+// one whose database does not answer is let go after the grace, an event naming what is lost.
+func TestDeletionWaitsForTheBacklog(t *testing.T) {
+	ns := newNamespace(t, "results-deletion")
+	server := pgtest.NewServer(t)
+	server.Stop(t)
+	resultsSecret(t, ns, "results-db", server.URL())
+	resultsSecret(t, ns, "nowhere", "postgres://postgres@127.0.0.1:1/postgres?connect_timeout=1")
+	pods := newClientPods()
+	cfg := resultsConfig(pods)
+	cfg.Results.DeletionGrace = 15 * time.Second
+	startManager(t, ns, cfg)
+	startWriterKubelet(t, ns)
+
+	failedRun := func(name, secret string) *benchv1.BenchmarkRun {
+		t.Helper()
+		run := newRun(ns, name, 20, 10)
+		run.Spec.Results = &benchv1.ResultsSpec{SecretRef: &benchv1.SecretKeyRef{Name: secret, Key: "uri"}}
+		if err := k8s.Create(context.Background(), run); err != nil {
+			t.Fatal(err)
+		}
+		setClusterReady(t, ns, name+"-db", 3)
+		failJob(t, getJob(t, ns, name+"-load"), "loader pod 0: connection refused")
+		eventually(t, 30*time.Second, func() error {
+			got := getRun(t, run)
+			c := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionResultsRecorded)
+			if got.Status.Phase != benchv1.PhaseFailed || c == nil || c.Reason != benchv1.ReasonResultsUnavailable || !slices.Contains(got.Finalizers, ResultsFinalizer) {
+				return fmt.Errorf("phase %s, finalizers %v, ResultsRecorded %+v", got.Status.Phase, got.Finalizers, c)
+			}
+			return nil
+		})
+		got := getRun(t, run)
+		if err := k8s.Delete(context.Background(), got); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	gone := func(run *benchv1.BenchmarkRun) error {
+		err := k8s.Get(context.Background(), client.ObjectKeyFromObject(run), &benchv1.BenchmarkRun{})
+		if err == nil {
+			return fmt.Errorf("%s is still there", run.Name)
+		}
+		return client.IgnoreNotFound(err)
+	}
+
+	// The database comes back while the deletion waits: the end is written, then the run goes.
+	waiting := failedRun("waits", "results-db")
+	time.Sleep(2 * time.Second)
+	if err := gone(waiting); err == nil {
+		t.Fatal("the run went before its end was written")
+	}
+	server.Start(t)
+	eventually(t, 30*time.Second, func() error { return gone(waiting) })
+	conn, err := results.Connect(context.Background(), server.URL(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var phase, reason string
+	row(t, conn, `SELECT x.phase, x.reason FROM tpcc.results x JOIN tpcc.runs r USING (run_uid) WHERE r.run_uid = $1`, []any{string(waiting.UID)}, &phase, &reason)
+	if phase != "Failed" || reason != "LoadFailed" {
+		t.Errorf("the deleted run's end: %s %s, want Failed LoadFailed", phase, reason)
+	}
+
+	// A database that never answers: the deletion waits the grace, then goes, saying what is lost.
+	start := time.Now()
+	lost := failedRun("lost", "nowhere")
+	eventually(t, time.Minute, func() error { return gone(lost) })
+	if waited := time.Since(start); waited < 15*time.Second {
+		t.Errorf("the deletion went after %s, before the 15 s grace", waited)
+	}
+	assertEvents(t, ns, "lost", "ResultsLost")
+}
