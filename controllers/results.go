@@ -323,7 +323,8 @@ func (rr *resultsRecorder) backoff(n int32) time.Duration {
 // the kubelet falls back to) is the error.
 func (rr *resultsRecorder) writerReport(ctx context.Context, job *batchv1.Job) outbox.WriterReport {
 	pods := &corev1.PodList{}
-	if err := rr.List(ctx, pods, client.InNamespace(job.Namespace), client.MatchingLabels{batchv1.JobNameLabel: job.Name}); err != nil {
+	// Uncached: the manager may list pods, not watch them.
+	if err := rr.APIReader.List(ctx, pods, client.InNamespace(job.Namespace), client.MatchingLabels{batchv1.JobNameLabel: job.Name}); err != nil {
 		return outbox.WriterReport{Error: "the writer's pod could not be read: " + err.Error()}
 	}
 	var latest *corev1.ContainerStateTerminated
