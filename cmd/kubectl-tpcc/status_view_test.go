@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -85,5 +86,15 @@ other      run           new         Pending    -                         -     
 	}
 	if got := listTable(runs[:1], nil, false, at); got != "KIND  NAME  PHASE      PROGRESS  RESULT                         AGE\nrun   zeta  Succeeded  7 steps   1625.8 tpmC at 131 warehouses  3h\n" {
 		t.Errorf("one namespace:\n%s", got)
+	}
+}
+
+func TestRunStatusNamesTheResultsDatabase(t *testing.T) {
+	run := &benchv1.BenchmarkRun{Status: benchv1.BenchmarkRunStatus{Phase: benchv1.PhaseSucceeded, Conditions: []metav1.Condition{{
+		Type: benchv1.ConditionResultsRecorded, Status: metav1.ConditionFalse, Reason: benchv1.ReasonResultsUnavailable,
+		Message: "write 2 failed: connection refused; still to write: the run's end"}}}}
+	got := runStatus(run, time.Now())
+	if want := "results database: write 2 failed: connection refused; still to write: the run's end\n"; !strings.Contains(got, want) {
+		t.Errorf("status lacks %q:\n%s", want, got)
 	}
 }
