@@ -28,6 +28,7 @@ require (
 	github.com/gobwas/pool v0.2.1 // indirect
 	github.com/gobwas/ws v1.4.0 // indirect
 	github.com/grafana/regexp v0.0.0-20250905093917-f7b3be9d1853 // indirect
+	github.com/moby/spdystream v0.5.1 // indirect
 	go.uber.org/atomic v1.11.0 // indirect
 )
 

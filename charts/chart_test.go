@@ -324,6 +324,15 @@ func TestChartValues(t *testing.T) {
 			},
 		},
 		{
+			name: "a default results database",
+			sets: []string{"results.secretName=results-app"},
+			check: func(t *testing.T, objs []*unstructured.Unstructured) {
+				if got := strings.Join(args(t, objs), " "); !strings.Contains(got, "--results-secret=results-app/uri") {
+					t.Errorf("args %q lack --results-secret=results-app/uri", got)
+				}
+			},
+		},
+		{
 			name: "watched namespaces: the flag, and permissions in those namespaces only",
 			sets: []string{"watchNamespaces={team-a,team-b}"},
 			check: func(t *testing.T, objs []*unstructured.Unstructured) {
@@ -669,6 +678,7 @@ func TestChartRejectsBadValues(t *testing.T) {
 		{"no service account to use", []string{"serviceAccount.create=false"}, "serviceAccount.name: required"},
 		{"ServiceMonitor without the metrics Service", []string{"metrics.serviceMonitor.enabled=true", "metrics.service.enabled=false"}, "needs metrics.service.enabled"},
 		{"reader ServiceAccount without namespace", []string{"metrics.secure=true", "metrics.readerSubjects[0].kind=ServiceAccount", "metrics.readerSubjects[0].name=prometheus"}, "needs its namespace"},
+		{"results Secret that is no Secret name", []string{"results.secretName=Results_DB"}, "/results/secretName"},
 		{"scrape interval that is no duration", []string{"metrics.serviceMonitor.interval=often"}, "/metrics/serviceMonitor/interval"},
 	}
 	for _, tt := range tests {

@@ -46,6 +46,8 @@ type Config struct {
 	// NodeMetrics reads a node's kubelet cAdvisor metrics (the pods' disk and network); nil
 	// records none (--kubelet-metrics=false).
 	NodeMetrics NodeMetricsReader
+	// Results configures the results database (results.go).
+	Results ResultsConfig
 }
 
 // DefaultConfig is the configuration without flags.
@@ -54,6 +56,7 @@ func DefaultConfig() Config {
 		DatabaseReadyTimeout: 30 * time.Minute,
 		PollInterval:         5 * time.Second,
 		HTTPClient:           &http.Client{Timeout: 10 * time.Second},
+		Results:              DefaultResultsConfig(),
 	}
 }
 
@@ -102,15 +105,28 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		return ctrl.Result{}, err
 	}
 	if !run.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil // owned objects go with it
+		// Owned objects go with it, once what it recorded is in its results database (or the
+		// deletion has waited long enough for it: results_finalizer.go).
+		return ctrl.Result{RequeueAfter: r.recordResults(ctx, run)}, nil
 	}
 	log.FromContext(ctx).V(1).Info("reconciling", "phase", run.Status.Phase)
 	recordMetrics(run) // a restarted manager exports every run at once
 
+	result, err := r.reconcilePhases(ctx, run)
+	// What the run recorded goes to its results database, whatever the pass did; a database that
+	// is down never holds the run back (results.go).
+	return mergeRequeue(result, r.recordResults(ctx, run)), err
+}
+
+// reconcilePhases moves the run through its phases; a finished run is torn down as its policy says.
+func (r *BenchmarkRunReconciler) reconcilePhases(ctx context.Context, run *benchv1.BenchmarkRun) (ctrl.Result, error) {
 	if run.Status.Phase == benchv1.PhaseSucceeded || run.Status.Phase == benchv1.PhaseFailed {
 		// A run that ended under an operator without the Ready and Ended conditions gets them
 		// (writeStatus writes nothing when they are there already).
 		if err := r.updateStatus(ctx, run, func(*benchv1.BenchmarkRunStatus) {}); err != nil {
+			return ctrl.Result{}, err
+		}
+		if err := r.retainReport(ctx, run); err != nil {
 			return ctrl.Result{}, err
 		}
 		return ctrl.Result{}, r.teardown(ctx, run)

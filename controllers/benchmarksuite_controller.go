@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,6 +24,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
 	comparison "github.com/tpcc-operator/tpcc-operator/internal/report"
 )
 
@@ -39,9 +41,12 @@ type BenchmarkSuiteReconciler struct {
 	Recorder  events.EventRecorder
 	// PollInterval is how often a torn-down database is checked for being gone.
 	PollInterval time.Duration
+	// Results configures the results database; Jobs the image of its writer (results.go).
+	Results ResultsConfig
+	Jobs    jobs.Config
 }
 
-// +kubebuilder:rbac:groups=bench.oltp.io,resources=benchmarksuites,verbs=get;list;watch
+// +kubebuilder:rbac:groups=bench.oltp.io,resources=benchmarksuites,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=bench.oltp.io,resources=benchmarksuites/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=bench.oltp.io,resources=benchmarkruns,verbs=create
 // The suite turns a run's teardown to Delete when the next repeat will not reuse its data:
@@ -58,7 +63,13 @@ func (r *BenchmarkSuiteReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !suite.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil // its runs and comparison go with it, through owner references
+		// Its runs and comparison go with it, through owner references, once its row is in its
+		// results database (or the deletion has waited long enough: results_finalizer.go).
+		runs, err := r.suiteRuns(ctx, suite)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{RequeueAfter: r.recordResults(ctx, suite, runs)}, nil
 	}
 	if c := meta.FindStatusCondition(suite.Status.Conditions, benchv1.ConditionFailed); c != nil && c.Reason == benchv1.ReasonObjectConflict {
 		return ctrl.Result{}, nil // stopped: someone else's object has a name the suite needs
@@ -147,13 +158,17 @@ func (r *BenchmarkSuiteReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 			}
 		}
 	}
-	return result, r.updateStatus(ctx, suite, func(s *benchv1.BenchmarkSuiteStatus) {
+	if err := r.updateStatus(ctx, suite, func(s *benchv1.BenchmarkSuiteStatus) {
 		s.Runs = records
 		s.Results, s.Notes, s.Leader = compared.Results, compared.Notes, compared.Leader
 		s.Progress = fmt.Sprintf("%d/%d", compared.RunsDone, compared.RunsPlanned)
 		s.Report = &benchv1.ReportRef{ConfigMapName: ComparisonConfigMapName(suite)}
 		suiteConditions(s, suite.Generation, compared, waiting)
-	})
+	}); err != nil {
+		return result, err
+	}
+	// The suite's row goes to its results database once it ends (results_suite.go).
+	return mergeRequeue(result, r.recordResults(ctx, suite, runs)), nil
 }
 
 // failOnConflict stops a suite whose object name is taken by someone else's object (err is a
@@ -306,7 +321,7 @@ func (r *BenchmarkSuiteReconciler) writeComparison(ctx context.Context, suite *b
 	if page := comparison.ComparisonHTML(c, curves); len(body)+len(data["comparison.md"])+len(page) <= maxReportBytes {
 		data["report.html"] = page
 	}
-	return applyOwnedConfigMap(ctx, r.Client, r.APIReader, r.Scheme, suite, ComparisonConfigMapName(suite), labels, data, nil)
+	return applyConfigMapFor(ctx, r.Client, r.APIReader, r.Scheme, suite, ComparisonConfigMapName(suite), labels, data, nil, suite.Spec.RetainReports)
 }
 
 // curves are the steps of the suite's runs that exist, in the plan's order.
@@ -357,16 +372,22 @@ func (r *BenchmarkSuiteReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&benchv1.BenchmarkSuite{}).
 		Owns(&benchv1.BenchmarkRun{}, builder.WithPredicates(runPhaseChanged)).
+		Owns(&batchv1.Job{}). // its results writers
 		Named("benchmarksuite").
 		Complete(r)
 }
 
-// runPhaseChanged lets through a run's creation, deletion and phase changes: the suite records
-// nothing else of a run until it ends, and a run's live progress changes its status every poll.
+// runPhaseChanged lets through a run's creation, deletion and phase changes, and its end reaching
+// the results database: the suite records nothing else of a run until it ends, and a run's live
+// progress changes its status every poll.
 var runPhaseChanged = predicate.Funcs{
 	UpdateFunc: func(e event.UpdateEvent) bool {
 		before, ok1 := e.ObjectOld.(*benchv1.BenchmarkRun)
 		after, ok2 := e.ObjectNew.(*benchv1.BenchmarkRun)
-		return !ok1 || !ok2 || before.Status.Phase != after.Status.Phase
+		return !ok1 || !ok2 || before.Status.Phase != after.Status.Phase || endWritten(before) != endWritten(after)
 	},
+}
+
+func endWritten(run *benchv1.BenchmarkRun) bool {
+	return run.Status.ResultsDatabase != nil && run.Status.ResultsDatabase.EndWritten
 }

@@ -103,6 +103,9 @@ func suiteRun(suite *benchv1.BenchmarkSuite, p plannedRun, reuseFrom string) *be
 			Sustain:  suite.Spec.Sustain.DeepCopy(),
 			// Role by role, the database's own placement or the suite's.
 			Placement: benchv1.MergePlacement(p.Database.Placement, suite.Spec.Placement, database.External != nil),
+			// Its rows go where the suite's go, and its report outlives it as the suite's does.
+			Results:       suite.Spec.Results.DeepCopy(),
+			RetainReports: suite.Spec.RetainReports,
 		},
 	}
 }

@@ -42,7 +42,8 @@ func startSuiteManager(t *testing.T, namespace string, cfg Config) *manager {
 	if err := runs.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
-	suites := &BenchmarkSuiteReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("tpcc-operator"), PollInterval: cfg.PollInterval}
+	suites := &BenchmarkSuiteReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("tpcc-operator"), PollInterval: cfg.PollInterval,
+		Results: cfg.Results, Jobs: cfg.Jobs}
 	if err := suites.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}

@@ -94,14 +94,22 @@ func (r *BenchmarkRunReconciler) applyConfigMap(ctx context.Context, run *benchv
 // applyOwnedConfigMap server-side applies a ConfigMap controlled by owner; a ConfigMap of that
 // name that is not owner's is refused (ConflictError) and left as it is.
 func applyOwnedConfigMap(ctx context.Context, c client.Client, reader client.Reader, scheme *runtime.Scheme, owner client.Object, name string, labels, data map[string]string, binaryData map[string][]byte) error {
+	return applyConfigMapFor(ctx, c, reader, scheme, owner, name, labels, data, binaryData, false)
+}
+
+// applyConfigMapFor is applyOwnedConfigMap; with retain, the ConfigMap is only annotated with
+// owner's UID, not controlled by it, so it outlives owner (spec.retainReports).
+func applyConfigMapFor(ctx context.Context, c client.Client, reader client.Reader, scheme *runtime.Scheme, owner client.Object, name string, labels, data map[string]string, binaryData map[string][]byte, retain bool) error {
 	cm := &corev1.ConfigMap{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: owner.GetNamespace(), Labels: labels},
 		Data:       data,
 		BinaryData: binaryData,
 	}
-	if err := controllerutil.SetControllerReference(owner, cm, scheme); err != nil {
-		return err
+	if !retain {
+		if err := controllerutil.SetControllerReference(owner, cm, scheme); err != nil {
+			return err
+		}
 	}
 	markOwner(cm, owner)
 	if err := checkOwned(ctx, reader, scheme, owner, cm, benchv1.ReasonObjectConflict); err != nil {
@@ -163,7 +171,7 @@ func (r *BenchmarkRunReconciler) reconcileResult(ctx context.Context, run *bench
 	if page := reportHTML(run, result, binary[seriesKey], maxReportBytes-len(body)-len(md)-len(binary[seriesKey])); page != "" {
 		data["report.html"] = page
 	}
-	if err := r.applyConfigMap(ctx, run, ReportConfigMapName(run), data, binary); err != nil {
+	if err := r.applyReport(ctx, run, data, binary); err != nil {
 		return false, ctrl.Result{}, err
 	}
 	if reason, message := faultFailure(run); reason != "" {

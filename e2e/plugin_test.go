@@ -17,7 +17,8 @@ import (
 // testPluginFollowsAndReports builds kubectl-tpcc, follows a small run with `kubectl tpcc status
 // -w` (as kubectl runs the plugin: the binary kubectl-tpcc on PATH) until it ends, then writes its
 // HTML report with `kubectl tpcc report -o html -f` and checks the file: well-formed, self-contained,
-// with its charts.
+// with its charts. The run records into a results database in the cluster (results_test.go): once
+// it is deleted, kubectl tpcc history still lists it and its report is rebuilt from the database.
 func testPluginFollowsAndReports(t *testing.T) {
 	ns := newNamespace(t, "plugin")
 	bin := t.TempDir()
@@ -26,7 +27,9 @@ func testPluginFollowsAndReports(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/kubectl-tpcc: %v\n%s", err, out)
 	}
+	createResultsDatabase(t, ns)
 	run := smallSyncRun(ns, "plugin")
+	withResults(run)
 	if err := k8s.Create(context.Background(), run); err != nil {
 		t.Fatal(err)
 	}
@@ -81,4 +84,5 @@ func testPluginFollowsAndReports(t *testing.T) {
 	if !strings.Contains(out, "| step | kind | measured |") {
 		t.Errorf("report -o md:\n%s", out)
 	}
+	checkResultsOutliveTheRun(t, ns, "plugin", file, plugin)
 }

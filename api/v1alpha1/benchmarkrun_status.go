@@ -59,7 +59,7 @@ type BenchmarkRunStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// Conditions: DatabaseReady, DataLoaded, SLACompliant, Complete, Failed.
+	// Conditions: DatabaseReady, DataLoaded, SLACompliant, Complete, Failed, ResultsRecorded.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
@@ -100,6 +100,10 @@ type BenchmarkRunStatus struct {
 	// Report names the ConfigMap holding the full report (JSON with merged histograms, Markdown tables).
 	// +optional
 	Report *ReportRef `json:"report,omitempty"`
+
+	// ResultsDatabase is where the run's rows in the results database stand (docs/results.md).
+	// +optional
+	ResultsDatabase *ResultsRecording `json:"resultsDatabase,omitempty"`
 }
 
 // DatabaseStatus identifies the database under test. It never holds credentials.

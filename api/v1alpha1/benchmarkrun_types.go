@@ -96,6 +96,17 @@ type BenchmarkRunSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="placement is immutable once the run is created"
 	// +optional
 	Placement *Placement `json:"placement,omitempty"`
+
+	// Results names the results database the run's steps and result are recorded into
+	// (docs/results.md, api/v1alpha1/results.go). It may change: a run given one after it ended
+	// records everything it has.
+	// +optional
+	Results *ResultsSpec `json:"results,omitempty"`
+
+	// RetainReports keeps the report ConfigMap (<run>-report) when the run is deleted: it is then
+	// annotated with the run's UID but not owned by it.
+	// +optional
+	RetainReports bool `json:"retainReports,omitempty"`
 }
 
 // Engine is a database engine.

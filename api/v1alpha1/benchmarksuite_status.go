@@ -18,7 +18,7 @@ type BenchmarkSuiteStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// Conditions: Complete, Failed.
+	// Conditions: Complete, Failed, ResultsRecorded, BaselineHeld.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
@@ -52,6 +52,15 @@ type BenchmarkSuiteStatus struct {
 	// Report names the ConfigMap holding the comparison (comparison.json, comparison.md).
 	// +optional
 	Report *ReportRef `json:"report,omitempty"`
+
+	// ResultsDatabase is where the suite's row in the results database stands (docs/results.md).
+	// +optional
+	ResultsDatabase *ResultsRecording `json:"resultsDatabase,omitempty"`
+
+	// Regression is the comparison with spec.baseline, once the suite ended and the baseline was
+	// read from the results database.
+	// +optional
+	Regression *RegressionStatus `json:"regression,omitempty"`
 }
 
 // SuiteRunRecord is one BenchmarkRun of a suite.

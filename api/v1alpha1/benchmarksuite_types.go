@@ -92,6 +92,21 @@ type BenchmarkSuiteSpec struct {
 	// not apply to external databases.
 	// +optional
 	Placement *Placement `json:"placement,omitempty"`
+
+	// Results names the results database the suite and its runs are recorded into
+	// (docs/results.md); every run of the suite gets it.
+	// +optional
+	Results *ResultsSpec `json:"results,omitempty"`
+
+	// RetainReports keeps the comparison ConfigMap and every run's report ConfigMap when the
+	// suite (and with it its runs) is deleted.
+	// +optional
+	RetainReports bool `json:"retainReports,omitempty"`
+
+	// Baseline is an earlier suite in the results database this one is compared with once it
+	// ends: the verdict is status.regression and condition BaselineHeld.
+	// +optional
+	Baseline *SuiteBaseline `json:"baseline,omitempty"`
 }
 
 // DataReuse says whether a suite's repeats reuse the data of the repeat before.

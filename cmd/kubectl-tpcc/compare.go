@@ -12,13 +12,23 @@ import (
 
 func compareCommand(o *options) *cobra.Command {
 	var format, file string
+	var b baselineOptions
 	cmd := &cobra.Command{
-		Use:   "compare RUN RUN...",
-		Short: "Compare existing runs as a suite compares its databases, with the fairness notes where their workloads, SLAs or durability differ",
-		Args:  cobra.MinimumNArgs(2),
+		Use:   "compare RUN RUN... | compare RUN --baseline RUN|KEY=VALUE [--tolerance 5%]",
+		Short: "Compare existing runs as a suite compares its databases; or, with --baseline, a recorded run with earlier results, failing on a regression",
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(format); err != nil {
 				return err
+			}
+			if b.baseline != "" {
+				if len(args) != 1 {
+					return withCode(exitUsage, "compare --baseline takes one RUN, got %d", len(args))
+				}
+				return compareBaseline(cmd.Context(), o, &b, args[0], format, file)
+			}
+			if len(args) < 2 {
+				return withCode(exitUsage, "compare needs two runs or more, or one and --baseline")
 			}
 			if o.all {
 				return withCode(exitUsage, "compare takes runs of one namespace (-n) or NAMESPACE/NAME, not -A")
@@ -70,7 +80,11 @@ func compareCommand(o *options) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&format, "output", "o", formatMarkdown, "html, md or json")
+	cmd.Flags().StringVarP(&format, "output", "o", formatMarkdown, "html, md or json (with --baseline: md or json)")
 	cmd.Flags().StringVarP(&file, "filename", "f", "", "write the comparison to this file instead of stdout")
+	cmd.Flags().StringVar(&b.baseline, "baseline", "", "compare RUN from the results database with this recorded run (NAME, NAMESPACE/NAME or UID), or with the runs carrying these labels (KEY=VALUE[,…]); exit code 8 on a regression")
+	cmd.Flags().StringVar(&b.tolerance, "tolerance", "5%", "with --baseline: how much worse a figure may be, beyond its noise, before it is a regression")
+	cmd.Flags().IntVar(&b.runs, "baseline-runs", 10, "with a label --baseline: the latest this many runs with a result (their mean; Student's t from 3)")
+	b.results.register(cmd)
 	return cmd
 }

@@ -22,7 +22,9 @@ const (
 	exitNoCluster  = 4 // no kubeconfig, the API server does not answer, or tpcc-operator's CRDs are not installed
 	exitForbidden  = 5 // the user may not do what the command needs (the message names the verb and resource)
 	exitIncomplete = 6 // the run or suite has not ended: the output holds what exists so far; or status -w timed out
-	exitRunFailed  = 7 // status -w: the run or suite ended Failed
+	exitRunFailed  = 7 // status -w: the run or suite ended Failed; compare --baseline: the run has no result
+	exitRegression = 8 // compare --baseline: a figure is worse than the tolerance beyond its noise
+	exitNoResults  = 9 // the results database cannot be reached, has no schema, or was not named properly
 )
 
 // exitError is an error with its exit code.

@@ -1,4 +1,4 @@
-// Command kubectl-tpcc is the kubectl plugin of tpcc-operator: `kubectl tpcc status|report|compare`
+// Command kubectl-tpcc is the kubectl plugin of tpcc-operator: `kubectl tpcc status|report|compare|history`
 // (docs/kubectl-tpcc.md). Copy the binary onto PATH and kubectl finds it.
 package main
 
@@ -42,7 +42,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := &cobra.Command{
 		Use:           "tpcc",
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl tpcc"},
-		Short:         "Follow, report and compare tpcc-operator's BenchmarkRuns and BenchmarkSuites",
+		Short:         "Follow, report and compare tpcc-operator's BenchmarkRuns and BenchmarkSuites, and their history in the results database",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -51,7 +51,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetErr(stderr)
 	o.config.AddFlags(root.PersistentFlags())
 	root.PersistentFlags().BoolVarP(&o.all, "all-namespaces", "A", false, "look for NAME in every namespace; status without NAME lists every namespace")
-	root.AddCommand(statusCommand(o), reportCommand(o), compareCommand(o))
+	root.AddCommand(statusCommand(o), reportCommand(o), compareCommand(o), historyCommand(o))
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return withCode(exitUsage, "%v", err) })
 	err := root.ExecuteContext(ctx)

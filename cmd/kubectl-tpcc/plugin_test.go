@@ -404,7 +404,7 @@ current-context: c
 			{"no permission to list", nobody, []string{"status"}, exitForbidden, "error: no permission to list benchmarkruns.bench.oltp.io in namespace plugin"},
 			{"follow without NAME", admin, []string{"status", "-w"}, exitUsage, "-w follows one run or suite: give its NAME"},
 			{"bad output", admin, []string{"report", "run-done", "-o", "pdf"}, exitUsage, `--output "pdf": want html, md or json`},
-			{"one run to compare", admin, []string{"compare", "run-done"}, exitUsage, "requires at least 2 arg(s)"},
+			{"one run to compare", admin, []string{"compare", "run-done"}, exitUsage, "compare needs two runs or more, or one and --baseline"},
 			{"unknown flag", admin, []string{"status", "run-done", "--bogus"}, exitUsage, "unknown flag: --bogus"},
 		} {
 			_, errs, code := tpcc(t, tc.kubeconfig, tc.args...)

@@ -12,23 +12,33 @@ import (
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/chunked"
 	"github.com/tpcc-operator/tpcc-operator/internal/report"
+	"github.com/tpcc-operator/tpcc-operator/internal/results"
 )
 
 func reportCommand(o *options) *cobra.Command {
 	var format, file string
+	var rf resultsFlags
+	var fromResults bool
 	cmd := &cobra.Command{
 		Use:   "report NAME",
-		Short: "A run's or a suite's report as HTML (self-contained), Markdown or JSON",
+		Short: "A run's or a suite's report as HTML (self-contained), Markdown or JSON; a deleted run's from the results database",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(format); err != nil {
 				return err
+			}
+			if fromResults {
+				return reportFromResults(cmd.Context(), o, &rf, args[0], format, file)
 			}
 			k, err := connect(o.config, o.all)
 			if err != nil {
 				return err
 			}
 			t, err := k.find(cmd.Context(), args[0])
+			if codeOf(err) == exitNotFound && rf.named() {
+				// Deleted since (or never here): its rows in the results database still are.
+				return reportFromResults(cmd.Context(), o, &rf, args[0], format, file)
+			}
 			if err != nil {
 				return err
 			}
@@ -53,7 +63,71 @@ func reportCommand(o *options) *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&format, "output", "o", formatMarkdown, "html, md or json")
 	cmd.Flags().StringVarP(&file, "filename", "f", "", "write the report to this file instead of stdout")
+	cmd.Flags().BoolVar(&fromResults, "from-results", false, "render the run from the results database even while it exists in the cluster")
+	rf.register(cmd)
 	return cmd
+}
+
+// dbReport is -o json of a run rendered from the results database: its spec and status as last
+// written there.
+type dbReport struct {
+	SchemaVersion       int                        `json:"schemaVersion"`
+	FromResultsDatabase bool                       `json:"fromResultsDatabase"`
+	Run                 string                     `json:"run"`
+	Namespace           string                     `json:"namespace"`
+	UID                 string                     `json:"uid"`
+	Phase               benchv1.Phase              `json:"phase"`
+	Spec                benchv1.BenchmarkRunSpec   `json:"spec"`
+	Result              benchv1.Result             `json:"result"`
+	Status              benchv1.BenchmarkRunStatus `json:"status"`
+	Generated           time.Time                  `json:"generated"`
+}
+
+// reportFromResults renders a run's report from the results database alone — the same renderer,
+// the run's spec and status and its steps' series as recorded — so a deleted run's report is the
+// page it had (docs/results.md).
+func reportFromResults(ctx context.Context, o *options, rf *resultsFlags, name, format, file string) error {
+	conn, err := o.openResults(ctx, rf)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	namespace := ""
+	if o.config.Namespace != nil && !o.all {
+		namespace = *o.config.Namespace
+	}
+	uid, err := results.FindRun(ctx, conn.Conn, name, namespace)
+	if err != nil {
+		return resultsError(err)
+	}
+	run, series, err := results.LoadRun(ctx, conn.Conn, uid)
+	if err != nil {
+		return resultsError(err)
+	}
+	now := o.now()
+	result := report.PartialResult(run)
+	var out []byte
+	switch format {
+	case formatJSON:
+		body, err := json.MarshalIndent(dbReport{SchemaVersion: 2, FromResultsDatabase: true, Run: run.Name, Namespace: run.Namespace, UID: uid,
+			Phase: run.Status.Phase, Spec: run.Spec, Result: result, Status: run.Status, Generated: now.UTC()}, "", "  ")
+		if err != nil {
+			return err
+		}
+		out = append(body, '\n')
+	case formatMarkdown:
+		out = []byte(report.RunMarkdown(run, result))
+	default:
+		out = []byte(report.RunHTML(report.RunInput{Run: run, Result: result, Series: series, Generated: now}))
+	}
+	fmt.Fprintf(o.stderr, "from the results database: BenchmarkRun %s/%s (uid %s)\n", run.Namespace, run.Name, uid)
+	if err := o.write(file, out); err != nil {
+		return err
+	}
+	if !report.Final(run.Status.Phase) {
+		return withCode(exitIncomplete, "BenchmarkRun %s/%s was %s when last recorded: the report holds what was recorded", run.Namespace, run.Name, phaseOf(run.Status.Phase))
+	}
+	return nil
 }
 
 // partialReport is -o json of a run without a report ConfigMap yet: its status so far.

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
@@ -65,6 +66,9 @@ func runStatus(run *benchv1.BenchmarkRun, now time.Time) string {
 	}
 	if r := run.Status.Report; r != nil {
 		fmt.Fprintf(&b, "report: ConfigMap %s (kubectl tpcc report %s -o html -f %s.html)\n", r.ConfigMapName, run.Name, run.Name)
+	}
+	if c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionResultsRecorded); c != nil {
+		fmt.Fprintf(&b, "results database: %s\n", c.Message)
 	}
 	return b.String()
 }

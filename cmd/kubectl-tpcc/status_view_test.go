@@ -113,3 +113,13 @@ func TestRunStatusPlacement(t *testing.T) {
 		t.Errorf("status without placement records:\n%s", out)
 	}
 }
+
+func TestRunStatusNamesTheResultsDatabase(t *testing.T) {
+	run := &benchv1.BenchmarkRun{Status: benchv1.BenchmarkRunStatus{Phase: benchv1.PhaseSucceeded, Conditions: []metav1.Condition{{
+		Type: benchv1.ConditionResultsRecorded, Status: metav1.ConditionFalse, Reason: benchv1.ReasonResultsUnavailable,
+		Message: "write 2 failed: connection refused; still to write: the run's end"}}}}
+	got := runStatus(run, time.Now())
+	if want := "results database: write 2 failed: connection refused; still to write: the run's end\n"; !strings.Contains(got, want) {
+		t.Errorf("status lacks %q:\n%s", want, got)
+	}
+}

@@ -33,7 +33,7 @@ func main() {
 	var (
 		metricsAddr, probeAddr, namespaces, leaderElectionNamespace string
 		leaderElect, metricsSecure, kubeletMetrics                  bool
-		pullPolicy                                                  string
+		pullPolicy, resultsSecret                                   string
 		networkPolicy                                               bool
 		operatorNamespace, operatorPodLabels                        string
 	)
@@ -55,6 +55,7 @@ func main() {
 	flag.StringVar(&operatorNamespace, "operator-namespace", os.Getenv("POD_NAMESPACE"), "Namespace of the operator's pods, for --client-network-policy (default: env POD_NAMESPACE).")
 	flag.StringVar(&operatorPodLabels, "operator-pod-labels", "", "Labels of the operator's pods, key=value,…, for --client-network-policy.")
 	flag.BoolVar(&kubeletMetrics, "kubelet-metrics", true, "Read the disk and network counters of database and client pods from their nodes' kubelet cAdvisor metrics, through the API server's node proxy (RBAC nodes/proxy get).")
+	flag.StringVar(&resultsSecret, "results-secret", os.Getenv("TPCC_RESULTS_SECRET"), "Default results database of runs and suites that name none: a Secret NAME[/KEY] (key default uri) in each one's namespace holding a postgres:// URI (docs/results.md); empty: none.")
 	logOpts := zap.Options{}
 	logOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -74,6 +75,12 @@ func main() {
 		os.Exit(2)
 	}
 	cfg.ClientNetworkPolicy = operator
+	if ref, err := parseSecretRef(resultsSecret); err != nil {
+		setupLog.Error(fmt.Errorf("--results-secret %q: %w", resultsSecret, err), "bad flag")
+		os.Exit(2)
+	} else {
+		cfg.Results.Secret = ref
+	}
 
 	opts := managerOptions{
 		metricsAddr: metricsAddr, metricsSecure: metricsSecure, probeAddr: probeAddr,
@@ -151,6 +158,8 @@ func run(ctx context.Context, cfg *rest.Config, o managerOptions) error {
 		Scheme:       mgr.GetScheme(),
 		Recorder:     mgr.GetEventRecorder("tpcc-operator"),
 		PollInterval: o.reconciler.PollInterval,
+		Results:      o.reconciler.Results,
+		Jobs:         o.reconciler.Jobs,
 	}
 	if err := suites.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the BenchmarkSuite controller: %w", err)
@@ -228,4 +237,23 @@ func splitNamespaces(list string) []string {
 		}
 	}
 	return out
+}
+
+// parseSecretRef reads --results-secret: NAME or NAME/KEY; empty is none.
+func parseSecretRef(s string) (*benchv1.SecretKeyRef, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	name, key, _ := strings.Cut(s, "/")
+	if key == "" {
+		key = "uri"
+	}
+	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+		return nil, fmt.Errorf("the Secret name %q: %s", name, strings.Join(errs, "; "))
+	}
+	if errs := validation.IsConfigMapKey(key); len(errs) > 0 {
+		return nil, fmt.Errorf("the key %q: %s", key, strings.Join(errs, "; "))
+	}
+	return &benchv1.SecretKeyRef{Name: name, Key: key}, nil
 }

@@ -27,6 +27,7 @@ var commands = []command{
 	loadCommand,
 	checkCommand,
 	runCommand, searchCommand, k6Command,
+	resultsCommand,
 }
 
 func main() {

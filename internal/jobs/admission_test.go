@@ -10,7 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines/cockroach"
+	"github.com/tpcc-operator/tpcc-operator/internal/outbox"
 	"github.com/tpcc-operator/tpcc-operator/internal/testenv"
 )
 
@@ -37,6 +39,11 @@ func TestJobsAndTheirPodsPassRestrictedAdmission(t *testing.T) {
 	cfg := Config{ClientImage: "tpcc:dev"}
 	for _, job := range []*batchv1.Job{
 		LoaderJob(run, secretConn, cfg), CheckJob(run, secretConn, cfg), StepJob(run, 0, 40, 0, secretConn, cfg), StepJob(run, 1, 20, 0, crdb, cfg),
+		ResultsWriterJob(ns.Name, run.Name+"-results-1", map[string]string{"app.kubernetes.io/managed-by": "tpcc-operator"},
+			benchv1.SecretKeyRef{Name: "results-app", Key: "uri"}, []outbox.Source{
+				{ConfigMap: run.Name + "-results-1", Items: []outbox.Item{{Key: outbox.RecordKey, Path: outbox.RecordFile}}},
+				{ConfigMap: run.Name + "-step-0", Items: []outbox.Item{{Key: "step.json", Path: outbox.StepDataFile(0)}}},
+			}, cfg),
 	} {
 		t.Run(job.Name, func(t *testing.T) {
 			if err := k8s.Create(ctx, job, client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
