@@ -133,7 +133,12 @@ func condense(doc summaryDoc, l stepLine, rampUp, duration, probe time.Duration,
 		return step, fmt.Errorf("the snapshot ran %d active warehouses, steps.jsonl says %d", final.Identity.ActiveWarehouses, l.Active)
 	}
 	length := series.Length()
-	first := int(math.Round(rampUp.Seconds() / length.Seconds()))
+	for name, d := range map[string]time.Duration{"ramp-up": rampUp, "duration": duration, "probe": probe} {
+		if d%length != 0 {
+			return step, fmt.Errorf("the %s %v is not a whole number of the series' %v intervals", name, d, length)
+		}
+	}
+	first := int(rampUp / length)
 	if got := final.Times.MeasurementStart.Sub(series.Origin); absDuration(got-rampUp) > length/2 {
 		return step, fmt.Errorf("the measured interval starts %v after the series' origin, not the ramp-up %v", got, rampUp)
 	}
@@ -252,7 +257,7 @@ func window(s *snapshot.Snapshot, series *snapshot.Intervals, from, to int, meas
 func figures(m *snapshot.Merged, v sla.Verdict, c sla.Criteria) searchsim.StepFigures {
 	sum := m.Summarize()
 	f := searchsim.StepFigures{
-		MeasuredSeconds: m.Measured.Seconds(), TpmC: round(sum.TpmC, 1), EfficiencyPercent: round(sum.EfficiencyPercent, 2),
+		MeasuredSeconds: round(m.Measured.Seconds(), 1), TpmC: round(sum.TpmC, 1), EfficiencyPercent: round(sum.EfficiencyPercent, 2),
 		LatencyRatio: round(sla.LatencyRatio(m, c), 4), ErrorPercent: round(sum.ErrorPercent, 3),
 		P90Millis: map[string]float64{}, Compliant: v.Compliant, Reasons: v.Reasons,
 	}
