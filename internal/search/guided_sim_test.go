@@ -50,7 +50,7 @@ func compare(t testing.TB, cases []searchsim.Case) comparison {
 		} else if len(c.disagreements) < 10 {
 			c.disagreements = append(c.disagreements, describe(cs, line, guided))
 		}
-		if msg := restsOnFullSteps(cs, guided); msg != "" {
+		if msg := restsOnFullSteps(cs.Warehouses, guided.Decision, guided.Steps); msg != "" {
 			c.structuralFail = append(c.structuralFail, msg+": "+describe(cs, line, guided))
 		}
 		c.line = append(c.line, line.Minutes)
@@ -65,18 +65,17 @@ func compare(t testing.TB, cases []searchsim.Case) comparison {
 // restsOnFullSteps checks the guided answer's evidence: a compliant
 // full-length step at the answer and, unless it is the loaded count, a
 // non-compliant full-length step at most one precision above it.
-func restsOnFullSteps(cs searchsim.Case, o searchsim.Outcome) string {
-	d := o.Decision
-	precision := search.DefaultPrecision(cs.Warehouses)
+func restsOnFullSteps(warehouses int, d search.Decision, steps []search.StepOutcome) string {
+	precision := search.DefaultPrecision(warehouses)
 	if d.MaxCompliant > 0 {
 		i := d.CompliantStep
-		if i < 0 || o.Steps[i].Kind != search.Full || !o.Steps[i].Compliant || o.Steps[i].ActiveWarehouses != d.MaxCompliant {
+		if i < 0 || steps[i].Kind != search.Full || !steps[i].Compliant || steps[i].ActiveWarehouses != d.MaxCompliant {
 			return "answer not confirmed by a compliant full step"
 		}
 	}
-	if d.MaxCompliant < cs.Warehouses {
+	if d.MaxCompliant < warehouses {
 		i := d.NonCompliantStep
-		if i < 0 || o.Steps[i].Kind != search.Full || o.Steps[i].Compliant || o.Steps[i].ActiveWarehouses-d.MaxCompliant > precision {
+		if i < 0 || steps[i].Kind != search.Full || steps[i].Compliant || steps[i].ActiveWarehouses-d.MaxCompliant > precision {
 			return "answer not bounded by a non-compliant full step within precision"
 		}
 	}
