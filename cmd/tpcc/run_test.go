@@ -356,7 +356,9 @@ func testHTTPContract(t *testing.T, u string) {
 	}
 	select {
 	case r := <-done:
-		if r.code != exitCompliant && r.code != exitSLAFailed {
+		// Two seconds of a run judge little: any verdict is an answer here (exit 5 when a criterion
+		// had too few samples to be judged); what this test holds is the HTTP contract.
+		if r.code != exitCompliant && r.code != exitSLAFailed && r.code != exitInconclusive {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)
 		}
 		if time.Since(start) > time.Minute {
