@@ -22,6 +22,12 @@ step() { log "[$(($(date +%s) - start_time))s] $*"; }
 if pid_alive kube-apiserver; then
   log "already up"; echo "$KUBECONFIG_FILE"; exit 0
 fi
+# A cluster that stopped without down.sh (a crash, a killed job) left its etcd, its nodes' state and
+# its changes to the machine: a new cluster on top would inherit its dead nodes and their pods.
+if [ -d "$STATE/etcd" ] || [ -d "$STATE/nodes" ]; then
+  log "a stopped cluster's state is in $STATE: taking it down first (hack/cluster/down.sh)"
+  "$ROOT/hack/cluster/down.sh" >&2
+fi
 [ -S /run/containerd/containerd.sock ] && log "note: another containerd runs on this machine; this cluster's nodes use their own (under $RUN_DIR)"
 
 missing=()
