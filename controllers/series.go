@@ -34,7 +34,34 @@ import (
 // back and goes on from N: nothing is collected twice or lost.
 
 // seriesVersion is the version of the series documents (series ConfigMap and series.json.gz).
-const seriesVersion = 1
+// Version 2 may downsample a long step's older intervals (snapshot.CompactSeries.Spans); a
+// version-1 document reads as one interval per entry.
+const seriesVersion = 2
+
+// A step's series is bounded (docs/telemetry.md, "Long steps"): past snapshot.MaxSeriesEntries
+// entries its oldest intervals are merged into coarser ones down to three quarters of that, so
+// the operator's memory, the stored size and the cost of each save stay flat however long the
+// step. The last snapshot.FullResolutionTail intervals stay at full resolution, and so do the
+// minute before the step's first fault (the baseline sla.MeasureFault averages) and
+// faultFullResolution after it (the outage, the recovery window and the errors it counts; the
+// faultWindow's minute after is accumulated as the intervals arrive).
+const (
+	faultFullResolution = 5 * time.Minute
+	maxPodSamples       = 1024
+)
+
+// bound downsamples st's series and resource samples past their bounds; it is pure.
+func (st *stepSeries) bound() {
+	var keep []snapshot.IndexRange
+	if f := st.AfterFault; f != nil && st.LengthSeconds > 0 {
+		length := time.Duration(st.LengthSeconds * float64(time.Second))
+		keep = append(keep, snapshot.IndexRange{From: f.From - int(sla.BaselineWindow/length) - 1, To: f.From + int(faultFullResolution/length) + 1})
+	}
+	st.Series.Downsample(snapshot.MaxSeriesEntries, snapshot.MaxSeriesEntries*3/4, snapshot.FullResolutionTail, keep...)
+	for _, p := range st.Resources {
+		p.Bound(maxPodSamples)
+	}
+}
 
 // stepSeries is what the operator keeps of one step's time series.
 type stepSeries struct {
@@ -125,6 +152,7 @@ func (st *stepSeries) collect(pods []*snapshot.Intervals) (bool, error) {
 	st.Missing += upTo - st.Collected - len(merged)
 	st.Series.Append(snapshot.Compact(merged, time.Duration(length*float64(time.Second))))
 	st.Collected = upTo
+	st.bound()
 	return true, nil
 }
 
@@ -162,8 +190,8 @@ func replicationChecks(run *benchv1.BenchmarkRun, backend engines.Backend, st *s
 	if st.AfterFault != nil {
 		e.Failed = 0
 		for i, idx := range st.Series.Index {
-			if idx < st.AfterFault.From && i < len(st.Series.TelemetryFailed) && st.Series.TelemetryFailed[i] > 0 {
-				e.Failed++
+			if idx < st.AfterFault.From {
+				e.Failed += int(st.Series.FailedOf(i))
 			}
 		}
 	}
@@ -196,7 +224,11 @@ func (st *stepSeries) maxReplayLags() []sla.StandbyLag {
 // summary boils the series down to the step's status figures; it is pure.
 func (st *stepSeries) summary() *benchv1.StepTelemetry {
 	s := &st.Series
-	out := &benchv1.StepTelemetry{Intervals: int32(len(s.Index)), IntervalsMissing: int32(st.Missing), ResourceMetrics: st.ResourceMetrics,
+	var delivered int64 // intervals in the series (a downsampled entry holds several)
+	for i := range s.Index {
+		delivered += s.Delivered(i)
+	}
+	out := &benchv1.StepTelemetry{Intervals: int32(delivered), IntervalsMissing: int32(st.Missing), ResourceMetrics: st.ResourceMetrics,
 		IOMetrics: st.IOMetrics}
 	for _, l := range st.maxReplayLags() {
 		sb := benchv1.StandbyLag{Name: l.Standby, MaxReplayLag: metav1.Duration{Duration: l.ReplayLag}}
@@ -215,12 +247,19 @@ func (st *stepSeries) summary() *benchv1.StepTelemetry {
 	if s.SyncRepWaiters != nil {
 		out.MaxSyncRepWaiters = ptr(maxOf(s.SyncRepWaiters))
 	}
-	if n := len(s.WALBytesPerSecond); n > 0 {
-		out.WALBytesPerSecond = ptr(sum(s.WALBytesPerSecond) / int64(n))
+	if len(s.WALBytesPerSecond) > 0 && delivered > 0 {
+		var total, commits int64 // an entry's rate is its intervals' mean: weighted by them
+		for i, v := range s.WALBytesPerSecond {
+			total += v * s.Delivered(i)
+			if i < len(s.CommitsPerSecond) {
+				commits += s.CommitsPerSecond[i] * s.Delivered(i)
+			}
+		}
+		out.WALBytesPerSecond = ptr(total / delivered)
 		// Both are per-second rates of the same intervals: their sums' ratio is the WAL written
 		// per committed transaction over the step.
-		if commits := sum(s.CommitsPerSecond); commits > 0 {
-			out.WALBytesPerTransaction = ptr(sum(s.WALBytesPerSecond) / commits)
+		if commits > 0 {
+			out.WALBytesPerTransaction = ptr(total / commits)
 		}
 	}
 	load := sla.ClientLoad{LateStarts: sum(s.LateStarts), PoolAcquires: sum(s.PoolAcquires), PoolWaits: sum(s.PoolWaits),

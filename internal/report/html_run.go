@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -252,7 +253,17 @@ func runSeriesSection(in RunInput) string {
 			origin = st.Series.Start
 		}
 		xOf := func(index int) float64 { return float64(index+1) * length / 60 }
-		lo, hi := 0.0, xOf(st.Series.Index[len(st.Series.Index)-1])
+		// A point sits at its entry's end: a downsampled entry (docs/telemetry.md, "Long steps")
+		// spans several intervals, and its last one is lasts[i].
+		lasts := make([]int, len(st.Series.Index))
+		for i := range lasts {
+			lasts[i] = st.Series.End(i) - 1
+		}
+		lo, hi := 0.0, xOf(lasts[len(lasts)-1])
+		if st.Series.Downsampled() {
+			p.para(fmt.Sprintf("This step's older intervals are downsampled to keep its series bounded: a point there stands for up to %d intervals of %gs (its p90 the largest of theirs, an upper bound; replay lag the largest).",
+				slices.Max(st.Series.Spans), length))
+		}
 		marks, bands := timeMarks(in.Run.Name, st, s, origin, length, xOf)
 		var lat []line
 		for i, t := range benchv1.Transactions {
@@ -260,14 +271,14 @@ func runSeriesSection(in RunInput) string {
 			if col == nil {
 				continue
 			}
-			lat = append(lat, line{Name: string(t), Color: color(i), Points: p90Points(st.Series.Index, col, xOf)})
+			lat = append(lat, line{Name: string(t), Color: color(i), Points: p90Points(lasts, col, xOf)})
 		}
 		p.raw(chart{Title: fmt.Sprintf("Step %d: p90 response time over time", s.Index), XLabel: "minutes", YLabel: "p90 (ms)", Height: 220,
 			Lines: lat, Marks: marks, Bands: bands, XMin: &lo, XMax: &hi, YZero: true}.svg())
 		if lags := st.Series.ReplayLagMillis; len(lags) > 0 {
 			var ll []line
 			for i, name := range sortedKeys(lags) {
-				ll = append(ll, line{Name: shortPod(in.Run.Name, name), Color: color(i), Points: reduce(st.Series.Index, lags[name], xOf, func(v int64) float64 { return float64(v) }, -1)})
+				ll = append(ll, line{Name: shortPod(in.Run.Name, name), Color: color(i), Points: reduce(lasts, lags[name], xOf, func(v int64) float64 { return float64(v) }, -1)})
 			}
 			p.raw(chart{Title: fmt.Sprintf("Step %d: standby replay lag", s.Index), XLabel: "minutes", YLabel: "replay lag (ms)", Height: 180,
 				Lines: ll, Marks: marks, Bands: bands, XMin: &lo, XMax: &hi, YZero: true}.svg())
@@ -320,7 +331,8 @@ func timeMarks(run string, st *StepSeries, s benchv1.StepResult, origin time.Tim
 	var marks []vmark
 	for i, n := range st.Series.Checkpoints {
 		if n > 0 && i < len(st.Series.Index) {
-			marks = append(marks, vmark{X: xOf(st.Series.Index[i]) - length/120, Label: fmt.Sprintf("%d checkpoint(s)", n), Color: "#888"})
+			// in the middle of the entry (of one interval, or of several when downsampled)
+			marks = append(marks, vmark{X: xOf(st.Series.End(i)-1) - float64(st.Series.SpanOf(i))*length/120, Label: fmt.Sprintf("%d checkpoint(s)", n), Color: "#888"})
 		}
 	}
 	var bands []band

@@ -18,8 +18,9 @@ type Series struct {
 	Steps         []StepSeries `json:"steps"`
 }
 
-// StepSeries is one step's time series: interval i of Series covers
-// [Origin + Index[i]·LengthSeconds, +LengthSeconds).
+// StepSeries is one step's time series: entry i of Series covers
+// [Origin + Index[i]·LengthSeconds, Origin + Series.End(i)·LengthSeconds) — one interval, or
+// several where a long step was downsampled (series version 2, docs/telemetry.md "Long steps").
 type StepSeries struct {
 	Index         int32                  `json:"index"`
 	Origin        time.Time              `json:"origin,omitzero"`

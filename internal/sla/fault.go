@@ -70,47 +70,58 @@ func MeasureFault(s snapshot.CompactSeries, origin, measuredStart, faultAt time.
 	if len(s.Index) == 0 {
 		return out, fmt.Errorf("the series is empty")
 	}
-	completed := map[int]int64{}
-	newOrders := map[int]int64{}
-	pos := map[int]int{}
-	for j, idx := range s.Index {
-		pos[idx] = j
-		for t, cols := range s.Types {
-			if t == snapshot.OrderStatus || t == snapshot.StockLevel {
-				continue // read-only: they complete on a database that commits nothing
-			}
-			completed[idx] += cols.Completed[j]
+	// Per entry: a downsampled series (snapshot.CompactSeries.Spans) has entries of several
+	// intervals; the operator keeps the minute before a fault and minutes after it at full
+	// resolution, so these figures are exact there and coarser only far from the fault.
+	n := len(s.Index)
+	completed, newOrders := make([]int64, n), make([]int64, n)
+	for t, cols := range s.Types {
+		if t == snapshot.OrderStatus || t == snapshot.StockLevel {
+			continue // read-only: they complete on a database that commits nothing
+		}
+		for j := range n {
+			completed[j] += cols.Completed[j]
 			if t == snapshot.NewOrder {
-				newOrders[idx] += cols.Completed[j]
+				newOrders[j] += cols.Completed[j]
 			}
 		}
 	}
-	last := s.Index[len(s.Index)-1]
+	end := s.End(n - 1) // the interval after the series' last
 	start := func(idx int) time.Time { return origin.Add(time.Duration(idx) * length) }
 
-	// Baseline: measured intervals wholly inside the minute before the fault.
+	// Baseline: measured entries, every interval delivered, wholly inside the minute before the fault.
 	var baseSum int64
 	var baseN int
-	for idx := k - int(BaselineWindow/length); idx < k; idx++ {
-		if _, ok := pos[idx]; !ok || start(idx).Before(measuredStart) {
+	lo := k - int(BaselineWindow/length)
+	for j, idx := range s.Index {
+		if idx < lo || s.End(j) > k || s.MissingOf(j) > 0 || start(idx).Before(measuredStart) {
 			continue
 		}
-		baseSum += newOrders[idx]
-		baseN++
+		baseSum += newOrders[j]
+		baseN += s.SpanOf(j)
 	}
 	if baseN > 0 {
 		out.BaselineNewOrdersPerSecond = float64(baseSum) / (float64(baseN) * length.Seconds())
 	}
 
-	// Unavailability: the longest run of empty intervals from k on.
+	// Unavailability: the longest run of empty intervals from k on; an interval nobody delivered
+	// (a gap, or missing from a merged entry) ends a run.
 	runStart, runLen, bestStart, bestLen := -1, 0, -1, 0
-	for idx := k; idx <= last; idx++ {
-		_, ok := pos[idx]
-		if ok && completed[idx] == 0 {
+	prevEnd := k
+	for j, idx := range s.Index {
+		if s.End(j) <= k {
+			continue
+		}
+		from := max(idx, k)
+		if from > prevEnd {
+			runLen = 0
+		}
+		prevEnd = s.End(j)
+		if completed[j] == 0 && s.MissingOf(j) == 0 {
 			if runLen == 0 {
-				runStart = idx
+				runStart = from
 			}
-			runLen++
+			runLen += s.End(j) - from
 			if runLen > bestLen {
 				bestStart, bestLen = runStart, runLen
 			}
@@ -123,30 +134,39 @@ func MeasureFault(s snapshot.CompactSeries, origin, measuredStart, faultAt time.
 		out.Unavailability = time.Duration(bestLen) * length
 		out.UnavailableFrom = start(bestStart)
 		outageEnd = bestStart + bestLen
-		out.UnavailableAtEnd = outageEnd == last+1
+		out.UnavailableAtEnd = outageEnd == end
 	}
 
-	// Recovery: the first window from the outage's end whose mean rate reaches the share.
+	// Recovery: the first window from the outage's end whose mean rate reaches the share. A window
+	// starts at an interval, or at a merged entry's start, and takes merged entries whole (it
+	// grows to their end; the rate it needs grows with it).
 	window := max(1, int(RecoveryWindow/length))
-	end := last + 1
+	stop := end
 	if out.BaselineNewOrdersPerSecond > 0 {
-		need := RecoveredShare * out.BaselineNewOrdersPerSecond * float64(window) * length.Seconds()
-		for s0 := outageEnd; s0+window <= last+1; s0++ {
-			var n int64
-			for idx := s0; idx < s0+window; idx++ {
-				n += newOrders[idx]
+		perInterval := RecoveredShare * out.BaselineNewOrdersPerSecond * length.Seconds()
+		j := 0
+		for s0 := outageEnd; s0+window <= end; s0++ {
+			for j < n && s.End(j) <= s0 {
+				j++
 			}
-			if float64(n) >= need {
+			if j < n && s.Index[j] < s0 {
+				continue // inside a merged entry
+			}
+			e, got := s0+window, int64(0)
+			for i := j; i < n && s.Index[i] < e; i++ {
+				e = max(e, s.End(i))
+				got += newOrders[i]
+			}
+			if float64(got) >= perInterval*float64(e-s0) {
 				out.Recovered = true
 				out.Recovery = max(0, start(s0).Sub(faultAt))
-				end = s0
+				stop = s0
 				break
 			}
 		}
 	}
-	for idx := k; idx < end && idx <= last; idx++ {
-		j, ok := pos[idx]
-		if !ok {
+	for j, idx := range s.Index {
+		if s.End(j) <= k || idx >= stop {
 			continue
 		}
 		for t, cols := range s.Types {

@@ -196,26 +196,25 @@ func ReplicationEvidenceOf(samples []*snapshot.Telemetry, expected int, syncConf
 // not in the series; lastError is the one the caller kept.
 func ReplicationEvidenceOfSeries(s snapshot.CompactSeries, include func(index int) bool, expected int, syncConfigured bool, lastError string) ReplicationEvidence {
 	e := ReplicationEvidence{Hidden: s.HiddenStandbys, Expected: expected, SyncConfigured: syncConfigured, Absent: map[string]int{}}
+	// Each entry counts its intervals' samples (a downsampled entry holds several: CompactSeries.Spans).
 	for i, idx := range s.Index {
 		if include != nil && !include(idx) {
 			continue
 		}
-		if i < len(s.TelemetryFailed) && s.TelemetryFailed[i] > 0 {
-			e.Failed++
+		if failed := s.FailedOf(i); failed > 0 {
+			e.Failed += int(failed)
 			e.LastError = lastError
-			continue
 		}
-		if i >= len(s.Standbys) || s.Standbys[i] < 0 {
-			continue // no sample in this interval
+		read := s.ReadOf(i)
+		if read == 0 || i >= len(s.Standbys) || s.Standbys[i] < 0 {
+			continue // no sample read in this entry
 		}
-		e.Samples++
+		e.Samples += int(read)
 		e.MaxStandbys = max(e.MaxStandbys, int(s.Standbys[i]))
-		if s.SyncStandbysStreaming[i] == 0 {
-			e.NoSyncStreaming++
-		}
-		for name, col := range s.ReplayLagMillis {
-			if col[i] < 0 {
-				e.Absent[name]++
+		e.NoSyncStreaming += int(s.NoSyncOf(i))
+		for name := range s.ReplayLagMillis {
+			if n := s.AbsentOf(name, i); n > 0 {
+				e.Absent[name] += int(n)
 			}
 		}
 	}

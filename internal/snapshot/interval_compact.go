@@ -41,7 +41,7 @@ type CompactSeries struct {
 	SyncStandbysStreaming []int64 `json:"syncStandbysStreaming,omitempty"`
 	Standbys              []int64 `json:"standbys,omitempty"`
 	// TelemetryFailed is 1 where the interval's database sample failed (its error is in the pod's
-	// snapshot), 0 elsewhere.
+	// snapshot), 0 elsewhere; in a downsampled entry, how many of its intervals' samples failed.
 	TelemetryFailed []int64 `json:"telemetryFailed,omitempty"`
 	// WriteLagMillis and FlushLagMillis are each standby's write and flush lag at each interval's
 	// end, as ReplayLagMillis (added within version 1): the time the WAL took to reach the
@@ -55,6 +55,21 @@ type CompactSeries struct {
 	ActiveSessions []int64 `json:"activeSessions,omitempty"`
 	LockWaiters    []int64 `json:"lockWaiters,omitempty"`
 	IOWaiters      []int64 `json:"ioWaiters,omitempty"`
+
+	// A long step's series is downsampled (interval_downsample.go, series version 2): entry i then
+	// covers the Spans[i] intervals from Index[i] on, and the columns below count, per entry, what
+	// each interval of it would have said on its own. All of them are absent (nil) until the first
+	// entry is merged, and in every version-1 document: each entry is then one interval, and the
+	// counts derive from its own columns (SpanOf, MissingOf, ReadOf, NoSyncOf, AbsentOf).
+	Spans []int `json:"spans,omitempty"`
+	// Missing counts the intervals of the entry that no pod delivered.
+	Missing []int64 `json:"missing,omitempty"`
+	// TelemetryRead counts the entry's intervals with a database sample that was read;
+	// NoSyncStreaming those whose sample found no standby streaming as synchronous;
+	// ReplayLagAbsent[name] those whose sample was read but did not report that standby.
+	TelemetryRead   []int64            `json:"telemetryRead,omitempty"`
+	NoSyncStreaming []int64            `json:"noSyncStreaming,omitempty"`
+	ReplayLagAbsent map[string][]int64 `json:"replayLagAbsent,omitempty"`
 }
 
 // CompactColumns is one transaction type's columns.
@@ -188,6 +203,13 @@ func (c *CompactSeries) Append(o CompactSeries) {
 	if c.LengthSeconds == 0 {
 		c.LengthSeconds = o.LengthSeconds
 	}
+	hadLags := make(map[string]bool, len(c.ReplayLagMillis))
+	for name := range c.ReplayLagMillis {
+		hadLags[name] = true
+	}
+	if c.Spans == nil && o.Spans != nil {
+		c.materialize() // o is downsampled: c's entries get their counts before o's join them
+	}
 	c.Index = append(c.Index, o.Index...)
 	for _, name := range o.HiddenStandbys {
 		c.HiddenStandbys = appendUnique(c.HiddenStandbys, name)
@@ -230,6 +252,7 @@ func (c *CompactSeries) Append(o CompactSeries) {
 	c.ReplayLagMillis = appendLags(c.ReplayLagMillis, n, o.ReplayLagMillis, m)
 	c.WriteLagMillis = appendLags(c.WriteLagMillis, n, o.WriteLagMillis, m)
 	c.FlushLagMillis = appendLags(c.FlushLagMillis, n, o.FlushLagMillis, m)
+	c.appendParts(o, n, m, hadLags)
 }
 
 // appendLags appends o's per-standby columns (m values) to c's (n values), padding with -1.

@@ -89,3 +89,23 @@ func (p *PodSeries) Add(index int, cpuMillis, memoryBytes int64) {
 	p.CPUMillis = append(p.CPUMillis[:i], append([]int64{cpuMillis}, p.CPUMillis[i:]...)...)
 	p.MemoryMiB = append(p.MemoryMiB[:i], append([]int64{memoryMiB}, p.MemoryMiB[i:]...)...)
 }
+
+// Bound keeps p within limit samples: past it, the older half of the samples is merged in pairs
+// (each keeping the earlier index and the larger values), so an entry is then the peak from its
+// index to the next one's. Peaks stay exact; where a peak happened gets coarser with age.
+func (p *PodSeries) Bound(limit int) {
+	for limit > 1 && len(p.Index) > limit {
+		half := len(p.Index) / 2
+		w := 0
+		for i := 0; i < len(p.Index); w++ {
+			p.Index[w], p.CPUMillis[w], p.MemoryMiB[w] = p.Index[i], p.CPUMillis[i], p.MemoryMiB[i]
+			if i < half && i+1 < len(p.Index) {
+				p.CPUMillis[w], p.MemoryMiB[w] = max(p.CPUMillis[i], p.CPUMillis[i+1]), max(p.MemoryMiB[i], p.MemoryMiB[i+1])
+				i += 2
+				continue
+			}
+			i++
+		}
+		p.Index, p.CPUMillis, p.MemoryMiB = p.Index[:w], p.CPUMillis[:w], p.MemoryMiB[:w]
+	}
+}
