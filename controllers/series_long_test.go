@@ -32,7 +32,9 @@ var phaseOrigin = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 const phaseVariants = 251
 
 // phaseCounts are what the simulation fed, per type: completed (commits) and errors.
-type phaseCounts struct{ completed, errors map[snapshot.Transaction]int64 }
+type phaseCounts struct {
+	completed, errors map[snapshot.Transaction]int64
+}
 
 func (p longPhase) run(tb testing.TB) (*stepSeries, phaseCounts) {
 	tb.Helper()
