@@ -25,7 +25,8 @@
 # Env: PGSYNC_PORT (required), SWEEP_FROM (14), SWEEP_TO (34), SWEEP_REPEATS (3), SWEEP_LOADED
 # (SWEEP_TO), SWEEP_CPU (0.25), SWEEP_RAMP (1m), SWEEP_DURATION (5m), SWEEP_SETTLE (10 s between
 # steps), SWEEP_SEED (1: the order of each pass), SWEEP_RAW (/tmp/search-sweep-$PGSYNC_PORT),
-# SWEEP_OUT (internal/search/testdata/sweep-pgsync.json), SWEEP_DOWN (0: keep the cluster up).
+# SWEEP_OUT (internal/search/testdata/sweep-pgsync.json), SWEEP_DOWN (0: keep the cluster up),
+# SWEEP_PROBE (a probe's measured interval: default SWEEP_DURATION/5, a whole number of 5 s intervals).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 : "${PGSYNC_PORT:?set PGSYNC_PORT: the port of the primary, the standbys use +1 and +2}"
@@ -37,6 +38,7 @@ CPU=${SWEEP_CPU:-0.25}
 RAMP=${SWEEP_RAMP:-1m}
 DURATION=${SWEEP_DURATION:-5m}
 SETTLE=${SWEEP_SETTLE:-10}
+PROBE=${SWEEP_PROBE:-}   # a probe's measured interval (default duration/5); a whole number of 5 s intervals
 SEED=${SWEEP_SEED:-1}
 RAW=${SWEEP_RAW:-/tmp/search-sweep-$PGSYNC_PORT}
 OUT=${SWEEP_OUT:-$ROOT/internal/search/testdata/sweep-pgsync.json}
@@ -155,7 +157,7 @@ cat >"$RAW/meta.json" <<EOF
 }
 EOF
 log "condensing into $OUT"
-(cd "$ROOT" && go run ./hack/searchsweep -raw "$RAW" -ramp-up "$RAMP" -duration "$DURATION" -out "$OUT")
+(cd "$ROOT" && go run ./hack/searchsweep -raw "$RAW" -ramp-up "$RAMP" -duration "$DURATION" ${PROBE:+-probe "$PROBE"} -out "$OUT")
 if [[ ${SWEEP_DOWN:-0} == 1 ]]; then
   "$ROOT/hack/pg-sync.sh" down >&2
   for node in primary s1 s2 client; do rmdir "$(cg_dir "$node")" 2>/dev/null || true; done
