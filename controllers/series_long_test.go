@@ -131,6 +131,7 @@ func TestLongStepFaultMeasuredAsShort(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulates 12 hours of collection")
 	}
+	t.Parallel() // pure and CPU-bound: it overlaps the envtest cases, which mostly wait
 	measure := func(st *stepSeries, fault int) sla.FaultFigures {
 		t.Helper()
 		at := phaseOrigin.Add(time.Duration(fault)*time.Second + 300*time.Millisecond)
