@@ -6,7 +6,7 @@
 # when they are installed already or with TPCC_ALLOW_CLUSTER_INSTALL=1) and ends with README's
 # uninstall, after which nothing of the operator's may be left (E2E_SKIP_UNINSTALL=1 keeps it).
 #
-# env: E2E_KEEP_CLUSTER=1, E2E_RUN (a go test -run pattern), E2E_TIMEOUT (60m)
+# env: E2E_KEEP_CLUSTER=1, E2E_RUN (a go test -run pattern), E2E_TIMEOUT (90m)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 source "$ROOT/hack/cluster/common.sh"
@@ -30,4 +30,7 @@ finish() {
 }
 trap finish EXIT
 cd "$ROOT"
-go test -tags e2e -count=1 -timeout "${E2E_TIMEOUT:-60m}" -v ${E2E_RUN:+-run "$E2E_RUN"} ./e2e/
+# -parallel: every parallel case at once (go test's default is GOMAXPROCS, 2 here, which ran them two
+# at a time: the cases mostly wait on TPC-C's wall clock, not on the CPU). TestNodeLoss, the one
+# sequential case, runs first and alone: the node it takes away holds no other case's pods.
+go test -tags e2e -count=1 -parallel 8 -timeout "${E2E_TIMEOUT:-90m}" -v ${E2E_RUN:+-run "$E2E_RUN"} ./e2e/
