@@ -36,19 +36,12 @@ func compareBaseline(ctx context.Context, o *options, b *baselineOptions, value,
 			return withCode(exitUsage, "--baseline: %v", err)
 		}
 	}
-	conn, err := o.openResults(ctx, &b.results)
+	conn, uid, err := o.findRecordedRun(ctx, &b.results, value)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	namespace := ""
-	if o.config.Namespace != nil && !o.all {
-		namespace = *o.config.Namespace
-	}
-	uid, err := results.FindRun(ctx, conn.Conn, value, namespace)
-	if err != nil {
-		return resultsError(err)
-	}
+	namespace := o.resultsNamespace()
 	figures, ok, err := results.Figures(ctx, conn.Conn, uid)
 	if err != nil {
 		return resultsError(err)

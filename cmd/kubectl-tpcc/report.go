@@ -87,19 +87,11 @@ type dbReport struct {
 // the run's spec and status and its steps' series as recorded — so a deleted run's report is the
 // page it had (docs/results.md).
 func reportFromResults(ctx context.Context, o *options, rf *resultsFlags, name, format, file string) error {
-	conn, err := o.openResults(ctx, rf)
+	conn, uid, err := o.findRecordedRun(ctx, rf, name)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	namespace := ""
-	if o.config.Namespace != nil && !o.all {
-		namespace = *o.config.Namespace
-	}
-	uid, err := results.FindRun(ctx, conn.Conn, name, namespace)
-	if err != nil {
-		return resultsError(err)
-	}
 	run, series, err := results.LoadRun(ctx, conn.Conn, uid)
 	if err != nil {
 		return resultsError(err)

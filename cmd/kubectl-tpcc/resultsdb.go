@@ -270,3 +270,26 @@ func forward(cfg *rest.Config, namespace, pod string, port int) (int, func(), er
 		}
 	}, nil
 }
+
+// findRecordedRun opens the results database and finds the run NAME in it: in the current
+// namespace, or in any with -A. The caller closes the connection.
+func (o *options) findRecordedRun(ctx context.Context, f *resultsFlags, name string) (*resultsConn, string, error) {
+	conn, err := o.openResults(ctx, f)
+	if err != nil {
+		return nil, "", err
+	}
+	uid, err := results.FindRun(ctx, conn.Conn, name, o.resultsNamespace())
+	if err != nil {
+		conn.Close()
+		return nil, "", resultsError(err)
+	}
+	return conn, uid, nil
+}
+
+// resultsNamespace is the namespace runs are looked up in: the current one, or any ("") with -A.
+func (o *options) resultsNamespace() string {
+	if o.config.Namespace != nil && !o.all {
+		return *o.config.Namespace
+	}
+	return ""
+}
