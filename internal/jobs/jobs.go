@@ -265,7 +265,6 @@ func newJob(run *benchv1.BenchmarkRun, name, component string, conn engines.Conn
 	if conn.URLFrom != nil {
 		env = []corev1.EnvVar{{Name: "TPCC_URL", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: conn.URLFrom}}}
 	}
-	nonRoot := int64(65532)
 	job := &batchv1.Job{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: run.Namespace, Labels: labels},
@@ -276,14 +275,8 @@ func newJob(run *benchv1.BenchmarkRun, name, component string, conn engines.Conn
 					RestartPolicy:                corev1.RestartPolicyNever,
 					AutomountServiceAccountToken: ptr(false),
 					EnableServiceLinks:           ptr(false),
-					SecurityContext: &corev1.PodSecurityContext{
-						RunAsNonRoot:   ptr(true),
-						RunAsUser:      &nonRoot,
-						RunAsGroup:     &nonRoot,
-						FSGroup:        &nonRoot,
-						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-					},
-					Volumes: conn.Volumes,
+					SecurityContext:              podSecurityContext(),
+					Volumes:                      conn.Volumes,
 					Containers: []corev1.Container{{
 						Name:            "tpcc",
 						Image:           cfg.ClientImage,
@@ -316,3 +309,16 @@ func tables(run *benchv1.BenchmarkRun) string {
 func itoa(v int32) string { return strconv.Itoa(int(v)) }
 
 func ptr[T any](v T) *T { return &v }
+
+// podSecurityContext is every Job pod's: non-root (the client image's user 65532), the runtime's
+// default seccomp profile — the restricted Pod Security profile.
+func podSecurityContext() *corev1.PodSecurityContext {
+	nonRoot := int64(65532)
+	return &corev1.PodSecurityContext{
+		RunAsNonRoot:   ptr(true),
+		RunAsUser:      &nonRoot,
+		RunAsGroup:     &nonRoot,
+		FSGroup:        &nonRoot,
+		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+	}
+}

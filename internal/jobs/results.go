@@ -49,7 +49,6 @@ func ResultsWriterJob(namespace, name string, labels map[string]string, secret b
 		}
 		projected.Sources = append(projected.Sources, corev1.VolumeProjection{ConfigMap: cm})
 	}
-	nonRoot := int64(65532)
 	return &batchv1.Job{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: labels},
@@ -62,13 +61,7 @@ func ResultsWriterJob(namespace, name string, labels map[string]string, secret b
 					RestartPolicy:                corev1.RestartPolicyNever,
 					AutomountServiceAccountToken: ptr(false),
 					EnableServiceLinks:           ptr(false),
-					SecurityContext: &corev1.PodSecurityContext{
-						RunAsNonRoot:   ptr(true),
-						RunAsUser:      &nonRoot,
-						RunAsGroup:     &nonRoot,
-						FSGroup:        &nonRoot,
-						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-					},
+					SecurityContext:              podSecurityContext(),
 					Volumes: []corev1.Volume{
 						{Name: "record", VolumeSource: corev1.VolumeSource{Projected: projected}},
 						{Name: "results-secret", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
