@@ -88,6 +88,10 @@ demo-suite: ## Run config/samples/suite-demo.yaml (PostgreSQL: remote_apply, rem
 e2e: ## The e2e suite on a real cluster (current one, or a local one brought up and removed).
 	hack/e2e.sh
 
+.PHONY: e2e-long
+e2e-long: ## The e2e suite with its long cases (node loss, failover, the demo suite, guided search): ~1.5 h on 2 cores.
+	E2E_LONG=1 hack/e2e.sh
+
 .PHONY: e2e-external
 e2e-external: ## CockroachDB/YDB you already have: TPCC_E2E_COCKROACH_URL, TPCC_E2E_YDB_ENDPOINT (unset: skipped, said so).
 	hack/e2e-external.sh

@@ -162,6 +162,16 @@ func smallSyncRun(namespace, name string) *benchv1.BenchmarkRun {
 	return run
 }
 
+// oneInstance makes a run's PostgreSQL a single instance: for the cases whose subject is not
+// replication (the restart and plugin cases), a database that comes up in a third of the time and
+// CPU. Replication is TestPostgresSyncRun's and the demo's.
+func oneInstance(run *benchv1.BenchmarkRun) *benchv1.BenchmarkRun {
+	run.Spec.Database.Postgres.Instances = 1
+	run.Spec.Database.Postgres.SynchronousReplicas = ptr(int32(0))
+	run.Spec.Database.Postgres.SynchronousCommit = benchv1.SynchronousCommit("on")
+	return run
+}
+
 // jobWatcher records every Job UID seen in a namespace, to prove no Job was ever created twice.
 type jobWatcher struct {
 	mu   sync.Mutex

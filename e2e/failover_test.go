@@ -27,6 +27,7 @@ import (
 // conditions pass. Without think times (wait None) the clients commit every second, so the outage
 // is the failover's, not a lull of the workload.
 func testPostgresFailover(t *testing.T) {
+	longCase(t, 15, "the primary killed under load, the New-Order ledger checked")
 	ns := newNamespace(t, "e2e-failover")
 	run := smallSyncRun(ns, "failover")
 	run.Spec.Workload.Wait = benchv1.WaitNone

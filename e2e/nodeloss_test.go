@@ -32,6 +32,7 @@ import (
 // Not parallel: the lost node may hold other tests' pods. Local cluster only (node.sh); elsewhere
 // the same measurement is driven with your own tooling (docs/failover.md, "The loss of a machine").
 func TestNodeLoss(t *testing.T) {
+	longCase(t, 11, "a node taken away under a run and given back")
 	ctx := context.Background()
 	nodeScript := filepath.Join(repoRoot, "hack/cluster/node.sh")
 	if out, err := exec.Command(nodeScript, "list").CombinedOutput(); err != nil || os.Geteuid() != 0 {

@@ -166,7 +166,7 @@ func TestPostgresSyncRun(t *testing.T) {
 func TestClientAndManagerKilledDuringSteps(t *testing.T) {
 	t.Parallel()
 	ns := newNamespace(t, "e2e-restart")
-	run := smallSyncRun(ns, "restart")
+	run := oneInstance(smallSyncRun(ns, "restart"))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	jobs := watchJobs(ctx, t, ns)

@@ -73,6 +73,7 @@ func guidedSearchRun(namespace, name string) *benchv1.BenchmarkRun {
 // 3–4 probes of 5 + 10 s and 2–3 full steps of 5 + 30 s, each with ~20 s of Job and pod start-up:
 // ~4 min.
 func TestGuidedSearchOnPostgres(t *testing.T) {
+	longCase(t, 15, "a guided search to the boundary under a CPU limit")
 	t.Parallel()
 	ns := newNamespace(t, "e2e-guided")
 	run := guidedSearchRun(ns, "guided")

@@ -29,6 +29,7 @@ const suiteTimeout = 60 * time.Minute
 // sample's workload is cut to the e2e's size (2 warehouses, one 60 s step per run) so the three runs
 // fit the e2e's time; `make demo-suite` runs the sample as written.
 func testDemoSuite(t *testing.T) {
+	longCase(t, 19, "config/samples/suite-demo.yaml: three runs one after the other")
 	ns := newNamespace(t, "e2e-suite")
 	ctx := context.Background()
 	data, err := os.ReadFile(filepath.Join(repoRoot, "config/samples/suite-demo.yaml"))
