@@ -60,6 +60,7 @@ var checked = map[string]how{
 	"make generate manifests": {ci: true}, // make verify regenerates and compares (hack/verify.sh)
 	"make build":              {manual: "make test and the e2e build the same packages; make -n checks the target"},
 	"make e2e":                {ci: true},
+	"make e2e-long":           {manual: "the long e2e tier, ~1.5 hours on 2 cores: past CI's budget; make e2e runs the same suite's CI tier and its cases run by hand (docs/testing.md)"},
 
 	// docs/operations.md
 	"kubectl apply -f https://raw.githubusercontent.com/cockroachdb/cockroach-operator/v2.18.3/install/crds.yaml -f https://raw.githubusercontent.com/cockroachdb/cockroach-operator/v2.18.3/install/operator.yaml":                                                                                                  {manual: "no internet and no CockroachDB images here (docs/engines.md)"},
