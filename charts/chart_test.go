@@ -739,3 +739,36 @@ func TestKustomizeOverlaySetsBothImages(t *testing.T) {
 		t.Errorf("TPCC_CLIENT_IMAGE %q, want the overlay's client image", env["TPCC_CLIENT_IMAGE"])
 	}
 }
+
+// TestCreatedResourcesCanBeReadBack: every kind the manager creates it must also be able to read,
+// because it creates objects once and, when one of that name exists (a pass repeated after a
+// restart), reads it to check it is the run's own (controllers/apply.go createOwned). A kind
+// granted create without get works until the manager restarts mid-run, then the run stalls on
+// "forbidden" (the e2e's killed manager found it for NetworkPolicies). Events are written, never
+// read back.
+func TestCreatedResourcesCanBeReadBack(t *testing.T) {
+	data, err := os.ReadFile(generatedRolePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	role := find(decode(t, data), "ClusterRole", "manager-role")
+	if role == nil {
+		t.Fatal("config/rbac/role.yaml has no ClusterRole manager-role")
+	}
+	writeOnly := map[string]bool{"events": true}
+	for _, r := range field(t, role, "rules").([]any) {
+		rule := r.(map[string]any)
+		verbs := map[string]bool{}
+		for _, v := range rule["verbs"].([]any) {
+			verbs[v.(string)] = true
+		}
+		if !verbs["create"] || verbs["get"] {
+			continue
+		}
+		for _, res := range rule["resources"].([]any) {
+			if !writeOnly[res.(string)] {
+				t.Errorf("%v %s: create without get — a restarted manager cannot check that an existing one is the run's", rule["apiGroups"], res)
+			}
+		}
+	}
+}

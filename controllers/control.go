@@ -16,9 +16,10 @@ import (
 
 // Secrets: create the run's control Secret (get is granted for the database's connection
 // Secrets already; the control Secret is read back with it, one by one, never listed or watched).
-// NetworkPolicies: create the client pods' ingress policy, with --client-network-policy only.
+// NetworkPolicies: create the client pods' ingress policy, with --client-network-policy only, and
+// read it back after a restart (createOwned checks that one of that name is the run's).
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=create
-// +kubebuilder:rbac:groups=networking.k8s.io,resources=networkpolicies,verbs=create
+// +kubebuilder:rbac:groups=networking.k8s.io,resources=networkpolicies,verbs=create;get
 
 // controlToken is a run's control token as this process read it from the run's Secret.
 type controlToken struct {
