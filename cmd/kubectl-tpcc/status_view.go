@@ -41,7 +41,7 @@ func runStatus(run *benchv1.BenchmarkRun, now time.Time) string {
 			}
 			compliant := report.VerdictWord(s)
 			fmt.Fprintf(tw, "  %d\t%s\t%d\t%.1f\t%.2f%%\t%s\t%s\t%s\n", s.Index, kind, s.ActiveWarehouses, s.TpmC, s.Efficiency, compliant,
-				report.Latency(s.Transactions[benchv1.NewOrder].P90.Duration), strings.Join(s.Reasons, "; "))
+				report.Latency(s.Transactions[benchv1.NewOrder].P90.Duration), report.OneLine(strings.Join(s.Reasons, "; ")))
 		}
 		_ = tw.Flush()
 	}

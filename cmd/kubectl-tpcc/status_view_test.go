@@ -123,3 +123,24 @@ func TestRunStatusNamesTheResultsDatabase(t *testing.T) {
 		t.Errorf("status lacks %q:\n%s", want, got)
 	}
 }
+
+// TestRunStatusStepTableKeepsOneRowPerStep: a reason quoted from a driver's error, several lines
+// long (pgx names each host it tried on a line of its own; the demo's inconclusive step showed it),
+// stays on its step's row.
+func TestRunStatusStepTableKeepsOneRowPerStep(t *testing.T) {
+	reason := "client pod demo-step-1-0 failed: --url: cannot connect to postgres: failed to connect to `user=tpcc database=tpcc`:\n\t10.97.7.198:5432 (demo-db-rw.default): dial error: connection refused\n\t10.97.7.198:5432 (demo-db-rw.default): dial error: connection refused"
+	run := &benchv1.BenchmarkRun{Status: benchv1.BenchmarkRunStatus{Phase: benchv1.PhaseRunning, Steps: []benchv1.StepResult{
+		{Index: 0, ActiveWarehouses: 7, Verdict: benchv1.VerdictInconclusive, Reasons: []string{reason}},
+		{Index: 1, ActiveWarehouses: 7, Verdict: benchv1.VerdictCompliant, Compliant: true, TpmC: 79.5},
+	}}}
+	out := runStatus(run, time.Now())
+	var rows []string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "  ") && !strings.HasPrefix(line, "  STEP") {
+			rows = append(rows, line)
+		}
+	}
+	if len(rows) != 2 || !strings.Contains(rows[0], "(demo-db-rw.default): dial error: connection refused 10.97.7.198:5432") || !strings.HasPrefix(rows[1], "  1 ") {
+		t.Errorf("want one row per step, the reason on its row:\n%s", out)
+	}
+}

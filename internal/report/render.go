@@ -200,7 +200,11 @@ func orDash(s string) string {
 }
 
 // cell keeps a Markdown table cell on its row.
-func cell(s string) string { return strings.NewReplacer("|", "/", "\n", " ").Replace(s) }
+func cell(s string) string { return strings.ReplaceAll(OneLine(s), "|", "/") }
+
+// OneLine is s on one line, every run of white space (newlines, tabs) one space: a reason quoted
+// from a driver's error (pgx names each host it tried on a line of its own) in a cell of a table.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // comparisonTitle names a suite's comparison, or a comparison of runs (no suite).
 func comparisonTitle(c Comparison) string {
