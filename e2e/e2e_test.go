@@ -162,9 +162,8 @@ func smallSyncRun(namespace, name string) *benchv1.BenchmarkRun {
 	return run
 }
 
-// oneInstance makes a run's PostgreSQL a single instance: for the cases whose subject is not
-// replication (the restart and plugin cases), a database that comes up in a third of the time and
-// CPU. Replication is TestPostgresSyncRun's and the demo's.
+// oneInstance makes a run's PostgreSQL a single instance: for a case whose subject is not
+// replication (the restart case), a database that comes up in a third of the time and CPU.
 func oneInstance(run *benchv1.BenchmarkRun) *benchv1.BenchmarkRun {
 	run.Spec.Database.Postgres.Instances = 1
 	run.Spec.Database.Postgres.SynchronousReplicas = ptr(int32(0))

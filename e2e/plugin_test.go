@@ -28,7 +28,7 @@ func testPluginFollowsAndReports(t *testing.T) {
 		t.Fatalf("go build ./cmd/kubectl-tpcc: %v\n%s", err, out)
 	}
 	createResultsDatabase(t, ns)
-	run := oneInstance(smallSyncRun(ns, "plugin"))
+	run := smallSyncRun(ns, "plugin") // three instances: the page shows the standbys' replay lag
 	withResults(run)
 	if err := k8s.Create(context.Background(), run); err != nil {
 		t.Fatal(err)
@@ -70,7 +70,7 @@ func testPluginFollowsAndReports(t *testing.T) {
 	if _, err := html.Parse(bytes.NewReader(page)); err != nil {
 		t.Fatalf("%s does not parse: %v", file, err)
 	}
-	for _, want := range []string{"<svg", "tpmC against active warehouses", "Step 0: p90 response time over time"} {
+	for _, want := range []string{"<svg", "tpmC against active warehouses", "Step 0: p90 response time over time", "Step 0: standby replay lag"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("the HTML report lacks %q", want)
 		}
