@@ -694,14 +694,7 @@ func TestChartRejectsBadValues(t *testing.T) {
 // TestChartRBACIsTheGeneratedOne: the chart's ClusterRole grants exactly what controller-gen
 // derived from the controller's markers.
 func TestChartRBACIsTheGeneratedOne(t *testing.T) {
-	data, err := os.ReadFile(generatedRolePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	generated := find(decode(t, data), "ClusterRole", "manager-role")
-	if generated == nil {
-		t.Fatal("config/rbac/role.yaml has no ClusterRole manager-role")
-	}
+	generated := generatedRole(t)
 	chartRole := find(mustRender(t), "ClusterRole", release+"-manager-role")
 	if chartRole == nil {
 		t.Fatal("the chart renders no manager ClusterRole")
@@ -747,14 +740,7 @@ func TestKustomizeOverlaySetsBothImages(t *testing.T) {
 // "forbidden" (the e2e's killed manager found it for NetworkPolicies). Events are written, never
 // read back.
 func TestCreatedResourcesCanBeReadBack(t *testing.T) {
-	data, err := os.ReadFile(generatedRolePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	role := find(decode(t, data), "ClusterRole", "manager-role")
-	if role == nil {
-		t.Fatal("config/rbac/role.yaml has no ClusterRole manager-role")
-	}
+	role := generatedRole(t)
 	writeOnly := map[string]bool{"events": true}
 	for _, r := range field(t, role, "rules").([]any) {
 		rule := r.(map[string]any)
@@ -771,4 +757,18 @@ func TestCreatedResourcesCanBeReadBack(t *testing.T) {
 			}
 		}
 	}
+}
+
+// generatedRole is the manager's ClusterRole as controller-gen wrote it (config/rbac/role.yaml).
+func generatedRole(t *testing.T) *unstructured.Unstructured {
+	t.Helper()
+	data, err := os.ReadFile(generatedRolePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	role := find(decode(t, data), "ClusterRole", "manager-role")
+	if role == nil {
+		t.Fatal("config/rbac/role.yaml has no ClusterRole manager-role")
+	}
+	return role
 }
