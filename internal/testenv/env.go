@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -77,6 +78,9 @@ func start(crdPaths func(root string) ([]string, error)) (*Env, error) {
 		CRDDirectoryPaths:     crds,
 		ErrorIfCRDPathMissing: true,
 		Scheme:                scheme,
+		// envtest waits 10 s by default for the CRDs to be served: on a loaded 2-core machine (the
+		// e2e's cluster beside make test) that once ran out before the API server had them.
+		CRDInstallOptions: envtest.CRDInstallOptions{MaxTime: time.Minute},
 	}
 	cfg, err := env.Start()
 	if err != nil {
