@@ -61,11 +61,13 @@ func TestDemoPlacement(t *testing.T) {
 	if len(done.Status.Steps) == 0 {
 		t.Fatal("no steps")
 	}
-	for _, step := range done.Status.Steps {
-		checkStepPlacement(t, step, live)
+	var distinct, clientNodes []string // step 0's database nodes and client nodes
+	for i, step := range done.Status.Steps {
+		db, clients := checkStepPlacement(t, step, live)
+		if i == 0 {
+			distinct, clientNodes = db, clients
+		}
 	}
-	distinct := slices.Compact(slices.Sorted(slices.Values(nodesOf(done.Status.Steps[0].Placement, benchv1.RoleDatabase))))
-	clientNodes := nodesOf(done.Status.Steps[0].Placement, benchv1.RoleClient)
 	load := done.Status.Load.Placement
 	if len(load) == 0 {
 		t.Error("the load recorded no placement")
@@ -117,28 +119,15 @@ func createDemoForPlacement(t *testing.T, ctx context.Context) client.ObjectKey 
 	return client.ObjectKeyFromObject(run)
 }
 
-func nodesOf(p *benchv1.StepPlacement, role string) []string {
-	var nodes []string
-	if p == nil {
-		return nil
-	}
-	for _, pod := range p.Pods {
-		if pod.Role == role {
-			nodes = append(nodes, pod.Node)
-		}
-	}
-	return nodes
-}
-
 // checkStepPlacement: the step's three database instances on three distinct nodes, its client
 // pods on none of them, nothing flagged; the pods where the API server had them (live, when known).
-func checkStepPlacement(t *testing.T, step benchv1.StepResult, live map[string]string) {
+// It returns the step's database nodes (distinct, sorted) and its client pods' nodes.
+func checkStepPlacement(t *testing.T, step benchv1.StepResult, live map[string]string) (dbNodes, clientNodes []string) {
 	t.Helper()
 	p := step.Placement
 	if p == nil {
 		t.Fatalf("step %d recorded no placement", step.Index)
 	}
-	var dbNodes, clientNodes []string
 	for _, pod := range p.Pods {
 		t.Logf("step %d: %-8s %-28s on %s", step.Index, pod.Role, pod.Name, pod.Node)
 		if want, ok := live[pod.Name]; ok && want != pod.Node {
@@ -164,4 +153,5 @@ func checkStepPlacement(t *testing.T, step benchv1.StepResult, live map[string]s
 	if len(p.ClientsOnDatabaseNodes) > 0 || len(p.SharedDatabaseNodes) > 0 || len(p.Findings) > 0 {
 		t.Errorf("flagged: clients on database nodes %v, shared database nodes %v, findings %q", p.ClientsOnDatabaseNodes, p.SharedDatabaseNodes, p.Findings)
 	}
+	return distinct, clientNodes
 }
