@@ -16,9 +16,9 @@ import (
 // Two tiers share this suite. `make e2e` (and CI) runs the cases that each prove a path no other
 // check covers, within the CI budget on a 2-core machine; `make e2e-long` (E2E_LONG=1) adds the
 // cases that take a quarter of an hour each there — the loss of a node, a failover under load, a
-// suite of three runs, a guided search to the boundary, the demo's placement on a run of its own —
-// and runs before a release or after a change to their paths. docs/testing.md lists both tiers and
-// what each case costs.
+// suite of three runs, a guided search to the boundary, the demo's placement on a run of its own,
+// provoked bottlenecks, a sustained phase broken on purpose — and runs before a release or after a
+// change to their paths. docs/testing.md lists both tiers and what each case costs.
 func longCase(t *testing.T, minutes int, what string) {
 	t.Helper()
 	if os.Getenv("E2E_LONG") != "1" {

@@ -7,8 +7,9 @@
 # uninstall, after which nothing of the operator's may be left (E2E_SKIP_UNINSTALL=1 keeps it).
 #
 # Two tiers (e2e/tier_test.go, docs/testing.md): by default the cases CI runs; E2E_LONG=1 (make
-# e2e-long) adds the long ones (node loss, failover, the demo suite, the guided search, placement on
-# a run of its own). E2E_DEMO_RUN=namespace/name: the placement case reads that ended demo run.
+# e2e-long) adds the long ones (node loss, failover, the demo suite, the guided search, provoked
+# bottlenecks, a broken sustained phase, placement on a run of its own). E2E_DEMO_RUN=
+# namespace/name: the placement case reads that ended demo run.
 #
 # env: E2E_KEEP_CLUSTER=1, E2E_RUN (a go test -run pattern), E2E_TIMEOUT (40m; 150m with E2E_LONG=1),
 #      E2E_PARALLEL (cases at once: 4; 3 with E2E_LONG=1), E2E_LONG, E2E_DEMO_RUN

@@ -305,8 +305,12 @@ imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 evictionHard: {memory.available: "100Mi", nodefs.available: "1%", imagefs.available: "1%", nodefs.inodesFree: "1%"}
 EOF
+  # --containerd: the kubelet's cAdvisor finds the pods' containers (their network namespaces, for
+  # per-pod network figures) through this node's containerd, not the machine's default socket;
+  # without it cAdvisor sees raw cgroups only and the pods have no network or disk series.
   printf '%s\n' "$BIN/kubelet" --config="$dir/kubelet.yaml" --kubeconfig="$STATE/kubelet-$name.kubeconfig" \
-    --root-dir="$dir/kubelet" --cert-dir="$dir/kubelet-pki" --node-ip="$ip" --hostname-override="$name" --v=1 > "$dir/kubelet.args"
+    --root-dir="$dir/kubelet" --cert-dir="$dir/kubelet-pki" --node-ip="$ip" --hostname-override="$name" \
+    --containerd="$(node_socket "$i")" --v=1 > "$dir/kubelet.args"
   launch_node "$i" kubelet
 }
 for i in $(seq 0 $((NODES - 1))); do node_kubelet "$i"; done
