@@ -169,4 +169,21 @@ func TestAddIO(t *testing.T) {
 	if podIO(&snapshot.PodSeries{}) != nil {
 		t.Error("a pod without I/O got a status entry")
 	}
+
+	// With cAdvisor's update times (the scrape's sample timestamps): rates between updates over
+	// the time between them, wherever the scrapes fall. cAdvisor updates every 15 s here; the
+	// operator scrapes every 2 s.
+	st = &stepSeries{Origin: origin, LengthSeconds: 10}
+	scrape := func(at time.Duration, updated time.Duration, sent float64) {
+		st.addIO(map[string]cadvisor.Counters{"db-1": {NetTransmitBytes: sent, Net: true, At: origin.Add(updated)}}, roles, origin.Add(at))
+	}
+	scrape(-1*time.Second, -3*time.Second, 1e6)
+	for at := time.Duration(0); at < 30*time.Second; at += 2 * time.Second {
+		updated := (at + 3*time.Second).Truncate(15*time.Second) - 3*time.Second // updates at 12 s and 27 s
+		scrape(at, updated, 1e6+float64((updated+3*time.Second).Seconds())*20e3)  // 20 kB/s throughout
+	}
+	p = st.Resources["db-1"]
+	if p == nil || len(p.IOIndex) != 2 || p.IOIndex[0] != 1 || p.IOIndex[1] != 2 || p.NetTransmitBytes[0] != 20e3 || p.NetTransmitBytes[1] != 20e3 {
+		t.Errorf("stamped readings: %+v, want 20 kB/s in intervals 1 and 2 (the updates at 12 s and 27 s), nothing charged to the scrapes between", p)
+	}
 }

@@ -120,18 +120,32 @@ func (r *BenchmarkRunReconciler) sampleIO(ctx context.Context, st *stepSeries, n
 }
 
 // addIO records one reading of pods' counters taken at at: the rate since each pod's previous
-// reading goes into the interval at falls in. It is pure.
+// reading goes into the interval the reading falls in — by cAdvisor's update times when the scrape
+// carries them (a reading not updated since the last is skipped), else by the scrapes'. It is pure.
 func (st *stepSeries) addIO(counters map[string]cadvisor.Counters, roles map[string]string, at time.Time) {
 	if st.IOCounters == nil {
 		st.IOCounters = map[string]*ioReading{}
 	}
 	for pod, c := range counters {
 		prev := st.IOCounters[pod]
-		st.IOCounters[pod] = &ioReading{At: at, Counters: c}
-		if prev == nil || st.LengthSeconds <= 0 || at.Before(st.Origin) {
+		// cAdvisor's own update times, when the scrape gives them: a reading cAdvisor has not
+		// updated since the previous one tells nothing new and keeps the previous as the baseline.
+		stamped := prev != nil && !c.At.IsZero() && !prev.Counters.At.IsZero()
+		if stamped && !c.At.After(prev.Counters.At) {
 			continue
 		}
-		rate, ok := cadvisor.Rate(prev.Counters, c, at.Sub(prev.At))
+		st.IOCounters[pod] = &ioReading{At: at, Counters: c}
+		when, dt := at, time.Duration(0)
+		if prev != nil {
+			dt = at.Sub(prev.At)
+		}
+		if stamped {
+			when, dt = c.At, c.At.Sub(prev.Counters.At)
+		}
+		if prev == nil || st.LengthSeconds <= 0 || when.Before(st.Origin) {
+			continue
+		}
+		rate, ok := cadvisor.Rate(prev.Counters, c, dt)
 		if !ok {
 			continue
 		}
@@ -143,7 +157,7 @@ func (st *stepSeries) addIO(counters map[string]cadvisor.Counters, roles map[str
 			p = &snapshot.PodSeries{Role: roles[pod]}
 			st.Resources[pod] = p
 		}
-		p.AddIO(int(at.Sub(st.Origin).Seconds()/st.LengthSeconds), snapshot.IORates{
+		p.AddIO(int(when.Sub(st.Origin).Seconds()/st.LengthSeconds), snapshot.IORates{
 			DiskReadBytes: rate.DiskReadBytes, DiskWriteBytes: rate.DiskWriteBytes, DiskReads: rate.DiskReads, DiskWrites: rate.DiskWrites,
 			NetReceiveBytes: rate.NetReceiveBytes, NetTransmitBytes: rate.NetTransmitBytes,
 			NetReceivePackets: rate.NetReceivePackets, NetTransmitPackets: rate.NetTransmitPackets})

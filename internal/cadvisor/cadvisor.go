@@ -20,6 +20,12 @@ type Counters struct {
 	NetReceivePackets, NetTransmitPackets float64
 	// Disk and Net say the pod reported those counters at all.
 	Disk, Net bool
+	// At is when cAdvisor last updated the counters read (the newest of their samples' timestamps;
+	// zero when the scrape gives none). cAdvisor refreshes a container's statistics every 10–15 s,
+	// not per scrape: a rate is the change between two updates over the time between them, never
+	// over the time between two scrapes (two scrapes a second apart across one update would charge
+	// 15 s of traffic to one second).
+	At time.Time `json:"at,omitzero"`
 }
 
 // The metrics read, and where each goes. cAdvisor reports the disk counters per container and
@@ -39,6 +45,7 @@ var metrics = map[string]func(c *Counters, v float64){
 type sample struct {
 	metric, pod, container, iface string
 	value                         float64
+	at                            time.Time // the sample's timestamp; zero without one
 }
 
 // Parse reads the counters of the named pods of namespace from a cAdvisor scrape. A pod's disk
@@ -79,7 +86,15 @@ func Parse(scrape []byte, namespace string, pods map[string]bool) (map[string]Co
 		if err != nil {
 			return nil, fmt.Errorf("cadvisor: %s of pod %s: %w", name, labels["pod"], err)
 		}
-		byPod[labels["pod"]] = append(byPod[labels["pod"]], sample{metric: name, pod: labels["pod"], container: labels["container"], iface: labels["interface"], value: v})
+		var at time.Time
+		if len(fields) > 1 { // the exposition format's optional timestamp, in milliseconds
+			ms, err := strconv.ParseInt(fields[1], 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("cadvisor: %s of pod %s: timestamp: %w", name, labels["pod"], err)
+			}
+			at = time.UnixMilli(ms)
+		}
+		byPod[labels["pod"]] = append(byPod[labels["pod"]], sample{metric: name, pod: labels["pod"], container: labels["container"], iface: labels["interface"], value: v, at: at})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("cadvisor: %w", err)
@@ -113,6 +128,9 @@ func Parse(scrape []byte, namespace string, pods map[string]bool) (map[string]Co
 				}
 			}
 			metrics[s.metric](&c, s.value)
+			if s.at.After(c.At) {
+				c.At = s.at
+			}
 		}
 		out[pod] = c
 	}

@@ -37,12 +37,13 @@ func TestParse(t *testing.T) {
 	}
 	db := got["run-db-1"]
 	want := Counters{DiskReadBytes: 5120, DiskWriteBytes: 1.5e6, DiskReads: 10, DiskWrites: 200, NetReceiveBytes: 2e6, NetTransmitBytes: 3e6,
-		NetReceivePackets: 1500, NetTransmitPackets: 1700, Disk: true, Net: true}
+		NetReceivePackets: 1500, NetTransmitPackets: 1700, Disk: true, Net: true,
+		At: time.UnixMilli(1700000000000)} // the newest timestamp of the series read
 	if db != want {
 		t.Errorf("database pod: %+v\nwant %+v (containers and devices summed, loopback and other namespaces left out)", db, want)
 	}
 	client := got["run-step-0-0-abc"]
-	if client.DiskWriteBytes != 7000 || client.NetTransmitBytes != 800 || !client.Disk || !client.Net {
+	if client.DiskWriteBytes != 7000 || client.NetTransmitBytes != 800 || !client.Disk || !client.Net || !client.At.IsZero() {
 		t.Errorf("client pod: %+v, want the pod-level disk series (not pod + container) and the sandbox's network", client)
 	}
 	if _, ok := got["someone-else"]; ok || len(got) != 2 {
@@ -52,6 +53,7 @@ func TestParse(t *testing.T) {
 		`container_fs_reads_total{namespace="bench",pod="run-db-1" 5`,
 		`container_fs_reads_total{namespace="bench",pod="run-db-1"} x`,
 		`container_fs_reads_total{namespace="bench",pod="run-db-1"}`,
+		`container_fs_reads_total{namespace="bench",pod="run-db-1"} 5 soon`,
 	} {
 		if _, err := Parse([]byte(bad), "bench", map[string]bool{"run-db-1": true}); err == nil || !strings.Contains(err.Error(), "cadvisor") {
 			t.Errorf("Parse(%q) = %v, want an error", bad, err)
