@@ -180,7 +180,7 @@ func TestAddIO(t *testing.T) {
 	scrape(-1*time.Second, -3*time.Second, 1e6)
 	for at := time.Duration(0); at < 30*time.Second; at += 2 * time.Second {
 		updated := (at + 3*time.Second).Truncate(15*time.Second) - 3*time.Second // updates at 12 s and 27 s
-		scrape(at, updated, 1e6+float64((updated+3*time.Second).Seconds())*20e3)  // 20 kB/s throughout
+		scrape(at, updated, 1e6+float64((updated+3*time.Second).Seconds())*20e3) // 20 kB/s throughout
 	}
 	p = st.Resources["db-1"]
 	if p == nil || len(p.IOIndex) != 2 || p.IOIndex[0] != 1 || p.IOIndex[1] != 2 || p.NetTransmitBytes[0] != 20e3 || p.NetTransmitBytes[1] != 20e3 {
