@@ -141,7 +141,7 @@ func equalTermsBlocks(run *benchv1.BenchmarkRun, result benchv1.Result) []termsB
 		}
 	}
 	if len(io.Rows) > 0 || len(io.Items) > 0 {
-		io.Items = append(io.Items, "per pod, the busiest interval of the step (kubelet cAdvisor counters through the API server's node proxy); lags are each standby's largest in the step")
+		io.Items = append(io.Items, "per pod, the busiest interval of the step (kubelet cAdvisor counters through the API server's node proxy; disk is what the kernel charges the pod: cgroup v2 counts page-cache writeback, cgroup v1 does not); lags are each standby's largest in the step")
 		out = append(out, io)
 	}
 	return out
