@@ -74,9 +74,6 @@ func TestRunFailoverLedger(t *testing.T) {
 	if os.Getenv("TPCC_PG_URL") == "" {
 		t.Skip("TPCC_PG_URL is not set: this test needs PostgreSQL (hack/pg-sync.sh); it starts a cluster of its own")
 	}
-	// Its runs are processes of their own and its clusters its own: it runs beside
-	// TestRunSpecWait, the other long one.
-	t.Parallel()
 	port := 29400
 	if s := os.Getenv("TPCC_FAILOVER_PORT"); s != "" {
 		var err error
@@ -142,7 +139,7 @@ func failoverLedger(t *testing.T, port int, promoteDelay time.Duration) {
 		failed <- w
 	}()
 	summary := filepath.Join(t.TempDir(), "summary.json")
-	code, stdout, stderr := runTPCCProcess(t, 3*time.Minute, "run", "--engine", "postgres", "--url", u, "--warehouses", "1",
+	code, stdout, stderr := runTPCC(t, 3*time.Minute, "run", "--engine", "postgres", "--url", u, "--warehouses", "1",
 		// Transactions that give up during the outage are errors the run is expected to see (20 s
 		// of outage in a 50 s run passed 1 % in 4 of 20 runs): the error bound is not what this
 		// test judges.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -39,29 +38,6 @@ func runTPCC(t *testing.T, timeout time.Duration, args ...string) (code int, std
 	defer cancel()
 	var out, errb bytes.Buffer
 	code = dispatch(ctx, args, &out, &errb)
-	return code, out.String(), errb.String()
-}
-
-// runTPCCProcess runs `tpcc ARGS` as a process of its own (this test binary as main), so that a
-// test of many minutes of wall-clock waits can run beside others: runTPCC runs k6 in this process,
-// whose session is process-wide (k6ext.Install), so two in-process runs must never overlap.
-func runTPCCProcess(t *testing.T, timeout time.Duration, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	var out, errb bytes.Buffer
-	cmd := exec.CommandContext(ctx, os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "TPCC_TEST_RUN_MAIN=1")
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exit) && exit.ExitCode() >= 0:
-		code = exit.ExitCode()
-	default:
-		t.Fatalf("tpcc %s: %v\n%s", strings.Join(args, " "), err, errb.String())
-	}
 	return code, out.String(), errb.String()
 }
 
@@ -473,16 +449,13 @@ func TestRunSpecWait(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short mode")
 	}
-	// Four minutes of keying and think times, little CPU: it runs beside the failover test, the
-	// other long one, in a process of its own.
-	t.Parallel()
 	u := loadedDatabase(t, 10)
 	duration := "3m"
 	if s := os.Getenv("TPCC_TEST_SPEC_DURATION"); s != "" {
 		duration = s
 	}
 	out := filepath.Join(t.TempDir(), "spec.json")
-	code, stdout, stderr := runTPCCProcess(t, 15*time.Minute, "run", "--engine", "postgres", "--url", u, "--warehouses", "10",
+	code, stdout, stderr := runTPCC(t, 15*time.Minute, "run", "--engine", "postgres", "--url", u, "--warehouses", "10",
 		"--wait", "spec", "--ramp-up", "30s", "--duration", duration, "--summary-json", out)
 	t.Log(stdout)
 	if code != exitCompliant && code != exitSLAFailed {

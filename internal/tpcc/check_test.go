@@ -34,8 +34,6 @@ func resultByID(t *testing.T, res []CheckResult, id string) CheckResult {
 }
 
 func TestCheckAfterLoadAndAfterCorruption(t *testing.T) {
-	// The package's longest test, on a database of its own: it runs beside the think-time one.
-	t.Parallel()
 	url := pgtestDatabase(t)
 	loadForTest(t, url, LoadOptions{Warehouses: 2, Finish: true})
 

@@ -240,8 +240,6 @@ func TestTerminalsDrainTransactionsInFlight(t *testing.T) {
 // efficiency (the deck's 99.2 %), as TestWarmStartIsSteady simulates. ~6400 New-Orders: sd 1.25 %,
 // so the band is ±3.5 %; started at the beginning of a keying they measured ~106 %.
 func TestTerminalsSpecWaitMeasureTheSteadyState(t *testing.T) {
-	// 40 s of think times on stubs, little CPU: it runs beside the longest database test.
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("short mode: a 40 s run")
 	}
