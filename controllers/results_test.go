@@ -36,6 +36,10 @@ import (
 type writerKubelet struct {
 	t         *testing.T
 	namespace string
+	// dir holds every Job's mounted files: made before the kubelet starts, so that the test's
+	// removal of it runs after the kubelet has stopped (cleanups run last-registered first; a
+	// TempDir first asked for by the running kubelet was removed while it still wrote there).
+	dir string
 
 	mu sync.Mutex
 	// ran are the writer Jobs run, by name, with their UIDs (a Job created twice shows twice).
@@ -48,7 +52,7 @@ type writerKubelet struct {
 }
 
 func startWriterKubelet(t *testing.T, namespace string) *writerKubelet {
-	k := &writerKubelet{t: t, namespace: namespace, ran: map[string][]types.UID{}, written: map[int32]int{}}
+	k := &writerKubelet{t: t, namespace: namespace, dir: t.TempDir(), ran: map[string][]types.UID{}, written: map[int32]int{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -168,7 +172,10 @@ func (k *writerKubelet) run(ctx context.Context, job *batchv1.Job) {
 
 // write lays the Job's volumes out and runs the writer, as `tpcc results write` does.
 func (k *writerKubelet) write(ctx context.Context, job *batchv1.Job) (outbox.WriterReport, outbox.Record, error) {
-	dir := k.t.TempDir()
+	dir, err := os.MkdirTemp(k.dir, "job-")
+	if err != nil {
+		return outbox.WriterReport{}, outbox.Record{}, err
+	}
 	var uri string
 	spec := job.Spec.Template.Spec
 	for _, v := range spec.Volumes {
