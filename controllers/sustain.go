@@ -54,9 +54,11 @@ func sustainStepPlan(run *benchv1.BenchmarkRun, d search.Decision) (int32, bool)
 // sustainWatch judges a sustained step window by window as its intervals are collected; it is
 // kept in the step's series (so a restarted operator goes on) and pure.
 type sustainWatch struct {
-	// From is the first interval of the measured interval (after ramp-up); Size the intervals
-	// per window; Length one interval.
+	// From is the first interval of the measured interval (after ramp-up); To the first after
+	// it (0: unbounded, as a watch saved before To existed); Size the intervals per window;
+	// Length one interval.
 	From          int          `json:"from"`
+	To            int          `json:"to,omitempty"`
 	Size          int          `json:"size"`
 	LengthSeconds float64      `json:"lengthSeconds"`
 	Active        int          `json:"active"`
@@ -102,17 +104,20 @@ func newSustainWatch(run *benchv1.BenchmarkRun, active int32, criteria sla.Crite
 	if w := run.Spec.Sustain.Window; w != nil {
 		window = w.Duration
 	}
-	w := &sustainWatch{From: int((rampUp + interval - 1) / interval), Size: max(1, int((window+interval-1)/interval)),
-		LengthSeconds: interval.Seconds(), Active: int(active), Criteria: criteria}
+	from := int((rampUp + interval - 1) / interval)
+	w := &sustainWatch{From: from, To: from + int((run.Spec.Sustain.Duration.Duration+interval-1)/interval),
+		Size: max(1, int((window+interval-1)/interval)), LengthSeconds: interval.Seconds(), Active: int(active), Criteria: criteria}
 	if b := run.Spec.SLA.MaxReplicationLag; b != nil {
 		w.MaxLag = b.Duration
 	}
 	return w
 }
 
-// add takes one merged interval of the step; a window full of intervals is judged.
+// add takes one merged interval of the step; a window full of intervals is judged. Intervals
+// outside the measured interval are left out: the ramp-up, and the one the clients seal after its
+// end (transactions completing after the end: not measured, and never a window of their own).
 func (w *sustainWatch) add(m snapshot.MergedInterval) error {
-	if w == nil || m.Index < w.From {
+	if w == nil || m.Index < w.From || (w.To > 0 && m.Index >= w.To) {
 		return nil
 	}
 	if w.Open == nil {
