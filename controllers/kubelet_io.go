@@ -128,24 +128,25 @@ func (st *stepSeries) addIO(counters map[string]cadvisor.Counters, roles map[str
 	}
 	for pod, c := range counters {
 		prev := st.IOCounters[pod]
-		// cAdvisor's own update times, when the scrape gives them: a reading cAdvisor has not
-		// updated since the previous one tells nothing new and keeps the previous as the baseline.
-		stamped := prev != nil && !c.At.IsZero() && !prev.Counters.At.IsZero()
-		if stamped && !c.At.After(prev.Counters.At) {
+		if prev == nil {
+			st.IOCounters[pod] = &ioReading{At: at, Counters: c}
 			continue
+		}
+		// Each reading's time: cAdvisor's own update time when both carry one (a reading it has
+		// not updated since the previous tells nothing new and keeps that one as the baseline),
+		// else the scrape's.
+		since, when := prev.At, at
+		if !c.At.IsZero() && !prev.Counters.At.IsZero() {
+			if !c.At.After(prev.Counters.At) {
+				continue
+			}
+			since, when = prev.Counters.At, c.At
 		}
 		st.IOCounters[pod] = &ioReading{At: at, Counters: c}
-		when, dt := at, time.Duration(0)
-		if prev != nil {
-			dt = at.Sub(prev.At)
-		}
-		if stamped {
-			when, dt = c.At, c.At.Sub(prev.Counters.At)
-		}
-		if prev == nil || st.LengthSeconds <= 0 || when.Before(st.Origin) {
+		if st.LengthSeconds <= 0 || when.Before(st.Origin) {
 			continue
 		}
-		rate, ok := cadvisor.Rate(prev.Counters, c, dt)
+		rate, ok := cadvisor.Rate(prev.Counters, c, when.Sub(since))
 		if !ok {
 			continue
 		}
