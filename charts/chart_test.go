@@ -310,6 +310,15 @@ func TestChartValues(t *testing.T) {
 			},
 		},
 		{
+			name: "the storage calibration's runtime, or none",
+			sets: []string{"storageCalibration.runtime=0s"},
+			check: func(t *testing.T, objs []*unstructured.Unstructured) {
+				if got := strings.Join(args(t, objs), " "); !strings.Contains(got, "--storage-calibration=0s") {
+					t.Errorf("args %q lack --storage-calibration=0s", got)
+				}
+			},
+		},
+		{
 			name: "the tag defaults to the chart's appVersion",
 			sets: []string{"image.prefix=localhost/tpcc-operator"},
 			check: func(t *testing.T, objs []*unstructured.Unstructured) {

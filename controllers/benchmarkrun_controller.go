@@ -48,6 +48,9 @@ type Config struct {
 	NodeMetrics NodeMetricsReader
 	// Results configures the results database (results.go).
 	Results ResultsConfig
+	// StorageCalibration is how long fio measures each database node's storage before the load
+	// (storage_calibration.go); 0 measures nothing.
+	StorageCalibration time.Duration
 }
 
 // DefaultConfig is the configuration without flags.
@@ -136,7 +139,7 @@ func (r *BenchmarkRunReconciler) reconcilePhases(ctx context.Context, run *bench
 			return ctrl.Result{}, err
 		}
 	}
-	for _, p := range []phase{r.reconcileOperator, r.reconcileOwnership, r.reconcileDatabase, r.reconcileLoad, r.reconcileFaultCheck, r.reconcileSteps, r.reconcileResult} {
+	for _, p := range []phase{r.reconcileOperator, r.reconcileOwnership, r.reconcileDatabase, r.reconcileStorageCalibration, r.reconcileLoad, r.reconcileFaultCheck, r.reconcileSteps, r.reconcileResult} {
 		done, result, err := p(ctx, run)
 		if conflict := asConflict(err); conflict != nil {
 			// Someone else's object has a name the run needs: stop, having touched nothing of it.

@@ -24,8 +24,8 @@ import (
 // client pod that samples the database), the nodes, storage and images of the run's pods. It
 // waits for the sampling pod's first snapshot that describes the server.
 func (r *BenchmarkRunReconciler) recordEnvironment(ctx context.Context, run *benchv1.BenchmarkRun, snapshots []*snapshot.Snapshot) error {
-	if run.Status.Environment != nil {
-		return nil
+	if env := run.Status.Environment; env != nil && env.OperatorVersion != "" {
+		return nil // read already (an environment with only the storage calibration is not)
 	}
 	var server *snapshot.Snapshot
 	for _, s := range snapshots {
@@ -87,7 +87,10 @@ func (r *BenchmarkRunReconciler) recordEnvironment(ctx context.Context, run *ben
 		env.Nodes = append(env.Nodes, nodeEnvironment(node))
 	}
 	return r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
-		if s.Environment == nil {
+		if s.Environment == nil || s.Environment.OperatorVersion == "" {
+			if s.Environment != nil {
+				env.StorageCalibration = s.Environment.StorageCalibration
+			}
 			s.Environment = &env
 		}
 	})

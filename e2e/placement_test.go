@@ -78,11 +78,32 @@ func TestDemoPlacement(t *testing.T) {
 			t.Errorf("%s pod %s ran on database node %s", pod.Role, pod.Name, pod.Node)
 		}
 	}
+	// The storage calibration before the load: fio in the client image, on a volume of the
+	// database's class and size on each of the database's nodes.
+	var calibrated []string
+	if done.Status.Environment != nil {
+		for _, c := range done.Status.Environment.StorageCalibration {
+			t.Logf("storage calibration: node %s %s %s: %s, fdatasync p50 %v p99 %v, %.0f writes/s, %.2f MB/s; error %q", c.Node, c.StorageClass, c.Size,
+				c.Tool, c.SyncP50, c.SyncP99, c.WritesPerSecond, float64(c.BytesPerSecond)/1e6, c.Error)
+			if c.Error != "" || c.Tool != "fio-3.33" || c.BlockSize != 8192 || c.SyncP50 == nil || c.SyncP50.Duration <= 0 ||
+				c.SyncP99 == nil || c.SyncP99.Duration < c.SyncP50.Duration || c.WritesPerSecond <= 0 || c.StorageClass == "" || c.Size == "" {
+				t.Errorf("calibration record %+v: want a measurement", c)
+			}
+			calibrated = append(calibrated, c.Node)
+		}
+	}
+	slices.Sort(calibrated)
+	if !slices.Equal(calibrated, distinct) {
+		t.Errorf("storage calibrated on nodes %v, want one record per database node %v", calibrated, distinct)
+	}
 	report := &corev1.ConfigMap{}
 	if err := k8s.Get(ctx, client.ObjectKey{Namespace: key.Namespace, Name: done.Status.Report.ConfigMapName}, report); err != nil {
 		t.Fatal(err)
 	}
 	md := report.Data["report.md"]
+	if !strings.Contains(md, "Storage calibration (before the load)") {
+		t.Error("report.md has no storage calibration")
+	}
 	section := md[max(0, strings.Index(md, "## Placement")):]
 	t.Logf("report.md:\n%s", section)
 	if !strings.Contains(md, "## Placement") || len(clientNodes) == 0 || !strings.Contains(section, clientNodes[0]) || strings.Contains(md, "does not survive") {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -56,6 +57,25 @@ docker push registry.example.com/team/tpcc-operator/tpcc:0.1.0
 		if !strings.Contains(dockerfile, target) {
 			t.Errorf("Dockerfile has no stage%s", target)
 		}
+	}
+}
+
+// The client image's fio is the same source in both builds: the Dockerfile's (users with Docker)
+// and hack/images.sh's (this project's offline images), version and checksum alike.
+func TestFioSourceIsTheSameInBothBuilds(t *testing.T) {
+	dockerfile := readFile(t, filepath.Join(repoRoot, "Dockerfile"))
+	images := readFile(t, filepath.Join(repoRoot, "hack", "images.sh"))
+	for _, name := range []string{"FIO_VERSION", "FIO_SHA256"} {
+		value := regexp.MustCompile(`(?m)^` + name + `=(\S+)$`).FindStringSubmatch(images)
+		if value == nil {
+			t.Fatalf("hack/images.sh sets no %s", name)
+		}
+		if !strings.Contains(dockerfile, "ARG "+name+"="+value[1]+"\n") {
+			t.Errorf("the Dockerfile's ARG %s is not hack/images.sh's %s", name, value[1])
+		}
+	}
+	if !strings.Contains(dockerfile, "COPY --from=fio /out-fio /fio") {
+		t.Errorf("the Dockerfile's client stage does not copy fio to /fio (tpcc storage-probe's default)")
 	}
 }
 

@@ -179,13 +179,14 @@ type StorageCalibration struct {
 	StorageClass string `json:"storageClass,omitempty"`
 	// +optional
 	Size string `json:"size,omitempty"`
-	// Tool that measured, with its version ("fio-3.39").
+	// Tool that measured, with its version ("fio-3.33").
 	// +optional
 	Tool string `json:"tool,omitempty"`
 	// BlockSize of each write, in bytes (8192: a WAL page).
 	// +optional
 	BlockSize int64 `json:"blockSize,omitempty"`
-	// SyncP50, SyncP99 are the write+fdatasync latency percentiles.
+	// SyncP50, SyncP99 are the latency percentiles of the fdatasync after each write (fio's sync
+	// latency; the write into the page cache before it, microseconds, is not included).
 	// +optional
 	SyncP50 *metav1.Duration `json:"syncP50,omitempty"`
 	// +optional

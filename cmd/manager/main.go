@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -54,6 +55,7 @@ func main() {
 	flag.BoolVar(&networkPolicy, "client-network-policy", false, "Create with each run a NetworkPolicy admitting only the operator's pods (--operator-namespace, --operator-pod-labels) to its client pods' snapshot port. Needs the manager to run in the cluster, and a network plugin that enforces NetworkPolicy to have an effect.")
 	flag.StringVar(&operatorNamespace, "operator-namespace", os.Getenv("POD_NAMESPACE"), "Namespace of the operator's pods, for --client-network-policy (default: env POD_NAMESPACE).")
 	flag.StringVar(&operatorPodLabels, "operator-pod-labels", "", "Labels of the operator's pods, key=value,…, for --client-network-policy.")
+	flag.DurationVar(&cfg.StorageCalibration, "storage-calibration", 10*time.Second, "Before each run's load, measure small fdatasync'd writes (fio, in the client image) on a volume of the database's storage class and size on each database node, for this long; 0 measures nothing.")
 	flag.BoolVar(&kubeletMetrics, "kubelet-metrics", true, "Read the disk and network counters of database and client pods from their nodes' kubelet cAdvisor metrics, through the API server's node proxy (RBAC nodes/proxy get).")
 	flag.StringVar(&resultsSecret, "results-secret", os.Getenv("TPCC_RESULTS_SECRET"), "Default results database of runs and suites that name none: a Secret NAME[/KEY] (key default uri) in each one's namespace holding a postgres:// URI (docs/results.md); empty: none.")
 	logOpts := zap.Options{}

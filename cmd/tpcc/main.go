@@ -26,6 +26,7 @@ type command struct {
 var commands = []command{
 	loadCommand,
 	checkCommand,
+	storageProbeCommand,
 	runCommand, searchCommand, k6Command,
 	resultsCommand,
 }

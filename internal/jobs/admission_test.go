@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"testing"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -39,6 +40,7 @@ func TestJobsAndTheirPodsPassRestrictedAdmission(t *testing.T) {
 	cfg := Config{ClientImage: "tpcc:dev"}
 	for _, job := range []*batchv1.Job{
 		LoaderJob(run, secretConn, cfg), CheckJob(run, secretConn, cfg), StepJob(run, 0, 40, 0, secretConn, cfg), StepJob(run, 1, 20, 0, crdb, cfg),
+		StorageJob(run, 0, StorageTarget{Node: "n1", Hostname: "n1", StorageClass: "local-path", Size: resource.MustParse("2Gi")}, 10*time.Second, cfg),
 		ResultsWriterJob(ns.Name, run.Name+"-results-1", map[string]string{"app.kubernetes.io/managed-by": "tpcc-operator"},
 			benchv1.SecretKeyRef{Name: "results-app", Key: "uri"}, []outbox.Source{
 				{ConfigMap: run.Name + "-results-1", Items: []outbox.Item{{Key: outbox.RecordKey, Path: outbox.RecordFile}}},

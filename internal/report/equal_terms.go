@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -77,14 +78,14 @@ func equalTermsBlocks(run *benchv1.BenchmarkRun, result benchv1.Result) []termsB
 	// Storage calibration beside the commit latency it bounds.
 	if env := run.Status.Environment; env != nil && len(env.StorageCalibration) > 0 {
 		st := termsBlock{Heading: "Storage calibration (before the load)"}
-		st.Header = []string{"<node", "<storage class", "size", "<tool", "block", "write+fdatasync p50", "p99", "writes/s", "MB/s"}
+		st.Header = []string{"<node", "<storage class", "size", "<tool", "block", "fdatasync p50", "p99", "writes/s", "MB/s"}
 		for _, c := range env.StorageCalibration {
 			if c.Error != "" {
-				st.Items = append(st.Items, fmt.Sprintf("node %s: calibration failed: %s", orDash(c.Node), c.Error))
+				st.Items = append(st.Items, fmt.Sprintf("node %s, %s %s: calibration failed: %s", orDash(c.Node), orDash(c.StorageClass), orDash(c.Size), c.Error))
 				continue
 			}
 			st.Rows = append(st.Rows, []string{orDash(c.Node), orDash(c.StorageClass), orDash(c.Size), orDash(c.Tool), fmt.Sprint(c.BlockSize),
-				durationCell(c.SyncP50), durationCell(c.SyncP99), fmt.Sprintf("%.0f", c.WritesPerSecond), fmt.Sprintf("%.2f", float64(c.BytesPerSecond)/1e6)})
+				syncLatency(c.SyncP50), syncLatency(c.SyncP99), fmt.Sprintf("%.0f", c.WritesPerSecond), fmt.Sprintf("%.2f", float64(c.BytesPerSecond)/1e6)})
 		}
 		if result.Step != nil && int(*result.Step) < len(steps) {
 			if no, ok := steps[*result.Step].Transactions[benchv1.NewOrder]; ok {
@@ -298,9 +299,14 @@ func floatCell(v *float64) string {
 	return num(*v)
 }
 
-func durationCell(d *metav1.Duration) string {
-	if d == nil {
+// syncLatency is a disk flush's latency, in microseconds below a millisecond (a local SSD's
+// fdatasync takes tens to hundreds of them).
+func syncLatency(d *metav1.Duration) string {
+	if d == nil || d.Duration == 0 {
 		return "-"
+	}
+	if d.Duration < time.Millisecond {
+		return fmt.Sprintf("%dµs", d.Duration.Round(time.Microsecond)/time.Microsecond)
 	}
 	return Latency(d.Duration)
 }

@@ -141,7 +141,7 @@ func run20() *benchv1.BenchmarkRun {
 		Tuning: []benchv1.EngineSetting{{Name: "max_connections", Source: "postgres.parameters", Requested: "400", Effective: "400"},
 			{Name: "shared_buffers", Source: "sizing", Requested: "2GB", Effective: "2GB"},
 			{Name: "synchronous_commit", Source: "postgres.synchronousCommit", Requested: "remote_apply", Effective: "remote_apply"}},
-		StorageCalibration: []benchv1.StorageCalibration{{Node: "node-1", StorageClass: "local-path", Size: "10Gi", Tool: "fio-3.39", BlockSize: 8192,
+		StorageCalibration: []benchv1.StorageCalibration{{Node: "node-1", StorageClass: "local-path", Size: "10Gi", Tool: "fio-3.33", BlockSize: 8192,
 			SyncP50: pdur(1800 * time.Microsecond), SyncP99: pdur(4200 * time.Microsecond), WritesPerSecond: 512, BytesPerSecond: 4194304}}}
 	run.Status.Database = &benchv1.DatabaseStatus{Kind: "Cluster", Name: "pg-capacity-db", Sizing: &benchv1.DatabaseSizing{Memory: resource.MustParse("8Gi"), MemoryFrom: "limit",
 		Settings: map[string]string{"shared_buffers": "2GB", "max_connections": "400"}}}
