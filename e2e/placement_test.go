@@ -83,8 +83,8 @@ func TestDemoPlacement(t *testing.T) {
 	var calibrated []string
 	if done.Status.Environment != nil {
 		for _, c := range done.Status.Environment.StorageCalibration {
-			t.Logf("storage calibration: node %s %s %s: %s, fdatasync p50 %v p99 %v, %.0f writes/s, %.2f MB/s; error %q", c.Node, c.StorageClass, c.Size,
-				c.Tool, c.SyncP50, c.SyncP99, c.WritesPerSecond, float64(c.BytesPerSecond)/1e6, c.Error)
+			t.Logf("storage calibration: node %s %s %s: %s, fdatasync p50 %s p99 %s, %.0f writes/s, %.2f MB/s; error %q", c.Node, c.StorageClass, c.Size,
+				c.Tool, durationOrNone(c.SyncP50), durationOrNone(c.SyncP99), c.WritesPerSecond, float64(c.BytesPerSecond)/1e6, c.Error)
 			if c.Error != "" || c.Tool != "fio-3.33" || c.BlockSize != 8192 || c.SyncP50 == nil || c.SyncP50.Duration <= 0 ||
 				c.SyncP99 == nil || c.SyncP99.Duration < c.SyncP50.Duration || c.WritesPerSecond <= 0 || c.StorageClass == "" || c.Size == "" {
 				t.Errorf("calibration record %+v: want a measurement", c)
@@ -175,4 +175,11 @@ func checkStepPlacement(t *testing.T, step benchv1.StepResult, live map[string]s
 		t.Errorf("flagged: clients on database nodes %v, shared database nodes %v, findings %q", p.ClientsOnDatabaseNodes, p.SharedDatabaseNodes, p.Findings)
 	}
 	return distinct, clientNodes
+}
+
+func durationOrNone(d *metav1.Duration) string {
+	if d == nil {
+		return "none"
+	}
+	return d.Duration.String()
 }
