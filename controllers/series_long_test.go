@@ -126,7 +126,9 @@ func (p longPhase) run(tb testing.TB) (*stepSeries, phaseCounts) {
 
 // A fault anywhere in a 12-hour phase at 1 s is measured exactly as the same fault in a
 // 20-minute one: the minute before it and five after stay at 1 s however much of the phase was
-// downsampled around them. Downsampling keeps the phase's totals exact.
+// downsampled around them. Downsampling keeps the phase's totals exact. Two places: early (the
+// fault's minutes downsampled around for 11 hours after it) and late (recent when the phase ends);
+// each simulates the whole 12 hours, ~25 s of CPU.
 func TestLongStepFaultMeasuredAsShort(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulates 12 hours of collection")
@@ -149,7 +151,7 @@ func TestLongStepFaultMeasuredAsShort(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		fault int
-	}{{"fault after 30 minutes", 1800}, {"fault in the middle", 6 * 3600}, {"fault 20 minutes before the end", 12*3600 - 1200}} {
+	}{{"fault after 30 minutes", 1800}, {"fault 20 minutes before the end", 12*3600 - 1200}} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, fed := longPhase{seconds: 12 * 3600, pollSeconds: 10, fault: tc.fault}.run(t)
 			if !st.Series.Downsampled() || len(st.Series.Index) > snapshot.MaxSeriesEntries {

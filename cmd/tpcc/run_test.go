@@ -151,8 +151,8 @@ func TestRunAgainstPostgres(t *testing.T) {
 	u := loadedDatabase(t, 4)
 	dir := t.TempDir()
 
-	t.Run("no-wait 60s then check", func(t *testing.T) {
-		seconds := "60s"
+	t.Run("no-wait 30s then check", func(t *testing.T) {
+		seconds := "30s"
 		if s := os.Getenv("TPCC_TEST_RUN_DURATION"); s != "" {
 			seconds = s
 		}

@@ -284,11 +284,7 @@ func newJob(run *benchv1.BenchmarkRun, name, component string, conn engines.Conn
 						Args:            args,
 						Env:             env,
 						VolumeMounts:    conn.VolumeMounts,
-						SecurityContext: &corev1.SecurityContext{
-							AllowPrivilegeEscalation: ptr(false),
-							ReadOnlyRootFilesystem:   ptr(true),
-							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-						},
+						SecurityContext: containerSecurityContext(),
 					}},
 				},
 			},
@@ -309,6 +305,16 @@ func tables(run *benchv1.BenchmarkRun) string {
 func itoa(v int32) string { return strconv.Itoa(int(v)) }
 
 func ptr[T any](v T) *T { return &v }
+
+// containerSecurityContext is every Job container's: no privilege escalation, a read-only root,
+// no capabilities — with podSecurityContext, the restricted Pod Security profile.
+func containerSecurityContext() *corev1.SecurityContext {
+	return &corev1.SecurityContext{
+		AllowPrivilegeEscalation: ptr(false),
+		ReadOnlyRootFilesystem:   ptr(true),
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+	}
+}
 
 // podSecurityContext is every Job pod's: non-root (the client image's user 65532), the runtime's
 // default seccomp profile — the restricted Pod Security profile.

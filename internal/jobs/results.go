@@ -85,11 +85,7 @@ func ResultsWriterJob(namespace, name string, labels map[string]string, secret b
 							Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("50m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
 							Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("256Mi")},
 						},
-						SecurityContext: &corev1.SecurityContext{
-							AllowPrivilegeEscalation: ptr(false),
-							ReadOnlyRootFilesystem:   ptr(true),
-							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-						},
+						SecurityContext: containerSecurityContext(),
 					}},
 				},
 			},

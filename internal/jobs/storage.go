@@ -42,10 +42,6 @@ func StorageJobName(run *benchv1.BenchmarkRun, index int) string {
 func StorageJob(run *benchv1.BenchmarkRun, index int, target StorageTarget, runtime time.Duration, cfg Config) *batchv1.Job {
 	labels := engines.Labels(run)
 	labels[ComponentLabel] = ComponentStorage
-	podLabels := map[string]string{}
-	for k, v := range labels {
-		podLabels[k] = v
-	}
 	var class *string
 	if target.StorageClass != "" {
 		class = ptr(target.StorageClass)
@@ -64,7 +60,7 @@ func StorageJob(run *benchv1.BenchmarkRun, index int, target StorageTarget, runt
 			BackoffLimit:          ptr(int32(0)),
 			ActiveDeadlineSeconds: &deadline,
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
+				ObjectMeta: metav1.ObjectMeta{Labels: copyLabels(labels)},
 				Spec: corev1.PodSpec{
 					RestartPolicy:                corev1.RestartPolicyNever,
 					AutomountServiceAccountToken: ptr(false),
@@ -74,7 +70,7 @@ func StorageJob(run *benchv1.BenchmarkRun, index int, target StorageTarget, runt
 					Tolerations:                  tolerations,
 					Volumes: []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{Ephemeral: &corev1.EphemeralVolumeSource{
 						VolumeClaimTemplate: &corev1.PersistentVolumeClaimTemplate{
-							ObjectMeta: metav1.ObjectMeta{Labels: labels},
+							ObjectMeta: metav1.ObjectMeta{Labels: copyLabels(labels)},
 							Spec: corev1.PersistentVolumeClaimSpec{
 								AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 								StorageClassName: class,
@@ -95,11 +91,7 @@ func StorageJob(run *benchv1.BenchmarkRun, index int, target StorageTarget, runt
 							Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
 							Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("256Mi")},
 						},
-						SecurityContext: &corev1.SecurityContext{
-							AllowPrivilegeEscalation: ptr(false),
-							ReadOnlyRootFilesystem:   ptr(true),
-							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-						},
+						SecurityContext: containerSecurityContext(),
 					}},
 				},
 			},
