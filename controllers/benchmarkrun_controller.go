@@ -139,7 +139,7 @@ func (r *BenchmarkRunReconciler) reconcilePhases(ctx context.Context, run *bench
 			return ctrl.Result{}, err
 		}
 	}
-	for _, p := range []phase{r.reconcileOperator, r.reconcileOwnership, r.reconcileDatabase, r.reconcileStorageCalibration, r.reconcileLoad, r.reconcileFaultCheck, r.reconcileSteps, r.reconcileResult} {
+	for _, p := range []phase{r.reconcileOperator, r.reconcileOwnership, r.reconcileDatabase, r.reconcileStorageCalibration, r.reconcileLoad, r.reconcileResourceSwitch, r.reconcileFaultCheck, r.reconcileSteps, r.reconcileResult} {
 		done, result, err := p(ctx, run)
 		if conflict := asConflict(err); conflict != nil {
 			// Someone else's object has a name the run needs: stop, having touched nothing of it.

@@ -88,6 +88,10 @@ func suiteRun(suite *benchv1.BenchmarkSuite, p plannedRun, reuseFrom string) *be
 	}
 	if reuseFrom != "" {
 		database.Reuse = &benchv1.ReuseSpec{Run: reuseFrom}
+		if database.Postgres != nil {
+			// The kept database already runs with the measured resources; it is not loaded again.
+			database.Postgres.LoadResources = nil
+		}
 	}
 	return &benchv1.BenchmarkRun{
 		ObjectMeta: metav1.ObjectMeta{Namespace: suite.Namespace, Name: p.Name, Labels: map[string]string{

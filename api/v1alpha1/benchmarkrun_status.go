@@ -120,6 +120,11 @@ type DatabaseStatus struct {
 	// ReadyTime is when the database was first seen ready.
 	// +optional
 	ReadyTime *metav1.Time `json:"readyTime,omitempty"`
+	// ResourcesSwitchTime is when every instance of a database deployed and loaded under
+	// spec.database.postgres.loadResources was first seen running with its resources, the cluster
+	// ready: the steps measure from then on.
+	// +optional
+	ResourcesSwitchTime *metav1.Time `json:"resourcesSwitchTime,omitempty"`
 	// Sizing is the settings the operator sized from the database's memory (docs/sizing.md);
 	// absent when the database has no memory request or limit, or is external.
 	// +optional

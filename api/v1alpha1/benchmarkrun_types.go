@@ -138,6 +138,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.external) || !(has(self.postgres) || has(self.cockroach) || has(self.ydb))",fieldPath=".external",message="external deploys nothing and cannot be combined with postgres, cockroach or ydb"
 // +kubebuilder:validation:XValidation:rule="!has(self.external) || !has(self.external.tables) || self.engine == 'PostgreSQL'",fieldPath=".external.tables",message="external.tables applies only to engine PostgreSQL: CockroachDB and YDB have no unlogged tables"
 // +kubebuilder:validation:XValidation:rule="[has(self.postgres), has(self.cockroach), has(self.ydb), has(self.external), has(self.reuse)] == [has(oldSelf.postgres), has(oldSelf.cockroach), has(oldSelf.ydb), has(oldSelf.external), has(oldSelf.reuse)]",message="the database blocks (postgres, cockroach, ydb, external, reuse) cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="!has(self.reuse) || !has(self.postgres) || !has(self.postgres.loadResources)",fieldPath=".postgres.loadResources",message="postgres.loadResources applies while this run loads its data; with reuse the kept database is not loaded again"
 // +kubebuilder:validation:XValidation:rule="!has(self.reuse) || !has(self.external)",fieldPath=".reuse",message="reuse applies to a database an earlier run deployed and kept, not to an external one (an external database keeps its data anyway)"
 type DatabaseSpec struct {
 	// Engine is the database engine. It cannot change after creation.
@@ -227,6 +228,16 @@ type PostgresSpec struct {
 	// Resources are each instance's compute resources.
 	// +optional
 	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+
+	// LoadResources, when set, are each instance's compute resources from deployment until the
+	// data is loaded; before the first step the Cluster is set to Resources and CloudNativePG rolls
+	// the instances onto them (each restarted once; the run waits until every instance runs with
+	// Resources and the cluster is ready, then records status.database.resourcesSwitchTime). It lets
+	// a run measure under a small CPU limit without deploying and loading under it. Only cpu may
+	// differ from Resources: memory sizes the PostgreSQL settings, which must not change between
+	// the load and the steps. Not with database.reuse (a kept database is not loaded again).
+	// +optional
+	LoadResources *corev1.ResourceRequirements `json:"loadResources,omitempty"`
 
 	// Image overrides the PostgreSQL operand image.
 	// +optional

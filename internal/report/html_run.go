@@ -167,6 +167,9 @@ func runTail(in RunInput) string {
 			p.list(bullets(s))
 		}
 	}
+	if s := resourceSwitchLine(in.Run); s != "" {
+		p.list(bullets(s))
+	}
 	return p.end(in.Generated)
 }
 

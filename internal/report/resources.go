@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -95,4 +96,43 @@ func (r Resources) same(o Resources) bool {
 		return a.Cmp(*b) == 0
 	}
 	return eq(r.CPU, o.CPU) && eq(r.Memory, o.Memory)
+}
+
+// RequirementsWords says a container's requests and limits of cpu and memory in a few words:
+// "requests cpu=100m memory=256Mi, limits cpu=150m memory=1Gi" ("none" for an empty side).
+func RequirementsWords(r corev1.ResourceRequirements) string {
+	list := func(l corev1.ResourceList) string {
+		s := ""
+		for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+			if q, ok := l[name]; ok {
+				s += fmt.Sprintf(" %s=%s", name, q.String())
+			}
+		}
+		if s == "" {
+			return " none"
+		}
+		return s
+	}
+	return "requests" + list(r.Requests) + ", limits" + list(r.Limits)
+}
+
+// resourceSwitchLine is the report's line on a database deployed and loaded under other resources
+// than it was measured with (postgres.loadResources); empty for any other run.
+func resourceSwitchLine(run *benchv1.BenchmarkRun) string {
+	pg := run.Spec.Database.Postgres
+	if pg == nil || pg.LoadResources == nil || run.Spec.Database.Reuse != nil {
+		return ""
+	}
+	line := fmt.Sprintf("- each instance was deployed and loaded with %s and measured with %s", RequirementsWords(*pg.LoadResources), RequirementsWords(pg.Resources))
+	db, load := run.Status.Database, run.Status.Load
+	switch {
+	case db != nil && db.ResourcesSwitchTime != nil && load != nil && load.CompletionTime != nil:
+		line += fmt.Sprintf(": every instance ran with the latter %s after the load ended, before the first step",
+			db.ResourcesSwitchTime.Sub(load.CompletionTime.Time).Round(time.Second))
+	case db != nil && db.ResourcesSwitchTime != nil:
+		line += ": every instance ran with the latter before the first step"
+	default:
+		line += " (not switched yet)"
+	}
+	return line + "\n"
 }

@@ -63,6 +63,7 @@ func RunMarkdown(run *benchv1.BenchmarkRun, result benchv1.Result) string {
 	if run.Status.Database != nil {
 		b.WriteString(sizingLine(run.Status.Database.Sizing))
 	}
+	b.WriteString(resourceSwitchLine(run))
 	return b.String()
 }
 

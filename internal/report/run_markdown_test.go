@@ -3,8 +3,11 @@ package report
 import (
 	"strings"
 	"testing"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 )
@@ -65,5 +68,36 @@ func TestRunReportStatesDurability(t *testing.T) {
 	external.Spec.Database = benchv1.DatabaseSpec{Engine: benchv1.EnginePostgreSQL, External: &benchv1.ExternalSpec{SecretRef: benchv1.SecretKeyRef{Name: "db"}}}
 	if md := RunMarkdown(external, *external.Status.Result); !strings.Contains(md, "Durability: not known: an external database the operator did not deploy.") {
 		t.Errorf("external run: %s", md)
+	}
+}
+
+// A database deployed and loaded under loadResources says so, with both sets of resources and when
+// it switched; any other run says nothing.
+func TestResourceSwitchLine(t *testing.T) {
+	measured := corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("150m"), corev1.ResourceMemory: resource.MustParse("1Gi")}}
+	loading := corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}}
+	at := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	run := func(load *corev1.ResourceRequirements, switched bool) *benchv1.BenchmarkRun {
+		r := &benchv1.BenchmarkRun{Spec: benchv1.BenchmarkRunSpec{Database: benchv1.DatabaseSpec{Engine: benchv1.EnginePostgreSQL,
+			Postgres: &benchv1.PostgresSpec{Resources: measured, LoadResources: load}}}}
+		r.Status.Load = &benchv1.LoadStatus{CompletionTime: &metav1.Time{Time: at}}
+		if switched {
+			r.Status.Database = &benchv1.DatabaseStatus{ResourcesSwitchTime: &metav1.Time{Time: at.Add(151 * time.Second)}}
+		}
+		return r
+	}
+	cases := []struct {
+		name string
+		run  *benchv1.BenchmarkRun
+		want string
+	}{
+		{"no loadResources", run(nil, false), ""},
+		{"switched", run(&loading, true), "- each instance was deployed and loaded with requests none, limits memory=1Gi and measured with requests none, limits cpu=150m memory=1Gi: every instance ran with the latter 2m31s after the load ended, before the first step\n"},
+		{"not yet", run(&loading, false), "- each instance was deployed and loaded with requests none, limits memory=1Gi and measured with requests none, limits cpu=150m memory=1Gi (not switched yet)\n"},
+	}
+	for _, c := range cases {
+		if got := resourceSwitchLine(c.run); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
 	}
 }

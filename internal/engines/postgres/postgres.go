@@ -9,6 +9,7 @@ import (
 	cnpgv1 "github.com/cloudnative-pg/api/pkg/api/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -117,15 +118,19 @@ func (b Backend) Cluster(run *benchv1.BenchmarkRun) *cnpgv1.Cluster {
 				// pg_monitor lets the client pod that samples the database read every standby's
 				// positions (pg_stat_replication hides them without pg_read_all_stats) and every
 				// session's wait event; it grants reading statistics, nothing that writes.
-				InitDB: &cnpgv1.BootstrapInitDB{Database: Database, Owner: Owner, PostInitSQL: []string{"GRANT pg_monitor TO " + Owner}},
+				// pg_checkpoint (PostgreSQL 15 and later) lets the load end with a CHECKPOINT, so a
+				// standby restarted after it replays WAL only from there (tpcc.Finish).
+				InitDB: &cnpgv1.BootstrapInitDB{Database: Database, Owner: Owner, PostInitSQL: []string{"GRANT pg_monitor TO " + Owner,
+					"DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'pg_checkpoint') THEN GRANT pg_checkpoint TO " + Owner + "; END IF; END $$"}},
 			},
 			StorageConfiguration: cnpgv1.StorageConfiguration{
 				Size:         spec.Storage.Size.String(),
 				StorageClass: storageClass,
 			},
-			Resources:                 spec.Resources,
+			Resources:                 resources(run),
 			Affinity:                  affinity,
 			TopologySpreadConstraints: spread,
+			Probes:                    saturationTolerantProbes(),
 		},
 	}
 }
@@ -176,11 +181,77 @@ func (b Backend) Tuning(run *benchv1.BenchmarkRun) []benchv1.EngineSetting {
 
 // Desired implements engines.Backend.
 func (b Backend) Desired(run *benchv1.BenchmarkRun) ([]*unstructured.Unstructured, error) {
+	if err := checkLoadResources(run.Spec.Database.EffectivePostgres()); err != nil {
+		return nil, err
+	}
 	u, err := toApplyObject(b.Cluster(run))
 	if err != nil {
 		return nil, err
 	}
 	return []*unstructured.Unstructured{u}, nil
+}
+
+// saturationTolerantProbes keep a saturated instance in its Services: a benchmark drives the
+// database to saturation on purpose, and under a CPU limit the instance manager's HTTP probes then
+// wait behind PostgreSQL's backends for the CFS quota. With CloudNativePG's defaults (a 1 s
+// timeout, 3 failures) a primary at its limit was marked not ready within 30 s, dropped from the
+// -rw Service and every client connection refused (measured on the local cluster: 150m per
+// instance, 12 warehouses with keying and think times, 2026-11-25) — the step then measures the
+// probe, not the database. Here readiness and liveness allow 10 s per probe and a minute of
+// failures; an instance that stops answering for longer is still restarted or failed over.
+func saturationTolerantProbes() *cnpgv1.ProbesConfiguration {
+	probe := cnpgv1.Probe{TimeoutSeconds: 10, PeriodSeconds: 10, FailureThreshold: 6}
+	return &cnpgv1.ProbesConfiguration{
+		Readiness: &cnpgv1.ProbeWithStrategy{Probe: probe},
+		Liveness:  &cnpgv1.LivenessProbe{Probe: probe},
+	}
+}
+
+// resources are the instances' compute resources now: loadResources until the run's data is
+// loaded, resources after (CloudNativePG rolls the instances onto them).
+func resources(run *benchv1.BenchmarkRun) corev1.ResourceRequirements {
+	spec := run.Spec.Database.EffectivePostgres()
+	if spec.LoadResources != nil && engines.Loading(run) {
+		return *spec.LoadResources
+	}
+	return spec.Resources
+}
+
+// checkLoadResources: loadResources may differ from resources in cpu only — memory sizes the
+// PostgreSQL settings (Sizing), which stay the same from the load to the steps.
+func checkLoadResources(spec benchv1.PostgresSpec) error {
+	if spec.LoadResources == nil {
+		return nil
+	}
+	for _, side := range []struct {
+		name      string
+		load, run corev1.ResourceList
+	}{{"request", spec.LoadResources.Requests, spec.Resources.Requests}, {"limit", spec.LoadResources.Limits, spec.Resources.Limits}} {
+		load, loadSet := side.load[corev1.ResourceMemory]
+		want, wantSet := side.run[corev1.ResourceMemory]
+		if loadSet != wantSet || (loadSet && load.Cmp(want) != 0) {
+			return fmt.Errorf("spec.database.postgres.loadResources: memory %s %s differs from spec.database.postgres.resources' %s: only cpu may differ (memory sizes the PostgreSQL settings, which stay the same from the load to the steps)",
+				side.name, quantityOrNone(load, loadSet), quantityOrNone(want, wantSet))
+		}
+	}
+	return nil
+}
+
+func quantityOrNone(q resource.Quantity, set bool) string {
+	if !set {
+		return "(none)"
+	}
+	return q.String()
+}
+
+// ResourceSwitch implements engines.ResourceSwitcher: a run with loadResources that loads its own
+// data switches CloudNativePG's `postgres` container of every instance to resources.
+func (Backend) ResourceSwitch(run *benchv1.BenchmarkRun) (engines.ResourceSwitch, bool) {
+	spec := run.Spec.Database.EffectivePostgres()
+	if spec.LoadResources == nil || run.Spec.Database.Reuse != nil {
+		return engines.ResourceSwitch{}, false
+	}
+	return engines.ResourceSwitch{Container: "postgres", Want: spec.Resources, Pods: int(spec.Instances)}, true
 }
 
 // toApplyObject converts a typed object for server-side apply: zero-valued status and creation

@@ -62,11 +62,16 @@ func TestCluster(t *testing.T) {
 			if c.Spec.ImageName != tc.wantImage {
 				t.Errorf("image = %q, want %q", c.Spec.ImageName, tc.wantImage)
 			}
+			if p := c.Spec.Probes; p == nil || p.Readiness == nil || p.Readiness.TimeoutSeconds != 10 || p.Readiness.FailureThreshold != 6 ||
+				p.Liveness == nil || p.Liveness.TimeoutSeconds != 10 || p.Liveness.FailureThreshold != 6 {
+				t.Errorf("probes = %+v, want readiness and liveness tolerating a minute of a saturated instance", p)
+			}
 			if c.Spec.StorageConfiguration.Size != "10Gi" {
 				t.Errorf("storage = %q, want default 10Gi", c.Spec.StorageConfiguration.Size)
 			}
 			if b := c.Spec.Bootstrap; b == nil || b.InitDB == nil || b.InitDB.Database != Database || b.InitDB.Owner != Owner ||
-				!slices.Equal(b.InitDB.PostInitSQL, []string{"GRANT pg_monitor TO tpcc"}) {
+				!slices.Equal(b.InitDB.PostInitSQL, []string{"GRANT pg_monitor TO tpcc",
+					"DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'pg_checkpoint') THEN GRANT pg_checkpoint TO tpcc; END IF; END $$"}) {
 				t.Errorf("bootstrap = %+v, want initdb %s/%s", b, Database, Owner)
 			}
 		})
