@@ -2,10 +2,12 @@ package tpcc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -56,9 +58,33 @@ func Finish(ctx context.Context, pool *pgxpool.Pool, d Dialect, warehouses, thre
 		if err := execChains(ctx, pool, finishChains(stmts), threads); err != nil {
 			return err
 		}
-		_, err := conn.Exec(ctx, "UPDATE "+MetaTable+" SET finished = true WHERE id = 1")
-		return err
+		if _, err := conn.Exec(ctx, "UPDATE "+MetaTable+" SET finished = true WHERE id = 1"); err != nil {
+			return err
+		}
+		if d == Postgres {
+			return checkpoint(ctx, conn)
+		}
+		return nil
 	})
+}
+
+// checkpoint ends a PostgreSQL load with a CHECKPOINT: the steps do not pay for flushing what the
+// load wrote, and a standby restarted after the load (a resources switch, a failover) replays WAL
+// only from here — a standby's shutdown makes its restart point at the last checkpoint it
+// replayed, and without this one that is somewhere in the middle of the load (measured: 341 MB of
+// WAL replayed in 95 s by a standby at 150m of CPU). CHECKPOINT needs superuser or, from
+// PostgreSQL 15, the pg_checkpoint role (which the operator grants its user); without either the
+// load ends without it.
+func checkpoint(ctx context.Context, conn *pgxpool.Conn) error {
+	_, err := conn.Exec(ctx, "CHECKPOINT")
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "42501" { // insufficient_privilege
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("finish: CHECKPOINT: %w", err)
+	}
+	return nil
 }
 
 type finishStatement struct{ table, sql string }

@@ -235,9 +235,15 @@ func TestConcurrentRangeLoaders(t *testing.T) {
 // them all instead of scanning the freshly loaded tables during the first measurements.
 func TestLoadWithVacuum(t *testing.T) {
 	url := pgtestDatabase(t)
-	loadForTest(t, url, LoadOptions{Warehouses: 1, Finish: true, Vacuum: true})
 	c := connect(t, url)
+	requested := func() int64 { return queryInt(t, c, "SELECT checkpoints_req FROM pg_stat_bgwriter") }
+	before := requested()
+	loadForTest(t, url, LoadOptions{Warehouses: 1, Finish: true, Vacuum: true})
 	wantCounts(t, c, 1)
+	// The finish ends with a CHECKPOINT (a standby restarted after the load replays from there).
+	if after := requested(); after <= before {
+		t.Errorf("requested checkpoints %d before the load, %d after: the finish made none", before, after)
+	}
 	if got := queryInt(t, c, `SELECT count(*) FROM pg_class WHERE relpages > 0 AND relallvisible = relpages
 		AND relname IN ('warehouse','district','customer','history','orders','new_order','order_line','item','stock')`); got != 9 {
 		t.Errorf("%d of 9 tables all-visible after the load", got)
