@@ -119,9 +119,10 @@ func (b Backend) Cluster(run *benchv1.BenchmarkRun) *cnpgv1.Cluster {
 				// positions (pg_stat_replication hides them without pg_read_all_stats) and every
 				// session's wait event; it grants reading statistics, nothing that writes.
 				// pg_checkpoint (PostgreSQL 15 and later) lets the load end with a CHECKPOINT, so a
-				// standby restarted after it replays WAL only from there (tpcc.Finish).
+				// standby restarted after it replays WAL only from there (tpcc.Finish). The DO body
+				// is single-quoted: CloudNativePG's initdb rejected a dollar-quoted one.
 				InitDB: &cnpgv1.BootstrapInitDB{Database: Database, Owner: Owner, PostInitSQL: []string{"GRANT pg_monitor TO " + Owner,
-					"DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'pg_checkpoint') THEN GRANT pg_checkpoint TO " + Owner + "; END IF; END $$"}},
+					"DO 'BEGIN IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = ''pg_checkpoint'') THEN GRANT pg_checkpoint TO " + Owner + "; END IF; END'"}},
 			},
 			StorageConfiguration: cnpgv1.StorageConfiguration{
 				Size:         spec.Storage.Size.String(),

@@ -71,7 +71,7 @@ func TestCluster(t *testing.T) {
 			}
 			if b := c.Spec.Bootstrap; b == nil || b.InitDB == nil || b.InitDB.Database != Database || b.InitDB.Owner != Owner ||
 				!slices.Equal(b.InitDB.PostInitSQL, []string{"GRANT pg_monitor TO tpcc",
-					"DO $$ BEGIN IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'pg_checkpoint') THEN GRANT pg_checkpoint TO tpcc; END IF; END $$"}) {
+					"DO 'BEGIN IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = ''pg_checkpoint'') THEN GRANT pg_checkpoint TO tpcc; END IF; END'"}) {
 				t.Errorf("bootstrap = %+v, want initdb %s/%s", b, Database, Owner)
 			}
 		})
