@@ -151,7 +151,7 @@ func smallSyncRun(namespace, name string) *benchv1.BenchmarkRun {
 			// The latency bounds are New-Order's and Payment's: such a step completes about two of
 			// each 4 % type, none in one step of eight (Poisson), and a bound without a sample
 			// cannot be judged (the step would be inconclusive and retried). A run that bounds them
-			// needs longer steps or more warehouses (the demo: 8 warehouses, 2 minutes).
+			// needs longer steps or more warehouses (the demo: 10 warehouses, 2-minute steps).
 			SLA: benchv1.SLASpec{MinEfficiencyPercent: ptr(int32(50)), Latency: []benchv1.LatencyBound{
 				{Transaction: benchv1.NewOrder, Percentile: "90", Max: metav1.Duration{Duration: 5 * time.Second}},
 				{Transaction: benchv1.Payment, Percentile: "90", Max: metav1.Duration{Duration: 5 * time.Second}},

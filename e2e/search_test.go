@@ -85,9 +85,24 @@ func TestGuidedSearchOnPostgres(t *testing.T) {
 		return r.Status.Phase == benchv1.PhaseSucceeded
 	})
 
+	probes := assertFoundCapacity(t, run, done)
+	if probes == 0 {
+		t.Errorf("no probe step: the guided search narrows with probes of search.probeDuration")
+	}
+}
+
+// assertFoundCapacity: the ended run's search found a capacity inside its loaded warehouses —
+// every step as long as its kind says, the search time counted over every step, and the result
+// resting on full-length steps: a compliant one at the answer and a non-compliant one at most one
+// precision above it. It logs the steps and returns how many were probes.
+func assertFoundCapacity(t *testing.T, run, done *benchv1.BenchmarkRun) (probes int) {
+	t.Helper()
 	steps := done.Status.Steps
+	probeDuration := run.Spec.Workload.Duration.Duration
+	if run.Spec.Search.ProbeDuration != nil {
+		probeDuration = run.Spec.Search.ProbeDuration.Duration
+	}
 	var searchTime time.Duration
-	probes := 0
 	for _, s := range steps {
 		if s.Kind == benchv1.StepProbe {
 			probes++
@@ -112,11 +127,8 @@ func TestGuidedSearchOnPostgres(t *testing.T) {
 	}
 	t.Logf("result: %d warehouses, tpmC %.1f, restsOn %v, search time %v, precision %d: %s",
 		res.MaxCompliantWarehouses, res.TpmC, res.RestsOn, res.SearchTime, res.Precision, res.Message)
-	if probes == 0 {
-		t.Errorf("no probe step: the guided search narrows with probes of search.probeDuration")
-	}
 	for _, s := range steps {
-		if want := map[benchv1.StepKind]time.Duration{benchv1.StepProbe: run.Spec.Search.ProbeDuration.Duration, benchv1.StepFull: run.Spec.Workload.Duration.Duration}[s.Kind]; s.Duration != nil && s.Duration.Duration != want {
+		if want := map[benchv1.StepKind]time.Duration{benchv1.StepProbe: probeDuration, benchv1.StepFull: run.Spec.Workload.Duration.Duration}[s.Kind]; s.Duration != nil && s.Duration.Duration != want {
 			t.Errorf("step %d: a %s step of %v, want %v", s.Index, s.Kind, s.Duration.Duration, want)
 		}
 	}
@@ -146,4 +158,5 @@ func TestGuidedSearchOnPostgres(t *testing.T) {
 		t.Errorf("the non-compliant end: step %d at %d warehouses, compliant %v; want non-compliant within %d above %d",
 			fail.Index, fail.ActiveWarehouses, fail.Compliant, res.Precision, pass.ActiveWarehouses)
 	}
+	return probes
 }

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/search"
 	"github.com/tpcc-operator/tpcc-operator/internal/search/searchsim"
@@ -224,4 +227,119 @@ func BenchmarkSearchReplay(b *testing.B) {
 	b.ReportMetric(100*float64(r.line.within)/float64(r.trials), "%line-within-precision")
 	b.ReportMetric(100*float64(r.guided.within)/float64(r.trials), "%guided-within-precision")
 	r.log(b)
+}
+
+// demoSample is config/samples/demo.yaml, the `make demo` run, as far as its search goes.
+const demoSample = "../../config/samples/demo.yaml"
+
+// TestReplayTheDemosSearch replays the search config/samples/demo.yaml asks for (the default
+// strategy, Guided, started at the loaded count, with its probeDuration) on the recorded sweep,
+// beside the same search with the default probes. The sweep's servers ran at 100m of CPU, the
+// demo's at 150m, so the replay keeps the demo's shape rather than its numbers: loaded ≈ 4/3 of
+// the boundary (the demo loads 12 for a limit expected near 9; here 8 for the sweep's 6). The
+// demo's choice must answer within precision of the sweep's boundary in every trial, resting on
+// full-length steps, inside the demo's maxSteps, and cost no more time than probes would.
+func TestReplayTheDemosSearch(t *testing.T) {
+	var demo struct {
+		Spec struct {
+			Workload struct {
+				Warehouses int    `json:"warehouses"`
+				Duration   string `json:"duration"`
+			} `json:"workload"`
+			Search struct {
+				Strategy        string `json:"strategy"`
+				StartWarehouses int    `json:"startWarehouses"`
+				ProbeDuration   string `json:"probeDuration"`
+				MaxSteps        int    `json:"maxSteps"`
+			} `json:"search"`
+		} `json:"spec"`
+	}
+	data, err := os.ReadFile(demoSample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(data, &demo); err != nil {
+		t.Fatalf("%s: %v", demoSample, err)
+	}
+	w, s := demo.Spec.Workload, demo.Spec.Search
+	if s.Strategy != "" && s.Strategy != string(search.Guided) {
+		t.Fatalf("%s: strategy %q; the demo shows the default strategy, Guided", demoSample, s.Strategy)
+	}
+	if s.StartWarehouses != w.Warehouses {
+		t.Fatalf("%s: startWarehouses %d, warehouses %d: the replay below starts at the loaded count, as the demo should", demoSample, s.StartWarehouses, w.Warehouses)
+	}
+	sweep := readRecordedSweep(t)
+	if d := fmt.Sprintf("%gm", sweep.DurationSeconds/60); w.Duration != d {
+		t.Fatalf("%s: duration %q, the sweep's full steps %s", demoSample, w.Duration, d)
+	}
+	fullProbes := s.ProbeDuration == w.Duration
+	b, err := sweep.TrueBoundary(sweep.Counts()[len(sweep.Counts())-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded := int(math.Ceil(4 * float64(b) / 3))
+	truth, err := sweep.TrueBoundary(loaded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	precision := search.DefaultPrecision(loaded)
+	run := func(probes bool, seed uint64) (minutes, steps []float64, within int) {
+		rng := rand.New(rand.NewPCG(seed, 0xde70))
+		for range replayTrials {
+			o, err := sweep.NewTrial(rng).Run(search.Params{Mode: search.MaxCompliant, Strategy: search.Guided,
+				Warehouses: loaded, Start: loaded, Probes: probes,
+				MinEfficiencyPercent: sweep.SLA.MinEfficiencyPercent, MaxErrorPercent: sweep.SLA.MaxErrorPercent})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if msg := restsOnFullSteps(loaded, o.Decision, o.Steps); msg != "" {
+				t.Fatalf("probes %v: %s: %s", probes, msg, fmtSteps(o.Steps))
+			}
+			if s.MaxSteps > 0 && len(o.Steps) > s.MaxSteps && probes == !fullProbes {
+				t.Errorf("the demo's search took %d steps, over its maxSteps %d: %s", len(o.Steps), s.MaxSteps, fmtSteps(o.Steps))
+			}
+			if e := o.Decision.MaxCompliant - truth; e >= -precision && e <= precision {
+				within++
+			}
+			minutes, steps = append(minutes, o.Minutes), append(steps, float64(len(o.Steps)))
+		}
+		return minutes, steps, within
+	}
+	demoMin, demoSteps, demoWithin := run(!fullProbes, 1)
+	otherMin, otherSteps, _ := run(fullProbes, 1)
+	t.Logf("the demo's search (Guided from the loaded %d, probes %s) on the sweep (boundary %d at 100m): minutes mean %.1f, median %.1f, p90 %.1f; steps %s; within precision %d of %d",
+		loaded, map[bool]string{true: "full-length", false: "of " + s.ProbeDuration}[fullProbes], truth,
+		mean(demoMin), median(demoMin), quantile(demoMin, 0.9), stepCounts(demoSteps), demoWithin, replayTrials)
+	t.Logf("the same with the other probes: minutes mean %.1f, median %.1f, p90 %.1f; steps %s", mean(otherMin), median(otherMin), quantile(otherMin, 0.9), stepCounts(otherSteps))
+	if demoWithin != replayTrials {
+		t.Errorf("the demo's search answered within precision in %d of %d trials", demoWithin, replayTrials)
+	}
+	if mean(demoMin) > mean(otherMin) {
+		t.Errorf("the demo's probes cost more: mean %.1f minutes against %.1f", mean(demoMin), mean(otherMin))
+	}
+}
+
+func mean(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+// stepCounts shows how many trials took each number of steps.
+func stepCounts(steps []float64) string {
+	n := map[int]int{}
+	hi := 0
+	for _, s := range steps {
+		n[int(s)]++
+		hi = max(hi, int(s))
+	}
+	var parts []string
+	for k := 1; k <= hi; k++ {
+		if n[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%d: %.0f%%", k, 100*float64(n[k])/float64(len(steps))))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -1,0 +1,64 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+)
+
+// TestDemoFindsCapacity: config/samples/demo.yaml, the run `make demo` follows, ends on a found
+// capacity — reached by the default search strategy (Guided) with TPC-C's keying and think times,
+// inside the loaded warehouses: a compliant full-length step at the answer and a non-compliant one
+// within precision above it. In CI it reads the run make demo just ended (E2E_DEMO_RUN); in the
+// long tier it runs the sample as written, in a namespace of its own.
+func TestDemoFindsCapacity(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	sample := readDemoSample(t)
+	key := demoRun(t)
+	if key.Name != "" {
+		t.Logf("reading the ended run %s of make demo (E2E_DEMO_RUN)", key)
+	} else {
+		longCase(t, 16, "the demo's run as written, to its found capacity (.ci/run reads make demo's run instead: E2E_DEMO_RUN)")
+		run := sample.DeepCopy()
+		run.Namespace = newNamespace(t, "e2e-demo")
+		if err := k8s.Create(ctx, run); err != nil {
+			t.Fatal(err)
+		}
+		key = client.ObjectKeyFromObject(run)
+	}
+	done := waitFor(t, key, runTimeout, "phase Succeeded", func(r *benchv1.BenchmarkRun) bool { return r.Status.Phase == benchv1.PhaseSucceeded })
+	// The run read is the sample as written (make demo applies it unchanged).
+	if s := done.Spec.Search; (s.Strategy != "" && s.Strategy != benchv1.SearchGuided) || s.Mode != benchv1.SearchMaxCompliant || done.Spec.Workload.Wait != benchv1.WaitSpec {
+		t.Fatalf("the demo's run searches %+v with wait %q: want the default strategy, Guided, with keying and think times", s, done.Spec.Workload.Wait)
+	}
+	if done.Spec.Workload.Warehouses != sample.Spec.Workload.Warehouses {
+		t.Fatalf("the demo's run loads %d warehouses, demo.yaml %d", done.Spec.Workload.Warehouses, sample.Spec.Workload.Warehouses)
+	}
+	assertFoundCapacity(t, done, done)
+	if res := done.Status.Result; res != nil && res.MaxCompliantWarehouses >= done.Spec.Workload.Warehouses {
+		t.Errorf("the demo ended compliant at all %d loaded warehouses: no capacity found inside them", done.Spec.Workload.Warehouses)
+	}
+}
+
+// readDemoSample reads config/samples/demo.yaml strictly.
+func readDemoSample(t *testing.T) *benchv1.BenchmarkRun {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repoRoot, "config/samples/demo.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &benchv1.BenchmarkRun{}
+	if err := yaml.UnmarshalStrict(data, run); err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
