@@ -388,7 +388,7 @@ func (r *BenchmarkRunReconciler) failoverSeen(ctx context.Context, run *benchv1.
 			if err != nil && !apierrors.IsNotFound(err) {
 				return nil, err
 			}
-			replaced := err == nil && string(pod.UID) != inj.PodUID && podReady(pod)
+			replaced := err == nil && string(pod.UID) != inj.PodUID && engines.PodReady(pod)
 			if replaced && whole {
 				changed.ReadyTime = &metav1.MicroTime{Time: now}
 			}
@@ -451,15 +451,6 @@ func allReady(list []benchv1.FaultInjection) bool {
 		}
 	}
 	return true
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // firstInjection is the earliest applied injection, nil when none was applied.

@@ -63,7 +63,7 @@ func (sw ResourceSwitch) Progress(pods []corev1.Pod) SwitchProgress {
 			continue
 		}
 		p.Switched++
-		if !podReady(pod) {
+		if !PodReady(&pod) {
 			waiting = append(waiting, pod.Name+" (not ready)")
 			continue
 		}
@@ -85,7 +85,8 @@ func containerNamed(cs []corev1.Container, name string) *corev1.Container {
 	return nil
 }
 
-func podReady(pod corev1.Pod) bool {
+// PodReady is whether the pod's Ready condition is True.
+func PodReady(pod *corev1.Pod) bool {
 	for _, c := range pod.Status.Conditions {
 		if c.Type == corev1.PodReady {
 			return c.Status == corev1.ConditionTrue
