@@ -17,7 +17,7 @@ import (
 // TestDemoFindsCapacity: config/samples/demo.yaml, the run `make demo` follows, ends on a found
 // capacity — reached by the default search strategy (Guided) with TPC-C's keying and think times,
 // inside the loaded warehouses: a compliant full-length step at the answer and a non-compliant one
-// within precision above it. In CI it reads the run make demo just ended (E2E_DEMO_RUN); in the
+// within precision above it. In CI it reads the run of make demo, which runs beside the suite (E2E_DEMO_RUN); in the
 // long tier it runs the sample as written, in a namespace of its own.
 func TestDemoFindsCapacity(t *testing.T) {
 	t.Parallel()
@@ -25,7 +25,7 @@ func TestDemoFindsCapacity(t *testing.T) {
 	sample := readDemoSample(t)
 	key := demoRun(t)
 	if key.Name != "" {
-		t.Logf("reading the ended run %s of make demo (E2E_DEMO_RUN)", key)
+		t.Logf("reading the run %s of make demo (E2E_DEMO_RUN), once it has ended", key)
 	} else {
 		longCase(t, 16, "the demo's run as written, to its found capacity (.ci/run reads make demo's run instead: E2E_DEMO_RUN)")
 		run := sample.DeepCopy()
@@ -35,7 +35,7 @@ func TestDemoFindsCapacity(t *testing.T) {
 		}
 		key = client.ObjectKeyFromObject(run)
 	}
-	done := waitFor(t, key, runTimeout, "phase Succeeded", func(r *benchv1.BenchmarkRun) bool { return r.Status.Phase == benchv1.PhaseSucceeded })
+	done := waitFor(t, key, demoRunTimeout, "phase Succeeded", func(r *benchv1.BenchmarkRun) bool { return r.Status.Phase == benchv1.PhaseSucceeded })
 	// The run read is the sample as written (make demo applies it unchanged).
 	if s := done.Spec.Search; (s.Strategy != "" && s.Strategy != benchv1.SearchGuided) || s.Mode != benchv1.SearchMaxCompliant || done.Spec.Workload.Wait != benchv1.WaitSpec {
 		t.Fatalf("the demo's run searches %+v with wait %q: want the default strategy, Guided, with keying and think times", s, done.Spec.Workload.Wait)

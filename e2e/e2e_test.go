@@ -10,7 +10,10 @@
 // and uninstalled at the end by README's uninstall block, after which nothing of it may be left.
 //
 // env: E2E_SKIP_INSTALL=1 (the operator is installed already: neither installed nor uninstalled),
-// E2E_SKIP_UNINSTALL=1, KUBECTL (default: hack/k8s-bins.sh), E2E_OPERATOR_NAMESPACE (tpcc-operator-system).
+// E2E_SKIP_UNINSTALL=1, E2E_UNINSTALL_AFTER=FILE (an absolute path, with E2E_SKIP_INSTALL=1: the operator was
+// installed by `make demo` running beside the suite, as .ci/run does; README's uninstall still ends
+// the suite, once FILE exists — make demo has ended — and at most 45 minutes later), KUBECTL
+// (default: hack/k8s-bins.sh), E2E_OPERATOR_NAMESPACE (tpcc-operator-system).
 package e2e
 
 import (
@@ -60,14 +63,42 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	// Last, README's uninstall, and nothing of the operator's may be left (an operator the suite
-	// did not install is left alone).
-	if code == 0 && os.Getenv("E2E_SKIP_INSTALL") != "1" && os.Getenv("E2E_SKIP_UNINSTALL") != "1" {
+	// did not install is left alone, unless make demo beside it installed it for both).
+	after := os.Getenv("E2E_UNINSTALL_AFTER")
+	if code == 0 && (os.Getenv("E2E_SKIP_INSTALL") != "1" || after != "") && os.Getenv("E2E_SKIP_UNINSTALL") != "1" {
+		if after != "" {
+			if err := waitForFile(after, 45*time.Minute); err != nil {
+				fmt.Fprintln(os.Stderr, "e2e uninstall:", err)
+				os.Exit(1)
+			}
+		}
 		if err := uninstallAndCheck(); err != nil {
 			fmt.Fprintln(os.Stderr, "e2e uninstall:", err)
 			code = 1
 		}
 	}
 	os.Exit(code)
+}
+
+// waitForFile waits until path exists (E2E_UNINSTALL_AFTER: make demo beside the suite has ended).
+func waitForFile(path string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	logged := false
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return nil
+		} else if !os.IsNotExist(err) {
+			return fmt.Errorf("E2E_UNINSTALL_AFTER=%s: %w", path, err)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("E2E_UNINSTALL_AFTER=%s: not there after %s (make demo beside the suite has not ended): the operator was left installed", path, timeout)
+		}
+		if !logged {
+			fmt.Fprintf(os.Stderr, "e2e: README's uninstall waits for %s (make demo beside the suite to end)\n", path)
+			logged = true
+		}
+		time.Sleep(5 * time.Second)
+	}
 }
 
 func setup() error {

@@ -19,8 +19,8 @@ import (
 // TestDemoPlacement: config/samples/demo.yaml, which sets no placement, on a cluster of several
 // nodes (the local one has 4): its three PostgreSQL instances run on three distinct nodes, its
 // client pod on none of them, the loader pods off the database's nodes too; every step records it
-// and the report shows it without a flag. In CI it reads the run `make demo` just ended
-// (E2E_DEMO_RUN); in the long tier it runs the sample itself, its search cut to one 60 s step
+// and the report shows it without a flag. In CI it reads the run of `make demo`, which runs beside
+// the suite (E2E_DEMO_RUN); in the long tier it runs the sample itself, its search cut to one 60 s step
 // (placement does not depend on it), and checks the record against the live pods too.
 func TestDemoPlacement(t *testing.T) {
 	t.Parallel()
@@ -35,8 +35,8 @@ func TestDemoPlacement(t *testing.T) {
 	live := map[string]string{} // pod -> node, as the API server had them while the step ran
 	key := demoRun(t)
 	if key.Name != "" {
-		// make demo's own run, ended: its status and report, as recorded (its database is gone).
-		t.Logf("reading the ended run %s of make demo (E2E_DEMO_RUN)", key)
+		// make demo's own run: once it has ended, its status and report as recorded (its database gone).
+		t.Logf("reading the run %s of make demo (E2E_DEMO_RUN), once it has ended", key)
 	} else {
 		longCase(t, 12, "the demo's run on a run of its own, with its live pods (.ci/run reads make demo's run instead: E2E_DEMO_RUN)")
 		key = createDemoForPlacement(t, ctx)
@@ -54,7 +54,7 @@ func TestDemoPlacement(t *testing.T) {
 		}
 	}
 
-	done := waitFor(t, key, runTimeout, "phase Succeeded", func(r *benchv1.BenchmarkRun) bool { return r.Status.Phase == benchv1.PhaseSucceeded })
+	done := waitFor(t, key, demoRunTimeout, "phase Succeeded", func(r *benchv1.BenchmarkRun) bool { return r.Status.Phase == benchv1.PhaseSucceeded })
 	if len(done.Status.Steps) == 0 {
 		t.Fatal("no steps")
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -26,8 +27,9 @@ func longCase(t *testing.T, minutes int, what string) {
 	}
 }
 
-// demoRun is the ended run of `make demo` that the placement case reads instead of a run of its
-// own (E2E_DEMO_RUN=namespace/name; .ci/run runs make demo first), or a zero key.
+// demoRun is the run of `make demo` that the demo's cases read instead of a run of their own
+// (E2E_DEMO_RUN=namespace/name; .ci/run runs make demo beside the suite, so the run may still be
+// under way: they wait up to demoRunTimeout for it to end), or a zero key.
 func demoRun(t *testing.T) client.ObjectKey {
 	t.Helper()
 	v := os.Getenv("E2E_DEMO_RUN")
@@ -44,3 +46,7 @@ func demoRun(t *testing.T) client.ObjectKey {
 	}
 	return key
 }
+
+// demoRunTimeout bounds the wait for make demo's run to end: beside the suite's other cases it is
+// slower than the ~14 minutes it takes alone, and the suite's own timeout is 40 minutes.
+const demoRunTimeout = 35 * time.Minute

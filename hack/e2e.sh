@@ -9,10 +9,12 @@
 # Two tiers (e2e/tier_test.go, docs/testing.md): by default the cases CI runs; E2E_LONG=1 (make
 # e2e-long) adds the long ones (node loss, failover, the demo suite, the guided search, provoked
 # bottlenecks, a broken sustained phase, placement on a run of its own). E2E_DEMO_RUN=
-# namespace/name: the placement case reads that ended demo run.
+# namespace/name: the demo's cases read that run of make demo.
 #
 # env: E2E_KEEP_CLUSTER=1, E2E_RUN (a go test -run pattern), E2E_TIMEOUT (40m; 150m with E2E_LONG=1),
-#      E2E_PARALLEL (cases at once: 4; 3 with E2E_LONG=1), E2E_LONG, E2E_DEMO_RUN
+#      E2E_PARALLEL (cases at once: 4; 3 with E2E_LONG=1), E2E_LONG, E2E_DEMO_RUN (the demo's cases
+#      wait for that run to end: .ci/run starts the suite beside make demo), E2E_SKIP_INSTALL,
+#      E2E_UNINSTALL_AFTER (e2e/e2e_test.go)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 source "$ROOT/hack/cluster/common.sh"

@@ -453,6 +453,9 @@ func TestRunSpecWait(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short mode")
 	}
+	// Mostly think time: it runs beside TestRunFailoverLedger (a cluster of its own), the other
+	// case of this package that mostly waits, instead of after it.
+	t.Parallel()
 	u := loadedDatabase(t, 10)
 	duration := "3m"
 	if s := os.Getenv("TPCC_TEST_SPEC_DURATION"); s != "" {
