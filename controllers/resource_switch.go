@@ -16,13 +16,6 @@ import (
 	"github.com/tpcc-operator/tpcc-operator/internal/report"
 )
 
-// Reasons of DatabaseReady while a database deployed and loaded under loadResources switches to
-// the resources the steps measure it with.
-const (
-	reasonSwitchingResources = "SwitchingResources"
-	reasonResourcesSwitched  = "ResourcesSwitched"
-)
-
 // reconcileResourceSwitch runs after the load of a run whose database was deployed and loaded
 // under other resources than it is measured with (postgres.loadResources): reconcileDatabase
 // already applies the measured resources once the load has completed, and the database's operator
@@ -55,12 +48,12 @@ func (r *BenchmarkRunReconciler) reconcileResourceSwitch(ctx context.Context, ru
 				s.Database = &benchv1.DatabaseStatus{}
 			}
 			s.Database.ResourcesSwitchTime = ptr(metav1.Now())
-			setCondition(s, run.Generation, benchv1.ConditionDatabaseReady, metav1.ConditionTrue, reasonResourcesSwitched, message)
+			setCondition(s, run.Generation, benchv1.ConditionDatabaseReady, metav1.ConditionTrue, benchv1.ReasonResourcesSwitched, message)
 		}); err != nil {
 			return false, ctrl.Result{}, err
 		}
 		if r.Recorder != nil {
-			r.Recorder.Eventf(run, nil, corev1.EventTypeNormal, reasonResourcesSwitched, "SwitchResources", "%s", message)
+			r.Recorder.Eventf(run, nil, corev1.EventTypeNormal, benchv1.ReasonResourcesSwitched, "SwitchResources", "%s", message)
 		}
 		return true, ctrl.Result{}, nil
 	}
@@ -70,9 +63,9 @@ func (r *BenchmarkRunReconciler) reconcileResourceSwitch(ctx context.Context, ru
 			"the database did not run with its measured resources within %s of the load's end: %s; %s", r.Config.DatabaseReadyTimeout, progress.Message, readiness.Message))
 	}
 	message := fmt.Sprintf("switching from loadResources to the measured resources (%s): %s; %s", report.RequirementsWords(sw.Want), progress.Message, readiness.Message)
-	if c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionDatabaseReady); c == nil || c.Reason != reasonSwitchingResources || c.Message != message {
+	if c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionDatabaseReady); c == nil || c.Reason != benchv1.ReasonSwitchingResources || c.Message != message {
 		if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
-			setCondition(s, run.Generation, benchv1.ConditionDatabaseReady, metav1.ConditionFalse, reasonSwitchingResources, message)
+			setCondition(s, run.Generation, benchv1.ConditionDatabaseReady, metav1.ConditionFalse, benchv1.ReasonSwitchingResources, message)
 		}); err != nil {
 			return false, ctrl.Result{}, err
 		}

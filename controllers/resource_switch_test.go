@@ -97,8 +97,8 @@ func TestLoadResourcesSwitchBeforeTheSteps(t *testing.T) {
 			return fmt.Errorf("the Cluster after the load has resources %+v, want %+v", got, measured)
 		}
 		c := meta.FindStatusCondition(getRun(t, run).Status.Conditions, benchv1.ConditionDatabaseReady)
-		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != reasonSwitchingResources || !strings.Contains(c.Message, "0/3 instances switched and ready") {
-			return fmt.Errorf("DatabaseReady %+v, want False %s with 0/3", c, reasonSwitchingResources)
+		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != benchv1.ReasonSwitchingResources || !strings.Contains(c.Message, "0/3 instances switched and ready") {
+			return fmt.Errorf("DatabaseReady %+v, want False %s with 0/3", c, benchv1.ReasonSwitchingResources)
 		}
 		return nil
 	})
@@ -132,8 +132,13 @@ func TestLoadResourcesSwitchBeforeTheSteps(t *testing.T) {
 	replace(3)
 	eventually(t, 20*time.Second, func() error {
 		c := meta.FindStatusCondition(getRun(t, run).Status.Conditions, benchv1.ConditionDatabaseReady)
-		if c == nil || c.Reason != reasonSwitchingResources || !strings.Contains(c.Message, "2/3 instances switched and ready") || !strings.Contains(c.Message, "sw-db-1 (old resources)") {
+		if c == nil || c.Reason != benchv1.ReasonSwitchingResources || !strings.Contains(c.Message, "2/3 instances switched and ready") || !strings.Contains(c.Message, "sw-db-1 (old resources)") {
 			return fmt.Errorf("DatabaseReady %+v, want 2/3 switched, sw-db-1 named", c)
+		}
+		// kubectl get -o wide and kubectl wait read Ready: it says the switch, not "loading".
+		if r := meta.FindStatusCondition(getRun(t, run).Status.Conditions, benchv1.ConditionReady); r == nil || r.Reason != string(benchv1.PhaseLoading) ||
+			!strings.HasPrefix(r.Message, "8 warehouses loaded; switching from loadResources") || !strings.Contains(r.Message, "2/3 instances switched") {
+			return fmt.Errorf("Ready %+v, want the switch's progress after the load", r)
 		}
 		return nil
 	})
@@ -153,8 +158,8 @@ func TestLoadResourcesSwitchBeforeTheSteps(t *testing.T) {
 	if len(got.Status.Steps) == 0 || got.Status.Steps[0].StartTime == nil || got.Status.Steps[0].StartTime.Before(got.Status.Database.ResourcesSwitchTime) {
 		t.Errorf("step 0 started at %v, before the switch at %v", got.Status.Steps, got.Status.Database.ResourcesSwitchTime)
 	}
-	if c := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionDatabaseReady); c == nil || c.Status != metav1.ConditionTrue || c.Reason != reasonResourcesSwitched {
-		t.Errorf("DatabaseReady %+v, want True %s", c, reasonResourcesSwitched)
+	if c := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionDatabaseReady); c == nil || c.Status != metav1.ConditionTrue || c.Reason != benchv1.ReasonResourcesSwitched {
+		t.Errorf("DatabaseReady %+v, want True %s", c, benchv1.ReasonResourcesSwitched)
 	}
 	eventually(t, 10*time.Second, func() error {
 		var events corev1.EventList
@@ -162,7 +167,7 @@ func TestLoadResourcesSwitchBeforeTheSteps(t *testing.T) {
 			return err
 		}
 		for _, e := range events.Items {
-			if e.InvolvedObject.Name == run.Name && e.Reason == reasonResourcesSwitched && strings.Contains(e.Message, "limits cpu=100m memory=1Gi") {
+			if e.InvolvedObject.Name == run.Name && e.Reason == benchv1.ReasonResourcesSwitched && strings.Contains(e.Message, "limits cpu=100m memory=1Gi") {
 				return nil
 			}
 		}

@@ -29,6 +29,13 @@ const (
 	ConditionSustained = "Sustained"
 )
 
+// Reasons of DatabaseReady while a database deployed and loaded under postgres.loadResources
+// switches to the resources its steps measure it with (the phase is still Loading).
+const (
+	ReasonSwitchingResources = "SwitchingResources"
+	ReasonResourcesSwitched  = "ResourcesSwitched"
+)
+
 // Reasons a run fails with (condition Failed) that issue 20's integrity rules added; the others
 // are named where the controller fails the run.
 const (

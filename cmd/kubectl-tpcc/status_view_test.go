@@ -47,6 +47,13 @@ func TestRunLineAndKey(t *testing.T) {
 	if runKey(run) == before {
 		t.Error("a new phase keeps the key")
 	}
+	switching := &benchv1.BenchmarkRun{Status: benchv1.BenchmarkRunStatus{Phase: benchv1.PhaseLoading,
+		Load: &benchv1.LoadStatus{Warehouses: 10, WarehousesLoaded: 10, StartTime: &metav1.Time{Time: at.Add(-5 * time.Minute)}, CompletionTime: &metav1.Time{Time: at.Add(-3 * time.Minute)}},
+		Conditions: []metav1.Condition{{Type: benchv1.ConditionDatabaseReady, Status: metav1.ConditionFalse, Reason: benchv1.ReasonSwitchingResources,
+			Message: "switching from loadResources to the measured resources (cpu 150m): 2/3 pods restarted"}}}}
+	if got, want := runLine(switching, at), "Loading — 10/10 warehouses loaded in 2m0s — switching from loadResources to the measured resources (cpu 150m): 2/3 pods restarted"; got != want {
+		t.Errorf("runLine while switching = %q, want %q", got, want)
+	}
 	if got, want := runLine(&benchv1.BenchmarkRun{}, at), "Pending"; got != want {
 		t.Errorf("runLine of a new run = %q, want %q", got, want)
 	}
