@@ -362,3 +362,39 @@ func TestJudgeRejectsIncompleteMerge(t *testing.T) {
 		t.Errorf("error = %v, want activeWarehouses named", err)
 	}
 }
+
+// A share below its minimum fails only beyond the deck's sampling: 10 000 transactions from one
+// pod of 40 terminals put the Payment share within ±0.12 points (one deviation) of the deck's
+// 43.3 %, from four pods within ±0.23; within four deviations the check is skipped, naming it.
+func TestMixBelowMinimumJudgedAgainstTheDecksSampling(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		pods    int
+		payment float64
+		want    Status
+		detail  string
+	}{
+		{"at the deck's share", 1, 43.3, Pass, "mix Payment 43.30% ≥ 43%"},
+		{"just below, one pod", 1, 42.9, Skipped, "within 4 standard deviations (0.12 points each) of the deck's 43.3% over 10000 transactions from 1 pods"},
+		{"far below, one pod", 1, 42.7, Fail, "mix Payment 42.70% < 43%"},
+		{"below, four pods", 4, 42.5, Skipped, "from 4 pods: the deck's sampling, not a skewed mix"},
+		{"far below, four pods", 4, 42.3, Fail, "mix Payment 42.30% < 43%"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &snapshot.Merged{Pods: tc.pods, Terminals: 40}
+			sum := snapshot.Summary{TotalCompleted: 10_000, MixPercent: map[snapshot.Transaction]float64{
+				snapshot.Payment: tc.payment, snapshot.OrderStatus: 4.1, snapshot.Delivery: 4.1, snapshot.StockLevel: 4.1}}
+			var got *Check
+			for _, c := range mixChecks(m, sum, DefaultMinAuditTransactions) {
+				if c.Name == "mix Payment" {
+					got = &c
+				} else if c.Status != Pass {
+					t.Errorf("%s: %s (%s)", c.Name, c.Status, c.Detail)
+				}
+			}
+			if got == nil || got.Status != tc.want || !strings.Contains(got.Detail, tc.detail) {
+				t.Fatalf("mix Payment = %+v, want %s with %q", got, tc.want, tc.detail)
+			}
+		})
+	}
+}

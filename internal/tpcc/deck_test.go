@@ -1,6 +1,7 @@
 package tpcc
 
 import (
+	"math"
 	"sync"
 	"testing"
 
@@ -122,4 +123,57 @@ func BenchmarkDeckDraw(b *testing.B) {
 			}
 		})
 	})
+}
+
+// The verdict's sampling bound (snapshot.DeckSamplingSD) holds for the real deck: windows of
+// pods' decks, each pod starting at a random point of a pass, spread a transaction's share by no
+// more than the bound (its in-flight term left out: there are no terminals here), and a share
+// below the Payment minimum lies within four of its deviations of the deck's share.
+func TestDeckSamplingWithinTheVerdictsBound(t *testing.T) {
+	for _, tc := range []struct {
+		pods      int
+		completed int
+	}{{1, 10_000}, {4, 10_000}, {10, 20_000}} {
+		const trials = 2000
+		rng := NewRand(11, uint64(tc.pods))
+		var sum, sumSq float64
+		below, beyond := 0, 0
+		sd := snapshot.DeckSamplingSD(snapshot.Payment, int64(tc.completed), tc.pods, 0)
+		for range trials {
+			payments := 0
+			for range tc.pods {
+				var d Deck
+				for range rng.Intn(DeckSize) { // the window opens somewhere in a pass
+					d.Draw(rng)
+				}
+				for range tc.completed / tc.pods {
+					if d.Draw(rng) == txPayment {
+						payments++
+					}
+				}
+			}
+			share := 100 * float64(payments) / float64(tc.completed)
+			sum += share
+			sumSq += share * share
+			if share < 43 {
+				below++
+				if share < snapshot.DeckShare(snapshot.Payment)-4*sd {
+					beyond++
+				}
+			}
+		}
+		mean := sum / trials
+		empirical := math.Sqrt(sumSq/trials - mean*mean)
+		t.Logf("%d pods, %d transactions: Payment share %.3f%% ± %.3f (bound %.3f); below 43%% in %d of %d windows, beyond 4 deviations in %d",
+			tc.pods, tc.completed, mean, empirical, sd, below, trials, beyond)
+		if empirical > sd {
+			t.Errorf("%d pods: empirical deviation %.3f points above the verdict's bound %.3f", tc.pods, empirical, sd)
+		}
+		if empirical < sd/3 {
+			t.Errorf("%d pods: empirical deviation %.3f points, the bound %.3f is too loose to judge anything", tc.pods, empirical, sd)
+		}
+		if beyond > 0 {
+			t.Errorf("%d pods: %d windows of a faithful deck would fail the mix check", tc.pods, beyond)
+		}
+	}
 }
