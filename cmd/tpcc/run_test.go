@@ -170,8 +170,8 @@ func TestRunAgainstPostgres(t *testing.T) {
 		// The mix follows the deck's composition within what a window of this length can show;
 		// the TPC-C minimums themselves are judged by the verdict only from 10 000 transactions.
 		for _, c := range tpcc.DeckCards {
-			want := 100 * float64(c.Cards) / tpcc.DeckSize
-			slack := deckMixSlackPercent(c.Cards, doc.Summary.TotalCompleted, 40)
+			want := snapshot.DeckShare(c.Transaction)
+			slack := 5 * snapshot.DeckSamplingSD(c.Transaction, doc.Summary.TotalCompleted, 1, 40)
 			if got := doc.Summary.MixPercent[c.Transaction]; got < want-slack || got > want+slack {
 				t.Errorf("%s mix %.2f%%, the deck's %.1f%% ± %.2f%% for %d transactions", c.Transaction, got, want, slack, doc.Summary.TotalCompleted)
 			}
@@ -498,17 +498,4 @@ func TestTelemetryShardSamplesInOneShard(t *testing.T) {
 			t.Errorf("shard %d: telemetry %v, want %v", shardIndex, cfg.Telemetry, want)
 		}
 	}
-}
-
-// deckMixSlackPercent bounds how far, in percentage points, the measured share of a transaction
-// with cards of tpcc.DeckSize may stray from the deck's composition over n completions of one
-// client process with the given terminals: the counted draws are whole passes but for a partial
-// pass at each end (hypergeometric, largest at half a pass) and the terminals in flight at each
-// end of the window. Five standard deviations of both: a false failure about once in two million.
-func deckMixSlackPercent(cards int, n int64, terminals int) float64 {
-	p := float64(cards) / tpcc.DeckSize
-	half := tpcc.DeckSize / 2.0
-	partialPass := half * p * (1 - p) * (tpcc.DeckSize - half) / (tpcc.DeckSize - 1)
-	inFlight := float64(terminals) * 0.25
-	return 100 * 5 * math.Sqrt(2*partialPass+2*inFlight) / float64(n)
 }
