@@ -30,7 +30,7 @@ func TestReadyAndEndedFollowThePhase(t *testing.T) {
 				Message: "switching from loadResources to the measured resources (cpu 150m): 1/3 pods restarted"}}},
 			"False", "False", "Loading", "8 warehouses loaded; switching from loadResources to the measured resources (cpu 150m): 1/3 pods restarted"},
 		{"loaded, switch done", benchv1.BenchmarkRunStatus{Phase: benchv1.PhaseLoading,
-			Load: &benchv1.LoadStatus{Warehouses: 8, WarehousesLoaded: 8, CompletionTime: &metav1.Time{}},
+			Load:       &benchv1.LoadStatus{Warehouses: 8, WarehousesLoaded: 8, CompletionTime: &metav1.Time{}},
 			Conditions: []metav1.Condition{{Type: benchv1.ConditionDatabaseReady, Status: "True", Reason: benchv1.ReasonResourcesSwitched, Message: "every instance"}}},
 			"False", "False", "Loading", "loading 8 warehouses"},
 		{"running", benchv1.BenchmarkRunStatus{Phase: benchv1.PhaseRunning, Steps: []benchv1.StepResult{{}},

@@ -45,8 +45,11 @@ func TestControlTokenGuardsTheRealProcess(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	// exited closes when the process has ended (waitErr then holds how): every reader sees it,
+	// the failure path's cleanup too, which must not wait for a value a check already took.
+	exited := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(exited) }()
 	defer func() {
 		if t.Failed() {
 			_ = cmd.Process.Kill()
@@ -121,17 +124,20 @@ func TestControlTokenGuardsTheRealProcess(t *testing.T) {
 	}
 	refused("lingering") // nor does anyone end the linger but the operator
 	select {
-	case err := <-exited:
-		t.Fatalf("the process left its linger on a refused stop: %v", err)
+	case <-exited:
+		t.Fatalf("the process left its linger on a refused stop: %v", waitErr)
 	case <-time.After(500 * time.Millisecond):
 	}
 	if err := snapshot.Stop(authorized, nil, base); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case err := <-exited:
+	case <-exited:
+		// The verdict of a 2-second no-wait interval is not this test's subject: on a loaded
+		// machine it may not complete one of each type, and a bound it cannot judge makes the
+		// run inconclusive (exit 5, seen under make test -p 3).
 		var exit *exec.ExitError
-		if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == exitSLAFailed) {
+		if err := waitErr; err != nil && !(errors.As(err, &exit) && (exit.ExitCode() == exitSLAFailed || exit.ExitCode() == exitInconclusive)) {
 			t.Fatalf("tpcc run: %v", err)
 		}
 	case <-time.After(30 * time.Second):
