@@ -144,7 +144,7 @@ func readSummary(t *testing.T, path string) summaryDocument {
 	return doc
 }
 
-// TestRunAgainstPostgres drives one loaded database through the client's contract: a 60 s
+// TestRunAgainstPostgres drives one loaded database through the client's contract: a 30 s
 // no-wait run followed by the consistency check, an SLA the cluster cannot meet, data that is
 // not loaded, the HTTP contract, two shards merged, and a search.
 func TestRunAgainstPostgres(t *testing.T) {
