@@ -31,9 +31,8 @@ func runReadyConditions(s *benchv1.BenchmarkRunStatus, generation int64) {
 		}
 		// Loaded under postgres.loadResources: the phase stays Loading until the database runs
 		// with its measured resources.
-		if c := meta.FindStatusCondition(s.Conditions, benchv1.ConditionDatabaseReady); s.Load != nil && s.Load.CompletionTime != nil &&
-			c != nil && c.Reason == benchv1.ReasonSwitchingResources {
-			message = fmt.Sprintf("%d warehouses loaded; %s", s.Load.WarehousesLoaded, c.Message)
+		if switching := s.ResourceSwitchMessage(); switching != "" {
+			message = fmt.Sprintf("%d warehouses loaded; %s", s.Load.WarehousesLoaded, switching)
 		}
 	case benchv1.PhaseRunning:
 		message = fmt.Sprintf("%d step(s) recorded", len(s.Steps))

@@ -36,6 +36,21 @@ const (
 	ReasonResourcesSwitched  = "ResourcesSwitched"
 )
 
+// ResourceSwitchMessage is what the run is doing after a load under postgres.loadResources while
+// its instances move to the measured resources (DatabaseReady's SwitchingResources message), or ""
+// when it is not switching. The Ready condition and `kubectl tpcc status -w` both say it.
+func (s *BenchmarkRunStatus) ResourceSwitchMessage() string {
+	if s.Load == nil || s.Load.CompletionTime == nil {
+		return ""
+	}
+	for _, c := range s.Conditions {
+		if c.Type == ConditionDatabaseReady && c.Reason == ReasonSwitchingResources {
+			return c.Message
+		}
+	}
+	return ""
+}
+
 // Reasons a run fails with (condition Failed) that issue 20's integrity rules added; the others
 // are named where the controller fails the run.
 const (

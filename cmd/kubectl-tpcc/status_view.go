@@ -105,8 +105,8 @@ func runLine(run *benchv1.BenchmarkRun, now time.Time) string {
 	if l := run.Status.Load; l != nil && run.Status.Phase == benchv1.PhaseLoading {
 		parts = append(parts, loadWords(l, now))
 		// Loaded under postgres.loadResources: the instances restart onto the measured resources.
-		if c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionDatabaseReady); l.CompletionTime != nil && c != nil && c.Reason == benchv1.ReasonSwitchingResources {
-			parts = append(parts, c.Message)
+		if switching := run.Status.ResourceSwitchMessage(); switching != "" {
+			parts = append(parts, switching)
 		}
 	}
 	if c := run.Status.Current; c != nil {

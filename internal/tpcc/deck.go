@@ -9,8 +9,8 @@ import (
 
 // DeckCards is the composition of the transaction deck the terminals of one client process draw
 // from (Clause 5.2.4.2; defined in internal/snapshot, which the verdict reads too): each pass
-// through the deck is a fresh uniform shuffle, and the deck's content fixes the mix. 1000 cards 444/433/41/41/41 put each minimum share (Payment 43 %, the
-// others 4 %) a margin above the line — 43.3 % and 4.1 % — at the price of a ceiling of 12.76
+// through the deck is a fresh uniform shuffle, and the deck's content fixes the mix. 1000 cards
+// 444/433/41/41/41 put each minimum share (Payment 43 %, the others 4 %) a margin above the line — 43.3 % and 4.1 % — at the price of a ceiling of 12.76
 // tpmC per warehouse (99.2 % of 12.86; research/tpcc-rules.md §1.4). CockroachDB's 10/10/1/1/1
 // deck has a wider margin but a 98.0 % ceiling; a 45/43/4/4/4 deck has none and fails the
 // minimums about half the time a run stops mid-deck.
