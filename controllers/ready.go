@@ -39,6 +39,10 @@ func runReadyConditions(s *benchv1.BenchmarkRunStatus, generation int64) {
 		if c := s.Current; c != nil {
 			message = fmt.Sprintf("step %d at %d active warehouses; %s", c.Index, c.ActiveWarehouses, message)
 		}
+		// Between steps, waiting for the database to be ready again (step_gate.go).
+		if waiting := s.DatabaseWaitMessage(); waiting != "" {
+			message = fmt.Sprintf("%s; %s", waiting, message)
+		}
 	default:
 		message = "not started"
 	}

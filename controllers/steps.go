@@ -76,6 +76,12 @@ func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv
 	if attempt > retries(run)+1 {
 		return false, ctrl.Result{}, r.fail(ctx, run, benchv1.ReasonInfrastructureFailed, infrastructureFailure(run))
 	}
+	if run.Status.Current == nil || run.Status.Current.Index != index {
+		// A step starts only on a database its operator reports ready (step_gate.go).
+		if ok, err := r.awaitDatabase(ctx, run, index); err != nil || !ok {
+			return false, ctrl.Result{RequeueAfter: r.Config.PollInterval}, err
+		}
+	}
 	conn := r.backend(run).Connection(run)
 	// Every request to the step's pods from here on presents the run's control token (control.go).
 	if ctx, err = r.controlContext(ctx, run); err != nil {

@@ -36,6 +36,14 @@ const (
 	ReasonResourcesSwitched  = "ResourcesSwitched"
 )
 
+// Reasons of DatabaseReady between steps: the next step waits until the database's operator
+// reports it ready again (a primary restarting after an overloaded step, a standby catching up
+// after a fault), then DatabaseReady is True again with reason ReasonDatabaseReadyAgain.
+const (
+	ReasonDatabaseUnavailable = "DatabaseUnavailable"
+	ReasonDatabaseReadyAgain  = "DatabaseReadyAgain"
+)
+
 // ResourceSwitchMessage is what the run is doing after a load under postgres.loadResources while
 // its instances move to the measured resources (DatabaseReady's SwitchingResources message), or ""
 // when it is not switching. The Ready condition and `kubectl tpcc status -w` both say it.
@@ -45,6 +53,21 @@ func (s *BenchmarkRunStatus) ResourceSwitchMessage() string {
 	}
 	for _, c := range s.Conditions {
 		if c.Type == ConditionDatabaseReady && c.Reason == ReasonSwitchingResources {
+			return c.Message
+		}
+	}
+	return ""
+}
+
+// DatabaseWaitMessage is why the next step has not started, while it waits for a database its
+// operator no longer reports ready (DatabaseReady False, ReasonDatabaseUnavailable); "" otherwise.
+// The Ready condition and kubectl tpcc status -w both say it.
+func (s *BenchmarkRunStatus) DatabaseWaitMessage() string {
+	if s.Phase != PhaseRunning {
+		return ""
+	}
+	for _, c := range s.Conditions {
+		if c.Type == ConditionDatabaseReady && c.Status == metav1.ConditionFalse && c.Reason == ReasonDatabaseUnavailable {
 			return c.Message
 		}
 	}

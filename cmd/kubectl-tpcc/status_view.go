@@ -109,6 +109,10 @@ func runLine(run *benchv1.BenchmarkRun, now time.Time) string {
 			parts = append(parts, switching)
 		}
 	}
+	// Between steps: the next one waits for the database to be ready again.
+	if waiting := run.Status.DatabaseWaitMessage(); waiting != "" {
+		parts = append(parts, waiting)
+	}
 	if c := run.Status.Current; c != nil {
 		s := currentWords(c, now)
 		if p90 := p90Words(c.P90); p90 != "" {
@@ -125,7 +129,7 @@ func runLine(run *benchv1.BenchmarkRun, now time.Time) string {
 // runKey is what makes a change worth a line at once (phase, step, steps recorded); live figures
 // only refresh the line every so often.
 func runKey(run *benchv1.BenchmarkRun) string {
-	key := fmt.Sprintf("%s|%d", run.Status.Phase, len(run.Status.Steps))
+	key := fmt.Sprintf("%s|%d|%t", run.Status.Phase, len(run.Status.Steps), run.Status.DatabaseWaitMessage() != "")
 	if c := run.Status.Current; c != nil {
 		key += fmt.Sprintf("|%d|%t", c.Index, c.StartTime != nil)
 	}

@@ -54,6 +54,18 @@ func TestRunLineAndKey(t *testing.T) {
 	if got, want := runLine(switching, at), "Loading — 10/10 warehouses loaded in 2m0s — switching from loadResources to the measured resources (cpu 150m): 2/3 pods restarted"; got != want {
 		t.Errorf("runLine while switching = %q, want %q", got, want)
 	}
+	// Between steps, waiting for the database: said at once, and gone once it is ready again.
+	waiting := &benchv1.BenchmarkRun{Status: benchv1.BenchmarkRunStatus{Phase: benchv1.PhaseRunning, Steps: make([]benchv1.StepResult, 1),
+		Conditions: []metav1.Condition{{Type: benchv1.ConditionDatabaseReady, Status: metav1.ConditionFalse, Reason: benchv1.ReasonDatabaseUnavailable,
+			Message: "step 1 waits for the database after step 0 (Full, 10 active warehouses, NonCompliant): 2/3 instances ready"}}}}
+	if got, want := runLine(waiting, at), "Running — step 1 waits for the database after step 0 (Full, 10 active warehouses, NonCompliant): 2/3 instances ready — 1 step(s) recorded"; got != want {
+		t.Errorf("runLine while waiting = %q, want %q", got, want)
+	}
+	waitingKey := runKey(waiting)
+	waiting.Status.Conditions[0] = metav1.Condition{Type: benchv1.ConditionDatabaseReady, Status: metav1.ConditionTrue, Reason: benchv1.ReasonDatabaseReadyAgain, Message: "ready again after 40s"}
+	if got, want := runLine(waiting, at), "Running — 1 step(s) recorded"; got != want || runKey(waiting) == waitingKey {
+		t.Errorf("runLine once ready again = %q (want %q), key changed %t", got, want, runKey(waiting) != waitingKey)
+	}
 	if got, want := runLine(&benchv1.BenchmarkRun{}, at), "Pending"; got != want {
 		t.Errorf("runLine of a new run = %q, want %q", got, want)
 	}

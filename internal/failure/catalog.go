@@ -55,9 +55,9 @@ var catalog = []Reason{
 		Action:  "Upgrade the database operator to the supported version named in the message (`kubectl get crd NAME -o yaml` shows what is installed), then delete and re-create the run.",
 	},
 	{
-		Name: "DatabaseNotReady", Kind: Run, Phase: "Deploying",
-		Meaning: "The database was not ready within the manager's --database-ready-timeout (30m by default); the message carries the database operator's own status (or, for spec.database.external, the missing Secret or key).",
-		Action:  "`kubectl describe` the database object (`kubectl get cluster,crdbcluster,database -l bench.oltp.io/run=RUN`) and its pods: Pending pods usually mean the storage class or the requested CPU and memory do not fit. For external, create the Secret with the key `uri`. Large databases may need a longer --database-ready-timeout.",
+		Name: "DatabaseNotReady", Kind: Run, Phase: "Deploying, Loading, Running",
+		Meaning: "The database was not ready within the manager's --database-ready-timeout (30m by default): after it was deployed, after the switch from postgres.loadResources, or — between steps — not ready again after a step (the message names that step and the one that never started); the message carries the database operator's own status (or, for spec.database.external, the missing Secret or key).",
+		Action:  "`kubectl describe` the database object (`kubectl get cluster,crdbcluster,database -l bench.oltp.io/run=RUN`) and its pods: Pending pods usually mean the storage class or the requested CPU and memory do not fit; a pod restarting after a step (its liveness probe failed under load, or it was OOM-killed) means the database cannot hold the load it was given at its resources — give it more, or start the search lower. For external, create the Secret with the key `uri`. Large databases may need a longer --database-ready-timeout.",
 	},
 	{
 		Name: "LoadFailed", Kind: Run, Phase: "Loading",
