@@ -49,4 +49,4 @@ func demoRun(t *testing.T) client.ObjectKey {
 
 // demoRunTimeout bounds the wait for make demo's run to end: beside the suite's other cases it is
 // slower than the ~14 minutes it takes alone, and the suite's own timeout is 40 minutes.
-const demoRunTimeout = 35 * time.Minute
+const demoRunTimeout = 50 * time.Minute

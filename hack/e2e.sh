@@ -11,7 +11,7 @@
 # bottlenecks, a broken sustained phase, placement on a run of its own). E2E_DEMO_RUN=
 # namespace/name: the demo's cases read that run of make demo.
 #
-# env: E2E_KEEP_CLUSTER=1, E2E_RUN (a go test -run pattern), E2E_TIMEOUT (40m; 150m with E2E_LONG=1),
+# env: E2E_KEEP_CLUSTER=1, E2E_RUN (a go test -run pattern), E2E_TIMEOUT (55m; 150m with E2E_LONG=1),
 #      E2E_PARALLEL (cases at once: 4; 3 with E2E_LONG=1), E2E_LONG, E2E_DEMO_RUN (the demo's cases
 #      wait for that run to end: .ci/run starts the suite beside make demo), E2E_SKIP_INSTALL,
 #      E2E_UNINSTALL_AFTER (e2e/e2e_test.go)
@@ -42,5 +42,5 @@ cd "$ROOT"
 # more than four at once starve a 2-core machine (eight at once did: cases hit their 25-minute
 # waits). TestNodeLoss, the one sequential case (long tier), runs first and alone: the node it takes
 # away holds no other case's pods.
-if [ "${E2E_LONG:-0}" = 1 ]; then parallel=${E2E_PARALLEL:-3} timeout=${E2E_TIMEOUT:-150m}; else parallel=${E2E_PARALLEL:-4} timeout=${E2E_TIMEOUT:-40m}; fi
+if [ "${E2E_LONG:-0}" = 1 ]; then parallel=${E2E_PARALLEL:-3} timeout=${E2E_TIMEOUT:-150m}; else parallel=${E2E_PARALLEL:-4} timeout=${E2E_TIMEOUT:-55m}; fi
 go test -tags e2e -count=1 -parallel "$parallel" -timeout "$timeout" -v ${E2E_RUN:+-run "$E2E_RUN"} ./e2e/
