@@ -358,6 +358,13 @@ func (f *fakeClient) intervals(started time.Time, measured time.Duration, done b
 
 func setClusterReady(t *testing.T, namespace, name string, instances int64) {
 	t.Helper()
+	setClusterStatus(t, namespace, name, "Cluster in healthy state", "True", instances, instances)
+}
+
+// setClusterStatus writes what CloudNativePG reports of a Cluster: its phase, its Ready
+// condition and how many of its instances are ready.
+func setClusterStatus(t *testing.T, namespace, name, phase, ready string, readyInstances, instances int64) {
+	t.Helper()
 	u := &unstructured.Unstructured{}
 	u.SetAPIVersion("postgresql.cnpg.io/v1")
 	u.SetKind("Cluster")
@@ -366,9 +373,9 @@ func setClusterReady(t *testing.T, namespace, name string, instances int64) {
 			return err
 		}
 		u.Object["status"] = map[string]any{
-			"phase": "Cluster in healthy state", "readyInstances": instances, "instances": instances,
-			"conditions": []any{map[string]any{"type": "Ready", "status": "True", "reason": "ClusterIsReady", "message": "ok",
-				"lastTransitionTime": time.Now().UTC().Format(time.RFC3339)}},
+			"phase": phase, "readyInstances": readyInstances, "instances": instances,
+			"conditions": []any{map[string]any{"type": "Ready", "status": ready, "reason": "Cluster" + map[string]string{"True": "IsReady", "False": "IsNotReady"}[ready],
+				"message": phase, "lastTransitionTime": time.Now().UTC().Format(time.RFC3339)}},
 		}
 		return k8s.Status().Update(context.Background(), u)
 	})

@@ -22,20 +22,7 @@ import (
 // Ready, readyInstances of instances.
 func setClusterDegraded(t *testing.T, namespace, name string, ready, instances int64) {
 	t.Helper()
-	u := &unstructured.Unstructured{}
-	u.SetAPIVersion("postgresql.cnpg.io/v1")
-	u.SetKind("Cluster")
-	eventually(t, 20*time.Second, func() error {
-		if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, u); err != nil {
-			return err
-		}
-		u.Object["status"] = map[string]any{
-			"phase": "Waiting for the instances to become active", "readyInstances": ready, "instances": instances,
-			"conditions": []any{map[string]any{"type": "Ready", "status": "False", "reason": "ClusterIsNotReady", "message": "primary restarting",
-				"lastTransitionTime": time.Now().UTC().Format(time.RFC3339)}},
-		}
-		return k8s.Status().Update(context.Background(), u)
-	})
+	setClusterStatus(t, namespace, name, "Waiting for the instances to become active", "False", ready, instances)
 }
 
 // A database that falters after a step (the CI's demo: a primary that restarted after an
