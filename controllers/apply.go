@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines"
 )
 
 // FieldOwner is the operator's server-side apply field manager.
@@ -175,6 +176,39 @@ func asConflict(err error) *ConflictError {
 	var c *ConflictError
 	if errors.As(err, &c) {
 		return c
+	}
+	return nil
+}
+
+// adoptVolumeSnapshot makes a VolumeSnapshot the database operator took for the run the run's own:
+// an owner reference to the run (deleting the run deletes it; not its controller, which the
+// database operator may be) and the annotations saying what it holds.
+func (r *BenchmarkRunReconciler) adoptVolumeSnapshot(ctx context.Context, run *benchv1.BenchmarkRun, name string, annotations map[string]string) error {
+	vs := &unstructured.Unstructured{}
+	vs.SetGroupVersionKind(engines.VolumeSnapshotGVK)
+	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: name}, vs); err != nil {
+		return fmt.Errorf("reading VolumeSnapshot %s: %w", name, err)
+	}
+	before := vs.DeepCopy()
+	merged := vs.GetAnnotations()
+	if merged == nil {
+		merged = map[string]string{}
+	}
+	for k, v := range annotations {
+		merged[k] = v
+	}
+	vs.SetAnnotations(merged)
+	refs := vs.GetOwnerReferences()
+	owned := false
+	for _, ref := range refs {
+		owned = owned || ref.UID == run.UID
+	}
+	if !owned {
+		refs = append(refs, metav1.OwnerReference{APIVersion: benchv1.GroupVersion.String(), Kind: "BenchmarkRun", Name: run.Name, UID: run.UID})
+		vs.SetOwnerReferences(refs)
+	}
+	if err := r.Patch(ctx, vs, client.MergeFrom(before)); err != nil {
+		return fmt.Errorf("marking VolumeSnapshot %s as run %s's: %w", name, run.Name, err)
 	}
 	return nil
 }

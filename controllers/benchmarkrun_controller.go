@@ -139,7 +139,7 @@ func (r *BenchmarkRunReconciler) reconcilePhases(ctx context.Context, run *bench
 			return ctrl.Result{}, err
 		}
 	}
-	for _, p := range []phase{r.reconcileOperator, r.reconcileOwnership, r.reconcileDatabase, r.reconcileStorageCalibration, r.reconcileLoad, r.reconcileResourceSwitch, r.reconcileFaultCheck, r.reconcileSteps, r.reconcileResult} {
+	for _, p := range []phase{r.reconcileOperator, r.reconcileOwnership, r.reconcileDatabase, r.reconcileStorageCalibration, r.reconcileLoad, r.reconcileSnapshot, r.reconcileResourceSwitch, r.reconcileFaultCheck, r.reconcileSteps, r.reconcileResult} {
 		done, result, err := p(ctx, run)
 		if conflict := asConflict(err); conflict != nil {
 			// Someone else's object has a name the run needs: stop, having touched nothing of it.
@@ -169,6 +169,12 @@ func (r *BenchmarkRunReconciler) reconcileOwnership(ctx context.Context, run *be
 			return done, result, err
 		}
 	} else {
+		if run.Spec.Database.Restore != nil {
+			// Deployed from an earlier run's snapshot: snapshot.go checks it can be restored.
+			if done, result, err := r.checkRestore(ctx, run); err != nil || !done {
+				return done, result, err
+			}
+		}
 		desired, err := r.backend(run).Desired(run)
 		if err != nil {
 			return true, ctrl.Result{}, nil // reconcileDatabase fails the run with the reason

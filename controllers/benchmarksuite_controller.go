@@ -102,10 +102,11 @@ func (r *BenchmarkSuiteReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 			break // under way: its status changes bring the suite back here
 		}
 		reuseFrom := reuseSource(suite, plan, records, i)
+		restoreFrom := restoreSource(suite, plan, i, func(name string) bool { return runs[name] != nil && snapshotReady(runs[name]) })
 		if previous >= 0 && reuseFrom == "" {
 			prev := runs[plan[previous].Name]
 			if prev == nil {
-				prev = suiteRun(suite, plan[previous], "")
+				prev = suiteRun(suite, plan[previous], "", "")
 			} else if prev.Spec.Database.Teardown == benchv1.TeardownRetain {
 				// Kept for a repeat that will not take it over (it failed, or the next run is another
 				// database's): it goes now.
@@ -125,7 +126,7 @@ func (r *BenchmarkSuiteReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 				break
 			}
 		}
-		run := suiteRun(suite, plan[i], reuseFrom)
+		run := suiteRun(suite, plan[i], reuseFrom, restoreFrom)
 		// A BenchmarkRun of that name that is not the suite's was there first: that run is
 		// recorded as failed, and the suite goes on, leaving it as it is.
 		if err := createOwned(ctx, r.Client, r.APIReader, r.Scheme, suite, run); asConflict(err) != nil {

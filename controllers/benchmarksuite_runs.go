@@ -35,9 +35,9 @@ func SuiteRunName(suite *benchv1.BenchmarkSuite, database string, repeat int32) 
 // ComparisonConfigMapName names the suite's comparison ConfigMap.
 func ComparisonConfigMapName(suite *benchv1.BenchmarkSuite) string { return suite.Name + "-comparison" }
 
-// suitePlan is the suite's runs in the order they run. Reloading every run (dataReuse None):
-// every database once per repeat, in spec order (A1 B1 C1 A2 B2 C2), so drift over time hits every
-// database alike. Reusing the data (dataReuse Repeats, the default): each database's repeats one
+// suitePlan is the suite's runs in the order they run. Reloading every run (dataReuse None) or
+// restoring it from a snapshot (Snapshot): every database once per repeat, in spec order (A1 B1 C1
+// A2 B2 C2), so drift over time hits every database alike. Reusing the data (dataReuse Repeats, the default): each database's repeats one
 // after the other (A1 A2 A3 B1 …), each on the data the one before kept.
 func suitePlan(suite *benchv1.BenchmarkSuite) []plannedRun {
 	repeats := max(1, suite.Spec.Repeats)
@@ -58,9 +58,32 @@ func suitePlan(suite *benchv1.BenchmarkSuite) []plannedRun {
 	return plan
 }
 
-// reusesData says whether the suite's repeats reuse the data of the repeat before.
+// reusesData says whether the suite's repeats reuse the data of the repeat before (dataReuse
+// Repeats, the default).
 func reusesData(suite *benchv1.BenchmarkSuite) bool {
-	return suite.Spec.DataReuse != benchv1.DataReuseNone && suite.Spec.Repeats > 1
+	return suite.Spec.DataReuse != benchv1.DataReuseNone && suite.Spec.DataReuse != benchv1.DataReuseSnapshot && suite.Spec.Repeats > 1
+}
+
+// snapshotsData says whether the suite's repeats restore the snapshot of a first repeat's freshly
+// loaded data (dataReuse Snapshot).
+func snapshotsData(suite *benchv1.BenchmarkSuite) bool {
+	return suite.Spec.DataReuse == benchv1.DataReuseSnapshot && suite.Spec.Repeats > 1
+}
+
+// restoreSource is the run whose snapshot planned run i restores (dataReuse Snapshot): the first
+// earlier repeat of the same database that took its snapshot (snapshotted says which runs did);
+// "" to load afresh and take the snapshot itself — the first repeat, or a later one when no
+// earlier repeat got as far as its snapshot. It is pure.
+func restoreSource(suite *benchv1.BenchmarkSuite, plan []plannedRun, i int, snapshotted func(run string) bool) string {
+	if !snapshotsData(suite) || plan[i].Repeat == 1 {
+		return ""
+	}
+	for j := 0; j < i; j++ {
+		if plan[j].Database.Name == plan[i].Database.Name && snapshotted(plan[j].Name) {
+			return plan[j].Name
+		}
+	}
+	return ""
 }
 
 // reuseSource is the run whose data planned run i starts from: the same database's repeat before,
@@ -80,18 +103,28 @@ func reuseSource(suite *benchv1.BenchmarkSuite, plan []plannedRun, records []ben
 // database's spec — reusing reuseFrom's data when set, and kept (Retain) for the next repeat when
 // the suite reuses data, torn down (Delete) otherwise — labelled with the suite. The caller sets the
 // suite as its controller.
-func suiteRun(suite *benchv1.BenchmarkSuite, p plannedRun, reuseFrom string) *benchv1.BenchmarkRun {
+func suiteRun(suite *benchv1.BenchmarkSuite, p plannedRun, reuseFrom, restoreFrom string) *benchv1.BenchmarkRun {
 	database := *p.Database.Database.DeepCopy()
 	database.Teardown = benchv1.TeardownDelete
 	if reusesData(suite) && p.Repeat < suite.Spec.Repeats && database.External == nil {
 		database.Teardown = benchv1.TeardownRetain // the next repeat takes it over
 	}
-	if reuseFrom != "" {
+	switch {
+	case reuseFrom != "":
 		database.Reuse = &benchv1.ReuseSpec{Run: reuseFrom}
-		if database.Postgres != nil {
-			// The kept database already runs with the measured resources; it is not loaded again.
-			database.Postgres.LoadResources = nil
+	case restoreFrom != "":
+		database.Restore = &benchv1.RestoreSpec{Run: restoreFrom}
+	case snapshotsData(suite) && p.Repeat < suite.Spec.Repeats:
+		// Loads, and keeps the loaded data for the repeats after it.
+		database.Snapshot = &benchv1.SnapshotSpec{}
+		if suite.Spec.Snapshot != nil {
+			database.Snapshot = suite.Spec.Snapshot.DeepCopy()
 		}
+	}
+	if (reuseFrom != "" || restoreFrom != "") && database.Postgres != nil {
+		// Nothing is loaded: a kept database already runs with the measured resources, a restored
+		// one is deployed with them.
+		database.Postgres.LoadResources = nil
 	}
 	return &benchv1.BenchmarkRun{
 		ObjectMeta: metav1.ObjectMeta{Namespace: suite.Namespace, Name: p.Name, Labels: map[string]string{
@@ -129,8 +162,8 @@ func observeRun(rec *benchv1.SuiteRunRecord, run *benchv1.BenchmarkRun) {
 	if run.Status.Report != nil {
 		rec.Report = run.Status.Report.ConfigMapName
 	}
-	if l := run.Status.Load; l != nil && l.ReusedFrom != "" {
-		rec.ReusedFrom = l.ReusedFrom
+	if l := run.Status.Load; l != nil && (l.ReusedFrom != "" || l.RestoredFrom != "") {
+		rec.ReusedFrom, rec.RestoredFrom = l.ReusedFrom, l.RestoredFrom
 		if l.Dataset != nil {
 			rec.DataGrowth = l.Dataset.Growth
 		}

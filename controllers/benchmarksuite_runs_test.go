@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
@@ -54,7 +56,7 @@ func TestSuitePlanReusesData(t *testing.T) {
 		}
 	}
 	for i, teardown := range []benchv1.TeardownPolicy{benchv1.TeardownRetain, benchv1.TeardownRetain, benchv1.TeardownDelete} {
-		run := suiteRun(suite, plan[i], reuseSource(suite, plan, records, i))
+		run := suiteRun(suite, plan[i], reuseSource(suite, plan, records, i), "")
 		if run.Spec.Database.Teardown != teardown {
 			t.Errorf("%s teardown %s, want %s", run.Name, run.Spec.Database.Teardown, teardown)
 		}
@@ -68,6 +70,75 @@ func TestSuitePlanReusesData(t *testing.T) {
 	}
 }
 
+// Restoring snapshots (dataReuse Snapshot), repeats interleave like fresh loads; the first repeat of
+// each database loads and snapshots, each later one restores the first earlier repeat that took its
+// snapshot, loading (and snapshotting) afresh when none did; every run tears its database down, and
+// none takes another's over.
+func TestSuitePlanRestoresSnapshots(t *testing.T) {
+	class := "csi-snap"
+	suite := &benchv1.BenchmarkSuite{ObjectMeta: metav1.ObjectMeta{Namespace: "n", Name: "s"}, Spec: benchv1.BenchmarkSuiteSpec{
+		Repeats:   3,
+		DataReuse: benchv1.DataReuseSnapshot,
+		Snapshot:  &benchv1.SnapshotSpec{VolumeSnapshotClassName: class},
+		Databases: []benchv1.SuiteDatabase{
+			{Name: "a", Database: benchv1.DatabaseSpec{Engine: benchv1.EnginePostgreSQL, Postgres: &benchv1.PostgresSpec{
+				LoadResources: &corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}}}},
+			{Name: "b", Database: benchv1.DatabaseSpec{Engine: benchv1.EnginePostgreSQL}},
+		},
+	}}
+	plan := suitePlan(suite)
+	var names []string
+	for _, p := range plan {
+		names = append(names, p.Name)
+	}
+	if want := []string{"s-a-1", "s-b-1", "s-a-2", "s-b-2", "s-a-3", "s-b-3"}; !slices.Equal(names, want) {
+		t.Fatalf("plan %v, want %v", names, want)
+	}
+	records := make([]benchv1.SuiteRunRecord, len(plan))
+	for _, tc := range []struct {
+		name        string
+		snapshotted []string
+		want        []string // restore source per planned run
+	}{
+		{"both first repeats snapshotted", []string{"s-a-1", "s-b-1"}, []string{"", "", "s-a-1", "s-b-1", "s-a-1", "s-b-1"}},
+		{"b's first repeat failed before its snapshot", []string{"s-a-1", "s-b-2"}, []string{"", "", "s-a-1", "", "s-a-1", "s-b-2"}},
+		{"nothing snapshotted yet", nil, []string{"", "", "", "", "", ""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			snapshotted := func(run string) bool { return slices.Contains(tc.snapshotted, run) }
+			for i, want := range tc.want {
+				if got := restoreSource(suite, plan, i, snapshotted); got != want {
+					t.Errorf("run %s restores %q, want %q", plan[i].Name, got, want)
+				}
+				if got := reuseSource(suite, plan, records, i); got != "" {
+					t.Errorf("run %s reuses %q under dataReuse Snapshot", plan[i].Name, got)
+				}
+			}
+		})
+	}
+	first := suiteRun(suite, plan[0], "", "")
+	if s := first.Spec.Database.Snapshot; s == nil || s.VolumeSnapshotClassName != class || first.Spec.Database.Restore != nil {
+		t.Errorf("the first repeat snapshot %+v restore %+v, want a snapshot of class %s", s, first.Spec.Database.Restore, class)
+	}
+	if first.Spec.Database.Teardown != benchv1.TeardownDelete || first.Spec.Database.Postgres.LoadResources == nil {
+		t.Errorf("the first repeat: teardown %s, loadResources %v", first.Spec.Database.Teardown, first.Spec.Database.Postgres.LoadResources)
+	}
+	restored := suiteRun(suite, plan[2], "", "s-a-1")
+	if r := restored.Spec.Database.Restore; r == nil || r.Run != "s-a-1" || restored.Spec.Database.Snapshot != nil || restored.Spec.Database.Reuse != nil {
+		t.Errorf("a restoring repeat: restore %+v snapshot %+v reuse %+v", r, restored.Spec.Database.Snapshot, restored.Spec.Database.Reuse)
+	}
+	if restored.Spec.Database.Postgres.LoadResources != nil || restored.Spec.Database.Teardown != benchv1.TeardownDelete {
+		t.Errorf("a restoring repeat loads nothing and keeps nothing: loadResources %v teardown %s", restored.Spec.Database.Postgres.LoadResources, restored.Spec.Database.Teardown)
+	}
+	if suite.Spec.Databases[0].Database.Postgres.LoadResources == nil {
+		t.Error("the suite's own spec was changed")
+	}
+	// The last repeat takes no snapshot nobody would restore.
+	if last := suiteRun(suite, plan[4], "", ""); last.Spec.Database.Snapshot != nil {
+		t.Errorf("the last repeat loading afresh snapshots %+v", last.Spec.Database.Snapshot)
+	}
+}
+
 func TestSuiteRunSpec(t *testing.T) {
 	start := int32(5)
 	suite := &benchv1.BenchmarkSuite{ObjectMeta: metav1.ObjectMeta{Namespace: "n", Name: "s"}, Spec: benchv1.BenchmarkSuiteSpec{
@@ -75,7 +146,7 @@ func TestSuiteRunSpec(t *testing.T) {
 		Workload:  benchv1.WorkloadSpec{Warehouses: 10, Wait: benchv1.WaitNone},
 		Search:    benchv1.SearchSpec{Mode: benchv1.SearchMaxCompliant, StartWarehouses: &start},
 	}}
-	run := suiteRun(suite, suitePlan(suite)[0], "")
+	run := suiteRun(suite, suitePlan(suite)[0], "", "")
 	if run.Name != "s-pg-1" || run.Namespace != "n" || run.Labels[benchv1.SuiteLabel] != "s" || run.Labels[SuiteDatabaseLabel] != "pg" {
 		t.Errorf("run %s/%s labels %v", run.Namespace, run.Name, run.Labels)
 	}

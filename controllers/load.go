@@ -26,8 +26,8 @@ func (r *BenchmarkRunReconciler) reconcileLoad(ctx context.Context, run *benchv1
 	if meta.IsStatusConditionTrue(run.Status.Conditions, benchv1.ConditionDataLoaded) {
 		return true, ctrl.Result{}, nil
 	}
-	if run.Spec.Database.Reuse != nil {
-		return r.reconcileReusedData(ctx, run) // loaded by the earlier run: checked, not loaded
+	if run.Spec.Database.Reuse != nil || run.Spec.Database.Restore != nil {
+		return r.reconcileReusedData(ctx, run) // loaded by an earlier run: checked, not loaded
 	}
 	conn := r.backend(run).Connection(run)
 	loader := jobs.LoaderJob(run, conn, r.Config.Jobs)

@@ -183,7 +183,7 @@ func TestSuiteRunPlacement(t *testing.T) {
 		Placement: &benchv1.Placement{Database: shared, Clients: shared},
 	}}
 	plan := suitePlan(suite)
-	pg, ext := suiteRun(suite, plan[0], "").Spec.Placement, suiteRun(suite, plan[1], "").Spec.Placement
+	pg, ext := suiteRun(suite, plan[0], "", "").Spec.Placement, suiteRun(suite, plan[1], "", "").Spec.Placement
 	if pg.Database.NodeSelector["pool"] != "pg" || pg.Clients.NodeSelector["pool"] != "clients" || pg.Loader != nil {
 		t.Errorf("pg's placement %+v", pg)
 	}

@@ -34,6 +34,13 @@ func runReadyConditions(s *benchv1.BenchmarkRunStatus, generation int64) {
 		if switching := s.ResourceSwitchMessage(); switching != "" {
 			message = fmt.Sprintf("%d warehouses loaded; %s", s.Load.WarehousesLoaded, switching)
 		}
+		// Loaded with spec.database.snapshot: kept as VolumeSnapshots before the first step.
+		if snap := s.Load; snap != nil && snap.Snapshot != nil && snap.Snapshot.ReadyTime == nil {
+			message = fmt.Sprintf("%d warehouses loaded; snapshotting them (%s)", snap.WarehousesLoaded, snap.Snapshot.Backup)
+			if snap.Snapshot.Instance != "" {
+				message = fmt.Sprintf("%d warehouses loaded; snapshotting them (%s, on %s, fenced meanwhile)", snap.WarehousesLoaded, snap.Snapshot.Backup, snap.Snapshot.Instance)
+			}
+		}
 	case benchv1.PhaseRunning:
 		message = fmt.Sprintf("%d step(s) recorded", len(s.Steps))
 		if c := s.Current; c != nil {

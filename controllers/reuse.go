@@ -42,7 +42,7 @@ const (
 // teardown policy nor where the database comes from. Two runs with one hash deploy alike.
 func databaseSpecHash(run *benchv1.BenchmarkRun) string {
 	d := run.Spec.Database.DeepCopy()
-	d.Teardown, d.Reuse, d.External = "", nil, nil
+	d.Teardown, d.Reuse, d.External, d.Snapshot, d.Restore = "", nil, nil, nil, nil
 	body, _ := json.Marshal(d)
 	sum := sha256.Sum256(body)
 	return hex.EncodeToString(sum[:8])
@@ -81,11 +81,10 @@ func reusable(obj metav1.Object, run *benchv1.BenchmarkRun, engine string) (reas
 		return benchv1.ReasonReuseMismatch, fmt.Sprintf("run %s deployed %s with another spec.database (engine and its block must be equal; spec hash %s, this run's %s)",
 			from, obj.GetName(), h, databaseSpecHash(run))
 	}
-	var id datasetIdentity
-	if err := json.Unmarshal([]byte(a[DatasetAnnotation]), &id); err != nil {
+	ds, err := annotatedDataset(a)
+	if err != nil {
 		return benchv1.ReasonReuseMismatch, fmt.Sprintf("run %s recorded no loaded dataset on %s (its load never finished)", from, obj.GetName())
 	}
-	ds := snapshot.Dataset{Engine: id.Engine, SchemaVersion: int(id.SchemaVersion), Warehouses: int(id.Warehouses), Finished: true}
 	if m := ds.Mismatch(engine, int(run.Spec.Workload.Warehouses)); m != "" {
 		return benchv1.ReasonReuseMismatch, fmt.Sprintf("the database run %s kept cannot be reused: %s", from, m)
 	}
@@ -142,8 +141,10 @@ func (r *BenchmarkRunReconciler) checkReuse(ctx context.Context, run *benchv1.Be
 	return true, ctrl.Result{}, nil
 }
 
-// reconcileReusedData checks the reused database in place of a load: the dataset check Job's
-// consistency conditions and the dataset's identity and growth, recorded in status.load.
+// reconcileReusedData checks, in place of a load, the data a run did not load itself — the
+// database an earlier run kept (spec.database.reuse) or one restored from an earlier run's snapshot
+// (spec.database.restore): the dataset check Job's consistency conditions and the dataset's
+// identity and growth, recorded in status.load.
 func (r *BenchmarkRunReconciler) reconcileReusedData(ctx context.Context, run *benchv1.BenchmarkRun) (bool, ctrl.Result, error) {
 	conn := r.backend(run).Connection(run)
 	check := jobs.DatasetCheckJob(run, conn, r.Config.Jobs)
@@ -153,42 +154,84 @@ func (r *BenchmarkRunReconciler) reconcileReusedData(ctx context.Context, run *b
 	if err := r.Get(ctx, client.ObjectKeyFromObject(check), check); err != nil {
 		return false, ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	restore := run.Spec.Database.Restore
+	from, field, checking, reason := "", "spec.database.reuse", "the data run %s kept", "Reused"
+	if restore != nil {
+		from, field, checking, reason = restore.Run, "spec.database.restore", "the data restored from run %s's snapshot", "Restored"
+	} else {
+		from = run.Spec.Database.Reuse.Run
+	}
+	mismatch := func(message string) error {
+		if restore != nil {
+			return r.fail(ctx, run, benchv1.ReasonRestoreMismatch, field+": "+message)
+		}
+		return r.fail(ctx, run, benchv1.ReasonReuseMismatch, field+": "+message)
+	}
 	warehouses := run.Spec.Workload.Warehouses
 	if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
 		s.Phase = benchv1.PhaseLoading
 		if s.Load == nil {
 			s.Load = &benchv1.LoadStatus{StartTime: ptr(metav1.Now())}
 		}
-		s.Load.Warehouses, s.Load.ReusedFrom = warehouses, run.Spec.Database.Reuse.Run
-		setCondition(s, run.Generation, benchv1.ConditionDataLoaded, metav1.ConditionFalse, "CheckingReusedData",
-			fmt.Sprintf("checking the data run %s kept: consistency and identity", run.Spec.Database.Reuse.Run))
+		s.Load.Warehouses = warehouses
+		if restore != nil {
+			s.Load.RestoredFrom = from
+		} else {
+			s.Load.ReusedFrom = from
+		}
+		setCondition(s, run.Generation, benchv1.ConditionDataLoaded, metav1.ConditionFalse, "Checking"+reason+"Data",
+			"checking "+fmt.Sprintf(checking, from)+": consistency and identity")
 	}); err != nil {
 		return false, ctrl.Result{}, err
 	}
 	if failed := jobCondition(check, batchv1.JobFailed); failed != nil {
 		return false, ctrl.Result{}, r.fail(ctx, run, "ConsistencyCheckFailed",
-			fmt.Sprintf("Job %s failed on the reused data (its log names the TPC-C condition): %s", check.Name, failed.Message))
+			fmt.Sprintf("Job %s failed on %s (its log names the TPC-C condition): %s", check.Name, fmt.Sprintf(checking, from), failed.Message))
 	}
 	if jobCondition(check, batchv1.JobComplete) == nil {
 		return false, ctrl.Result{}, nil
 	}
 	ds, err := r.checkedDataset(ctx, run, check)
 	if err != nil {
-		return false, ctrl.Result{}, r.fail(ctx, run, benchv1.ReasonReuseMismatch, "spec.database.reuse: the dataset check reported no dataset: "+err.Error())
+		return false, ctrl.Result{}, mismatch("the dataset check reported no dataset: " + err.Error())
 	}
 	if m := ds.Mismatch(conn.Engine, int(warehouses)); m != "" {
-		return false, ctrl.Result{}, r.fail(ctx, run, benchv1.ReasonReuseMismatch, "spec.database.reuse: "+m)
+		return false, ctrl.Result{}, mismatch(m)
+	}
+	var restoredFrom *benchv1.DataSnapshotStatus
+	if restore != nil {
+		restoredFrom = r.restoredSnapshot(ctx, run)
 	}
 	if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
 		s.Load.WarehousesLoaded, s.Load.CompletionTime, s.Load.Dataset = warehouses, ptr(metav1.Now()), datasetStatus(ds)
-		setCondition(s, run.Generation, benchv1.ConditionDataLoaded, metav1.ConditionTrue, "Reused",
-			fmt.Sprintf("%d warehouses loaded by run %s, consistent (TPC-C 3.3.2.1-10, 12), grown since the load by %s",
-				warehouses, run.Spec.Database.Reuse.Run, growthWords(ds.Growth())))
+		if restoredFrom != nil {
+			s.Load.Snapshot = restoredFrom
+		}
+		how := fmt.Sprintf("loaded by run %s", from)
+		if restore != nil {
+			how = fmt.Sprintf("restored from the snapshot run %s took after loading them", from)
+		}
+		setCondition(s, run.Generation, benchv1.ConditionDataLoaded, metav1.ConditionTrue, reason,
+			fmt.Sprintf("%d warehouses %s, consistent (TPC-C 3.3.2.1-10, 12), grown since the load by %s",
+				warehouses, how, growthWords(ds.Growth())))
 	}); err != nil {
 		return false, ctrl.Result{}, err
 	}
 	r.deleteJob(ctx, run, check)
 	return true, ctrl.Result{}, nil
+}
+
+// restoredSnapshot is the snapshot a restoring run's database came from, as the run that took it
+// recorded it; nil when that run is gone (its snapshots with it).
+func (r *BenchmarkRunReconciler) restoredSnapshot(ctx context.Context, run *benchv1.BenchmarkRun) *benchv1.DataSnapshotStatus {
+	source := &benchv1.BenchmarkRun{}
+	if err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: run.Spec.Database.Restore.Run}, source); err != nil {
+		return nil
+	}
+	if source.Status.Load == nil || source.Status.Load.Snapshot == nil {
+		return nil
+	}
+	return source.Status.Load.Snapshot.DeepCopy()
 }
 
 // checkedDataset reads the dataset a completed check Job's pod wrote as its termination message.

@@ -214,6 +214,15 @@ type LoadStatus struct {
 	// loaded; the dataset was checked instead).
 	// +optional
 	ReusedFrom string `json:"reusedFrom,omitempty"`
+	// RestoredFrom names the earlier run whose snapshot of its freshly loaded data this run's
+	// database was restored from (spec.database.restore; nothing was loaded, the dataset was
+	// checked instead).
+	// +optional
+	RestoredFrom string `json:"restoredFrom,omitempty"`
+	// Snapshot is the snapshot of the loaded data: the one this run took (spec.database.snapshot)
+	// or the one it was restored from.
+	// +optional
+	Snapshot *DataSnapshotStatus `json:"snapshot,omitempty"`
 	// Dataset is the data the database holds: the load's identity and what the workload grew since.
 	// +optional
 	Dataset *DatasetStatus `json:"dataset,omitempty"`

@@ -137,9 +137,15 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.ydb) || self.engine == 'YDB'",fieldPath=".ydb",message="ydb is only allowed with engine YDB"
 // +kubebuilder:validation:XValidation:rule="!has(self.external) || !(has(self.postgres) || has(self.cockroach) || has(self.ydb))",fieldPath=".external",message="external deploys nothing and cannot be combined with postgres, cockroach or ydb"
 // +kubebuilder:validation:XValidation:rule="!has(self.external) || !has(self.external.tables) || self.engine == 'PostgreSQL'",fieldPath=".external.tables",message="external.tables applies only to engine PostgreSQL: CockroachDB and YDB have no unlogged tables"
-// +kubebuilder:validation:XValidation:rule="[has(self.postgres), has(self.cockroach), has(self.ydb), has(self.external), has(self.reuse)] == [has(oldSelf.postgres), has(oldSelf.cockroach), has(oldSelf.ydb), has(oldSelf.external), has(oldSelf.reuse)]",message="the database blocks (postgres, cockroach, ydb, external, reuse) cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="[has(self.postgres), has(self.cockroach), has(self.ydb), has(self.external), has(self.reuse), has(self.snapshot), has(self.restore)] == [has(oldSelf.postgres), has(oldSelf.cockroach), has(oldSelf.ydb), has(oldSelf.external), has(oldSelf.reuse), has(oldSelf.snapshot), has(oldSelf.restore)]",message="the database blocks (postgres, cockroach, ydb, external, reuse, snapshot, restore) cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="!has(self.reuse) || !has(self.postgres) || !has(self.postgres.loadResources)",fieldPath=".postgres.loadResources",message="postgres.loadResources applies while this run loads its data; with reuse the kept database is not loaded again"
 // +kubebuilder:validation:XValidation:rule="!has(self.reuse) || !has(self.external)",fieldPath=".reuse",message="reuse applies to a database an earlier run deployed and kept, not to an external one (an external database keeps its data anyway)"
+// +kubebuilder:validation:XValidation:rule="!has(self.snapshot) || self.engine == 'PostgreSQL'",fieldPath=".snapshot",message="snapshot is supported with engine PostgreSQL only: CloudNativePG takes and restores volume snapshots; cockroach-operator and ydb-operator have no such API"
+// +kubebuilder:validation:XValidation:rule="!has(self.restore) || self.engine == 'PostgreSQL'",fieldPath=".restore",message="restore is supported with engine PostgreSQL only: CloudNativePG takes and restores volume snapshots; cockroach-operator and ydb-operator have no such API"
+// +kubebuilder:validation:XValidation:rule="!(has(self.snapshot) || has(self.restore)) || !has(self.external)",fieldPath=".external",message="snapshot and restore apply to a database the operator deploys, not to an external one"
+// +kubebuilder:validation:XValidation:rule="!has(self.reuse) || !(has(self.snapshot) || has(self.restore))",fieldPath=".reuse",message="reuse takes over a kept database as it is; snapshot and restore start from freshly loaded data: choose one"
+// +kubebuilder:validation:XValidation:rule="!has(self.snapshot) || !has(self.restore)",fieldPath=".snapshot",message="snapshot keeps data this run loads; a run with restore loads nothing (the snapshot it restores is already kept)"
+// +kubebuilder:validation:XValidation:rule="!has(self.restore) || !has(self.postgres) || !has(self.postgres.loadResources)",fieldPath=".postgres.loadResources",message="postgres.loadResources applies while this run loads its data; with restore nothing is loaded"
 type DatabaseSpec struct {
 	// Engine is the database engine. It cannot change after creation.
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="engine is immutable"
@@ -172,6 +178,18 @@ type DatabaseSpec struct {
 	// Reuse starts the run from the loaded database an earlier run kept (docs/reuse.md).
 	// +optional
 	Reuse *ReuseSpec `json:"reuse,omitempty"`
+
+	// Snapshot keeps the freshly loaded data as VolumeSnapshots for later runs to restore from
+	// (spec.database.restore): taken after the load's consistency check, before the first step.
+	// PostgreSQL only (docs/reuse.md).
+	// +optional
+	Snapshot *SnapshotSpec `json:"snapshot,omitempty"`
+
+	// Restore deploys the database from the snapshot an earlier run took (spec.database.snapshot)
+	// instead of loading it: every run restored from one snapshot starts from the same data.
+	// PostgreSQL only (docs/reuse.md).
+	// +optional
+	Restore *RestoreSpec `json:"restore,omitempty"`
 }
 
 // SynchronousCommit is PostgreSQL's synchronous_commit level on a cluster with synchronous replicas.

@@ -97,6 +97,11 @@ type SuiteRunRecord struct {
 	ReusedFrom string `json:"reusedFrom,omitempty"`
 	// +optional
 	DataGrowth map[string]int64 `json:"dataGrowth,omitempty"`
+	// RestoredFrom names the repeat whose snapshot of its freshly loaded data this run's database
+	// was restored from (dataReuse Snapshot); its DataGrowth is then what the restored data had
+	// grown since that load (none: every restore starts from the same data).
+	// +optional
+	RestoredFrom string `json:"restoredFrom,omitempty"`
 
 	// Placement is what the run's placement undermined, once it ended: client pods beside a
 	// database pod, database instances sharing a node (status.steps[].placement.findings).

@@ -45,6 +45,8 @@ type BenchmarkSuiteList struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.sla.maxReplicationLag) || self.databases.all(d, d.database.engine == 'PostgreSQL')",fieldPath=".sla.maxReplicationLag",message="sla.maxReplicationLag applies only when every database has engine PostgreSQL: CockroachDB and YDB replicate by consensus and expose no standby lag"
 // +kubebuilder:validation:XValidation:rule="!has(self.placement) || !has(self.placement.database) || !has(self.placement.database.topologySpreadConstraints) || self.databases.all(d, d.database.engine != 'YDB' || (has(d.placement) && has(d.placement.database)))",fieldPath=".placement.database.topologySpreadConstraints",message="placement.database.topologySpreadConstraints is not supported with engine YDB, and the suite's default would apply to a YDB database: give that database a placement.database of its own, or use affinity"
 // +kubebuilder:validation:XValidation:rule="!has(self.workload.isolation) || self.workload.isolation != 'ReadCommitted' || self.databases.all(d, d.database.engine != 'YDB')",fieldPath=".workload.isolation",message="workload.isolation ReadCommitted is not offered by YDB: its read-write transactions are Serializable or, from YDB 25.1, snapshot isolation (RepeatableRead)"
+// +kubebuilder:validation:XValidation:rule="!has(self.dataReuse) || self.dataReuse != 'Snapshot' || self.databases.all(d, d.database.engine == 'PostgreSQL' && !has(d.database.external))",fieldPath=".dataReuse",message="dataReuse Snapshot restores every repeat from a VolumeSnapshot through CloudNativePG: every database must have engine PostgreSQL and be deployed by the operator (not external); use Repeats or None with CockroachDB, YDB or external databases"
+// +kubebuilder:validation:XValidation:rule="!has(self.snapshot) || (has(self.dataReuse) && self.dataReuse == 'Snapshot')",fieldPath=".snapshot",message="snapshot configures dataReuse Snapshot's volume snapshots: set dataReuse: Snapshot, or drop it"
 type BenchmarkSuiteSpec struct {
 	// Databases are the databases compared, each measured by its own BenchmarkRuns.
 	// +kubebuilder:validation:MinItems=1
@@ -76,12 +78,20 @@ type BenchmarkSuiteSpec struct {
 
 	// DataReuse: Repeats (default) loads each database once; its repeats run one after the other
 	// (A1 A2 A3 B1 B2 B3), each on the data the repeat before kept (spec.database.reuse), and the
-	// comparison says how much the data grew. None loads every run afresh, interleaved (A1 B1 C1
-	// A2 B2 C2) so that drift over time hits every database alike. A repeat whose previous repeat
-	// failed loads afresh either way.
+	// comparison says how much the data grew. Snapshot loads each database once too, snapshots
+	// the loaded data (spec.database.snapshot) and restores every later repeat from that snapshot
+	// into a database of its own (spec.database.restore): every repeat starts from the same data,
+	// and the repeats interleave (A1 B1 C1 A2 B2 C2). PostgreSQL only, on a storage class with
+	// VolumeSnapshots. None loads every run afresh, interleaved too, so that drift over time hits
+	// every database alike. A repeat whose previous repeat failed before its data was kept loads
+	// afresh either way.
 	// +kubebuilder:default=Repeats
 	// +optional
 	DataReuse DataReuse `json:"dataReuse,omitempty"`
+
+	// Snapshot configures the volume snapshots of dataReuse Snapshot (their VolumeSnapshotClass).
+	// +optional
+	Snapshot *SnapshotSpec `json:"snapshot,omitempty"`
 
 	// Sustain is every run's sustained phase (BenchmarkRun spec.sustain).
 	// +optional
@@ -110,17 +120,19 @@ type BenchmarkSuiteSpec struct {
 }
 
 // DataReuse says whether a suite's repeats reuse the data of the repeat before.
-// +kubebuilder:validation:Enum=Repeats;None
+// +kubebuilder:validation:Enum=Repeats;Snapshot;None
 type DataReuse string
 
 const (
-	DataReuseRepeats DataReuse = "Repeats"
-	DataReuseNone    DataReuse = "None"
+	DataReuseRepeats  DataReuse = "Repeats"
+	DataReuseSnapshot DataReuse = "Snapshot"
+	DataReuseNone     DataReuse = "None"
 )
 
 // SuiteDatabase is one database of a suite.
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.database.reuse)",fieldPath=".database.reuse",message="database.reuse is set by the suite for its repeats (dataReuse), not in its databases"
+// +kubebuilder:validation:XValidation:rule="!has(self.database.snapshot) && !has(self.database.restore)",fieldPath=".database",message="database.snapshot and database.restore are set by the suite for its repeats (dataReuse Snapshot), not in its databases"
 // +kubebuilder:validation:XValidation:rule="!has(self.database.teardown) || self.database.teardown == 'Delete'",fieldPath=".database.teardown",message="database.teardown must be Delete in a suite: its databases share the cluster's nodes, so each is torn down before the next run starts"
 // +kubebuilder:validation:XValidation:rule="!has(self.placement) || !has(self.placement.database) || !has(self.database.external)",fieldPath=".placement.database",message="placement.database applies only to a database the operator deploys: an external database has no pods of the run to place"
 // +kubebuilder:validation:XValidation:rule="!has(self.placement) || !has(self.placement.database) || !has(self.placement.database.topologySpreadConstraints) || self.database.engine != 'YDB'",fieldPath=".placement.database.topologySpreadConstraints",message="placement.database.topologySpreadConstraints is not supported with engine YDB: ydb-operator's Storage and Database take nodeSelector, tolerations and affinity (the Storage sets its own spread); use affinity"

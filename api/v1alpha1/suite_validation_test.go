@@ -105,6 +105,13 @@ func TestAdmissionRejectsInvalidSuites(t *testing.T) {
 		}, []string{"spec.databases[0].database.reuse", "database.reuse is set by the suite for its repeats"}},
 		{"unknown dataReuse", "", func(s map[string]any) { s["dataReuse"] = "Sometimes" },
 			[]string{"spec.dataReuse", `Unsupported value: "Sometimes"`}},
+		{"dataReuse Snapshot with CockroachDB", "", func(s map[string]any) { s["dataReuse"] = "Snapshot" },
+			[]string{"spec.dataReuse", "every database must have engine PostgreSQL"}},
+		{"snapshot without dataReuse Snapshot", "", func(s map[string]any) { s["snapshot"] = map[string]any{"volumeSnapshotClassName": "csi"} },
+			[]string{"spec.snapshot", "set dataReuse: Snapshot"}},
+		{"snapshot in a database", "", func(s map[string]any) {
+			database(s, 0)["database"].(map[string]any)["snapshot"] = map[string]any{}
+		}, []string{"spec.databases[0].database", "database.snapshot and database.restore are set by the suite"}},
 		{"external without secretRef", "", func(s map[string]any) {
 			database(s, 1)["database"].(map[string]any)["external"] = map[string]any{}
 		}, []string{"spec.databases[1].database.external.secretRef", "Required value"}},
@@ -206,7 +213,7 @@ func TestSuiteDefaultsAndUpdates(t *testing.T) {
 
 // The suite samples are accepted as written.
 func TestSuiteSamplesAreAccepted(t *testing.T) {
-	for _, file := range []string{"suite.yaml", "suite-demo.yaml"} {
+	for _, file := range []string{"suite.yaml", "suite-demo.yaml", "suite-reuse.yaml", "suite-snapshot.yaml"} {
 		t.Run(file, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join(repo, "config", "samples", file))
 			if err != nil {

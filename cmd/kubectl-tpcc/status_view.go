@@ -24,6 +24,9 @@ func runStatus(run *benchv1.BenchmarkRun, now time.Time) string {
 	if l := run.Status.Load; l != nil {
 		fmt.Fprintf(&b, "load: %s\n", loadWords(l, now))
 	}
+	if s := report.DataOrigin(run); s != "" {
+		fmt.Fprintf(&b, "%s\n", strings.TrimSuffix(strings.Replace(s, "Data: ", "data: ", 1), "."))
+	}
 	if c := run.Status.Current; c != nil {
 		fmt.Fprintf(&b, "current: %s\n", currentWords(c, now))
 		if p90 := p90Words(c.P90); p90 != "" {

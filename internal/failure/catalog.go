@@ -115,6 +115,21 @@ var catalog = []Reason{
 		Action:  "Give the earlier run database.teardown: Retain (it is mutable) before it ends, or drop spec.database.reuse (docs/reuse.md).",
 	},
 	{
+		Name: "SnapshotFailed", Kind: Run, Phase: "Loading",
+		Meaning: "spec.database.snapshot: the snapshot of the freshly loaded data was not taken — CloudNativePG's volume-snapshot Backup failed (its error is in the message: typically no VolumeSnapshotClass for the storage class's CSI driver, a driver without snapshots, or the VolumeSnapshot CRDs installed after CloudNativePG started), was deleted, refused by CloudNativePG's webhook, or not completed within --database-ready-timeout. No step ran.",
+		Action:  "`kubectl describe backup RUN-snapshot` and `kubectl get volumesnapshot RUN-snapshot -o yaml` say what the CSI driver and the snapshot controller reported. Install the external-snapshotter's CRDs and controller (then restart CloudNativePG), give spec.database.snapshot.volumeSnapshotClassName a class of the storage class's driver, or drop spec.database.snapshot (docs/reuse.md).",
+	},
+	{
+		Name: "RestoreMismatch", Kind: Run, Phase: "Pending or Loading",
+		Meaning: "spec.database.restore names a snapshot that does not match this run: taken of a database deployed with another spec.database (its hash differs), or holding another engine, schema version or warehouse count than spec.workload.warehouses; or the restored data's check found no dataset. Nothing was deployed (or the restored database is torn down with the run).",
+		Action:  "The message names both values. Make spec.database and spec.workload.warehouses equal to the snapshotting run's, or drop spec.database.restore to load afresh.",
+	},
+	{
+		Name: "RestoreUnavailable", Kind: Run, Phase: "Pending",
+		Meaning: "spec.database.restore names a run that has no snapshot to restore: it does not exist (its snapshots are deleted with it), has no spec.database.snapshot, ended without taking it, or its VolumeSnapshot is gone or not ready to use.",
+		Action:  "Restore from a run with spec.database.snapshot that got past its load (`kubectl get br NAME -o jsonpath='{.status.load.snapshot}'`), keep that run until the restoring runs have started, or drop spec.database.restore (docs/reuse.md).",
+	},
+	{
 		Name: "AcknowledgedCommitLost", Kind: Run, Phase: "Running (fault step)",
 		Meaning: "A finding, not a malfunction: after spec.faults, a New-Order the clients saw committed is missing from the database (the ledger check in status.steps[].fault.ledger), so the database lost acknowledged commits. The report is written.",
 		Action:  "Read the fault step's ledger and the report (`kubectl tpcc report RUN`). Asynchronous replication or synchronousReplicas: 0 can lose commits on failover; synchronous replication with remote_apply or remote_write should not (docs/failover.md).",

@@ -74,6 +74,9 @@ func runHead(in RunInput) string {
 	}
 	p.para(fmt.Sprintf("Workload: %s; %s.", workloadWords(run.Spec.Workload), slaWords(run.Spec.SLA)))
 	p.para(DurabilitySentence(run.Spec.Database))
+	if s := DataOrigin(run); s != "" {
+		p.para(s)
+	}
 
 	steps := run.Status.Steps
 	p.h(2, "Capacity")

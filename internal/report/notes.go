@@ -155,6 +155,32 @@ func reuseNotes(runs []benchv1.SuiteRunRecord) []string {
 		notes = append(notes, fmt.Sprintf("data: %s was loaded once; %s (repeats on a grown database measure more data than a fresh load)",
 			db, strings.Join(by[db], "; ")))
 	}
+	return append(notes, restoreNotes(runs)...)
+}
+
+// restoreNotes say, per database, which runs were restored from the snapshot an earlier run took of
+// its freshly loaded data (a suite's dataReuse Snapshot), and what the restored data had grown by
+// when they started measuring: nothing, when every restore starts from the same data.
+func restoreNotes(runs []benchv1.SuiteRunRecord) []string {
+	var notes, order []string
+	by := map[string][]string{}
+	for _, r := range runs {
+		if r.RestoredFrom == "" {
+			continue
+		}
+		if _, ok := by[r.Database]; !ok {
+			order = append(order, r.Database)
+		}
+		grown := ""
+		if g := r.DataGrowth; g != nil {
+			grown = fmt.Sprintf(" (grown since the load by orders %+d, history %+d, new_order %+d)", g["orders"], g["history"], g["new_order"])
+		}
+		by[r.Database] = append(by[r.Database], fmt.Sprintf("%s from %s's snapshot%s", r.Name, r.RestoredFrom, grown))
+	}
+	for _, db := range order {
+		notes = append(notes, fmt.Sprintf("data: %s was loaded once and snapshotted; restored into a database of its own: %s (every restore starts from the data as loaded)",
+			db, strings.Join(by[db], "; ")))
+	}
 	return notes
 }
 

@@ -32,6 +32,9 @@ func RunMarkdown(run *benchv1.BenchmarkRun, result benchv1.Result) string {
 		fmt.Fprintf(&b, "%s\n\n", s)
 	}
 	fmt.Fprintf(&b, "%s\n\n", DurabilitySentence(run.Spec.Database))
+	if s := DataOrigin(run); s != "" {
+		fmt.Fprintf(&b, "%s\n\n", s)
+	}
 	fmt.Fprintf(&b, "| step | kind | measured | active warehouses | tpmC | efficiency %% | compliant | NewOrder p90 | Payment p90 | OrderStatus p90 | Delivery p90 | StockLevel p90 | reasons |\n")
 	fmt.Fprintf(&b, "|---:|---|---:|---:|---:|---:|:-:|---:|---:|---:|---:|---:|---|\n")
 	for _, s := range run.Status.Steps {

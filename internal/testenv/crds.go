@@ -18,8 +18,12 @@ import (
 const (
 	CloudNativePGModule  = "github.com/cloudnative-pg/cloudnative-pg"
 	CloudNativePGVersion = "v1.29.1"
-	CockroachVersion     = "v2.18.3"
-	YDBOperatorVersion   = "0.8.0"
+	// The external-snapshotter's VolumeSnapshot CRDs (its client module, from the Go module proxy),
+	// of the version hack/cluster/snapshots.sh runs.
+	SnapshotterModule  = "github.com/kubernetes-csi/external-snapshotter/client/v8"
+	SnapshotterVersion = "v8.7.0"
+	CockroachVersion   = "v2.18.3"
+	YDBOperatorVersion = "0.8.0"
 )
 
 // thirdPartyCRD is a CRD file that ships outside the Go module proxy: read from the shared folder
@@ -56,6 +60,14 @@ func CRDPaths(repoRoot string) ([]string, error) {
 		return nil, err
 	}
 	paths = append(paths, filepath.Join(cnpg, "config", "crd", "bases"))
+
+	snapshotter, err := moduleDir(SnapshotterModule, SnapshotterVersion)
+	if err != nil {
+		return nil, err
+	}
+	for _, kind := range []string{"volumesnapshots", "volumesnapshotcontents", "volumesnapshotclasses"} {
+		paths = append(paths, filepath.Join(snapshotter, "config", "crd", "snapshot.storage.k8s.io_"+kind+".yaml"))
+	}
 
 	shared := os.Getenv("TPCC_CRDS_DIR")
 	if shared == "" {

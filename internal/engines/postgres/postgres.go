@@ -99,6 +99,19 @@ func (b Backend) Cluster(run *benchv1.BenchmarkRun) *cnpgv1.Cluster {
 		storageClass = &spec.Storage.StorageClass
 	}
 	affinity, spread := placement(run.Spec.Placement.DatabasePlacement())
+	// pg_monitor lets the client pod that samples the database read every standby's positions
+	// (pg_stat_replication hides them without pg_read_all_stats) and every session's wait event;
+	// it grants reading statistics, nothing that writes. pg_checkpoint (PostgreSQL 15 and later)
+	// lets the load end with a CHECKPOINT, so a standby restarted after it replays WAL only from
+	// there (tpcc.Finish). The DO body is single-quoted: CloudNativePG's initdb rejected a
+	// dollar-quoted one. A restored database has both grants in its data already.
+	bootstrap := &cnpgv1.BootstrapConfiguration{
+		InitDB: &cnpgv1.BootstrapInitDB{Database: Database, Owner: Owner, PostInitSQL: []string{"GRANT pg_monitor TO " + Owner,
+			"DO 'BEGIN IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = ''pg_checkpoint'') THEN GRANT pg_checkpoint TO " + Owner + "; END IF; END'"}},
+	}
+	if r := run.Spec.Database.Restore; r != nil {
+		bootstrap = restoreBootstrap(r)
+	}
 
 	return &cnpgv1.Cluster{
 		TypeMeta: metav1.TypeMeta{APIVersion: cnpgv1.SchemeGroupVersion.String(), Kind: "Cluster"},
@@ -114,16 +127,8 @@ func (b Backend) Cluster(run *benchv1.BenchmarkRun) *cnpgv1.Cluster {
 				Parameters:  parameters,
 				Synchronous: synchronous,
 			},
-			Bootstrap: &cnpgv1.BootstrapConfiguration{
-				// pg_monitor lets the client pod that samples the database read every standby's
-				// positions (pg_stat_replication hides them without pg_read_all_stats) and every
-				// session's wait event; it grants reading statistics, nothing that writes.
-				// pg_checkpoint (PostgreSQL 15 and later) lets the load end with a CHECKPOINT, so a
-				// standby restarted after it replays WAL only from there (tpcc.Finish). The DO body
-				// is single-quoted: CloudNativePG's initdb rejected a dollar-quoted one.
-				InitDB: &cnpgv1.BootstrapInitDB{Database: Database, Owner: Owner, PostInitSQL: []string{"GRANT pg_monitor TO " + Owner,
-					"DO 'BEGIN IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = ''pg_checkpoint'') THEN GRANT pg_checkpoint TO " + Owner + "; END IF; END'"}},
-			},
+			Bootstrap: bootstrap,
+			Backup:    backupSnapshot(run.Spec.Database.Snapshot),
 			StorageConfiguration: cnpgv1.StorageConfiguration{
 				Size:         spec.Storage.Size.String(),
 				StorageClass: storageClass,
