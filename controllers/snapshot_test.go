@@ -9,8 +9,8 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -127,7 +127,7 @@ func TestRunSnapshotsAndRestores(t *testing.T) {
 	volumeSnapshot(t, ns, "snapa-snapshot", "snapa-db-2")
 	setVolumeSnapshotStatus(t, ns, "snapa-snapshot", map[string]any{"readyToUse": false})
 	setBackupStatus(t, ns, "snapa-snapshot", map[string]any{"phase": "completed", "method": "volumeSnapshot",
-		"instanceID":          map[string]any{"podName": "snapa-db-2"},
+		"instanceID":           map[string]any{"podName": "snapa-db-2"},
 		"snapshotBackupStatus": map[string]any{"elements": []any{map[string]any{"name": "snapa-snapshot", "type": "PG_DATA"}}}})
 	time.Sleep(2 * time.Second)
 	if got := getRun(t, first); got.Status.Load.Snapshot.ReadyTime != nil {
@@ -206,7 +206,9 @@ func TestRunSnapshotsAndRestores(t *testing.T) {
 		{"snapc", "snapa", 16, nil, benchv1.ReasonRestoreMismatch, "the database holds 8 loaded warehouses, the run asks for 16"},
 		{"snapd", "nobody", 8, nil, benchv1.ReasonRestoreUnavailable, "run nobody does not exist"},
 		{"snape", "snapb", 8, nil, benchv1.ReasonRestoreUnavailable, "run snapb takes no snapshot of its data"},
-		{"snapf", "snapa", 8, func(r *benchv1.BenchmarkRun) { r.Spec.Database.Postgres = &benchv1.PostgresSpec{Instances: 5, Storage: benchv1.StorageSpec{Size: resource.MustParse("1Gi")}} }, benchv1.ReasonRestoreMismatch, "run snapa snapshotted a database deployed with another spec.database"},
+		{"snapf", "snapa", 8, func(r *benchv1.BenchmarkRun) {
+			r.Spec.Database.Postgres = &benchv1.PostgresSpec{Instances: 5, Storage: benchv1.StorageSpec{Size: resource.MustParse("1Gi")}}
+		}, benchv1.ReasonRestoreMismatch, "run snapa snapshotted a database deployed with another spec.database"},
 	} {
 		run := restoreRun(ns, tc.name, tc.from, tc.warehouses)
 		if tc.mutate != nil {

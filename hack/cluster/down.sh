@@ -24,6 +24,9 @@ stop() { # NAME: TERM, then KILL after 10 s
   rm -f "$f"
 }
 
+# What hack/cluster/snapshots.sh added: the CSI driver's plugins and the snapshot sidecars.
+for f in "$STATE"/pids/csi-* "$STATE"/pids/snapshot-controller; do [ -f "$f" ] && stop "$(basename "$f")"; done
+rm -rf /run/tpcc-csi
 stop kube-proxy
 for i in $(seq 0 $((NODES - 1))); do stop "kubelet-$(node_name "$i")"; done
 stop kube-scheduler
@@ -85,7 +88,7 @@ if [ -f "$STATE/machine.before" ]; then
 fi
 rm -rf "$RUN_DIR"
 if [ "${KEEP_STATE:-0}" = 1 ]; then
-  rm -rf "$STATE"/{nodes,etcd,local-path,pki,pids,machine.before,nodes.count} "$STATE"/*.kubeconfig
+  rm -rf "$STATE"/{nodes,etcd,local-path,csi-volumes,pki,pids,machine.before,nodes.count} "$STATE"/*.kubeconfig
   log "down; logs kept in $STATE/logs"
 else
   rm -rf "$STATE"
