@@ -1,4 +1,4 @@
-// csi-local is a prototype CSI driver with VolumeSnapshots for the local cluster (hack/cluster), the
+// csi-local is a CSI driver with VolumeSnapshots for the local cluster (hack/cluster), the
 // storage issue 23's snapshot restore needs to be shown on: volumes are directories of the machine,
 // VOLUMES/NODE/VOLUME, bind-mounted into pods; a snapshot is a copy under VOLUMES/snapshots/ID; a
 // claim whose dataSource is a VolumeSnapshot is provisioned as a copy of it.
@@ -8,21 +8,16 @@
 //	controller mode: the identity and controller services (CreateSnapshot, DeleteSnapshot) for the
 //	                 upstream csi-snapshotter, and a provisioner on sig-storage-lib-external-provisioner
 //
-// A separate module, not yet wired into hack/cluster/up.sh, the e2e or the operator. Shown by hand on
-// the four-node local cluster (2026-11-25): all four kubelets registered it (CSINode lists the driver
-// and its topology key); a claim of StorageClass local-snap was provisioned on the pod's node and a
-// pod wrote to it; a VolumeSnapshot became readyToUse through the upstream snapshot-controller and
-// csi-snapshotter v8.7.0 (built from the Go module proxy in a throwaway module that points
-// external-snapshotter/client/v8 at its published v8.7.0; its CRDs, the group-snapshot ones included,
-// come from that module's config/crd); a claim restored from it was provisioned as a copy and a pod
-// read the file back. The steps, with manifests/ (IMAGE: localhost/busybox:debian):
+// A separate module (its dependencies stay out of the operator's build list), started on a running
+// local cluster by hack/cluster/snapshots.sh — one node plugin per node, registered with its
+// kubelet, and the controller with the upstream snapshot-controller and csi-snapshotter
+// (kubernetes-csi/external-snapshotter v8.7.0, built from the Go module proxy in a throwaway module
+// that points external-snapshotter/client/v8 at its published v8.7.0; its CRDs come from that
+// module's config/crd) — and stopped by hack/cluster/down.sh. The e2e case TestSnapshotRestore
+// uses it (docs/reuse.md). By hand, with manifests/ (IMAGE: localhost/busybox:debian):
 //
-//	for n in 0 1 2 3; do csi-local --mode node --node tpcc-node-$n \
-//	  --kubelet-root ~/.cache/tpcc-operator/cluster/nodes/tpcc-node-$n/kubelet --volumes /tmp/csivol & done
-//	csi-local --mode controller --endpoint /run/tpcc-csi/ctrl.sock --volumes /tmp/csivol --kubeconfig $KUBECONFIG &
-//	snapshot-controller --kubeconfig $KUBECONFIG --leader-election=false &
-//	csi-snapshotter --kubeconfig $KUBECONFIG --csi-address /run/tpcc-csi/ctrl.sock --leader-election=false &
-//	kubectl apply -f manifests/base.yaml; then write.yaml, snap.yaml, restore.yaml in namespace snaptest
+//	hack/cluster/snapshots.sh
+//	kubectl apply -f manifests/write.yaml; then snap.yaml, restore.yaml in namespace snaptest
 //
 // Unix socket paths are limited to 108 bytes, and the local kubelets' root directories are deep:
 // hence the short registration socket name and the CSI endpoints under /run/tpcc-csi.
