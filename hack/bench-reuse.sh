@@ -3,11 +3,15 @@
 # config/samples/suite-reuse.yaml (one database, 3 repeats, dataReuse: Repeats) and then the same
 # suite with dataReuse: None, one after the other on the same cluster (hack/demo-suite.sh: the
 # cluster of KUBECONFIG, else the local one), and prints each suite's wall time from apply to its
-# end, the time its runs spent deploying and loading, and the ratio.
+# end, the time its runs spent deploying and loading, and the ratio. BENCH_VARIANTS="Snapshot None"
+# measures config/samples/suite-snapshot.yaml (dataReuse: Snapshot: every repeat restored from the
+# first's snapshot) instead of Repeats; on the local cluster hack/cluster/snapshots.sh first adds
+# the snapshots it needs.
 #
 #   hack/bench-reuse.sh            # then hack/cluster/down.sh if it brought the local cluster up
 #
-# env: as hack/demo-suite.sh (DEMO_CLUSTER, DEMO_NAMESPACE, TPCC_ALLOW_CLUSTER_INSTALL, ...)
+# env: BENCH_VARIANTS (Repeats None; any of Repeats, Snapshot, None, None last), and as
+#      hack/demo-suite.sh (DEMO_CLUSTER, DEMO_NAMESPACE, TPCC_ALLOW_CLUSTER_INSTALL, ...)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 ns=${DEMO_NAMESPACE:-default}
@@ -20,9 +24,23 @@ grep -q '^  dataReuse: None$' "$work/none.yaml" || { echo "bench-reuse: could no
 source "$ROOT/hack/cluster/common.sh"
 KUBECTL=${KUBECTL:-$("$ROOT/hack/k8s-bins.sh" kubectl)/kubectl}
 declare -A wall
-for variant in Repeats None; do
-  file="$ROOT/config/samples/suite-reuse.yaml"; name=suite-reuse
-  [ "$variant" = None ] && { file="$work/none.yaml"; name=suite-reuse-none; }
+variants=${BENCH_VARIANTS:-Repeats None}
+for variant in $variants; do
+  case $variant in
+    Repeats) file="$ROOT/config/samples/suite-reuse.yaml"; name=suite-reuse ;;
+    None) file="$work/none.yaml"; name=suite-reuse-none ;;
+    Snapshot)
+      file="$ROOT/config/samples/suite-snapshot.yaml"; name=suite-snapshot
+      # The local cluster's VolumeSnapshots (StorageClass and VolumeSnapshotClass local-snap, which
+      # the sample names); another cluster must offer its own under those names.
+      if [ -f "$STATE/nodes.count" ]; then
+        "$ROOT/hack/cluster/snapshots.sh" >/dev/null
+      else
+        echo "bench-reuse: no local cluster up (hack/cluster/up.sh): the cluster of KUBECONFIG must offer StorageClass and VolumeSnapshotClass local-snap" >&2
+      fi
+      ;;
+    *) echo "bench-reuse: BENCH_VARIANTS: unknown variant $variant (Repeats, Snapshot, None)" >&2; exit 2 ;;
+  esac
   start=$(date +%s)
   DEMO_SUITE="$file" "$ROOT/hack/demo-suite.sh" | tee "$work/$variant.log"
   # The suite's own clock: from its first run's start to its last run's end (status.runs).
@@ -54,7 +72,11 @@ PY
   KUBECONFIG=${KUBECONFIG:-$("$ROOT/hack/cluster/status.sh" kubeconfig)} \
     "$KUBECTL" -n "$ns" delete benchmarksuite "$name" --cascade=foreground --wait=true --timeout=10m >/dev/null
 done
-read -r rs rp rphase _ <<<"${wall[Repeats]}"
+[ -n "${wall[None]:-}" ] || exit 0
 read -r ns_ np nphase _ <<<"${wall[None]}"
-echo "bench-reuse: 1 database x 3 repeats: with reuse ${rs}s ($rphase; ${rp}s to data ready), without ${ns_}s ($nphase; ${np}s to data ready)"
-awk -v r="$rs" -v n="$ns_" 'BEGIN { if (r > 0 && n > 0) printf "bench-reuse: reuse takes %.2f of the time without (saves %.0f s, %.0f %%)\n", r/n, n-r, 100*(1-r/n) }'
+for variant in Repeats Snapshot; do
+  [ -n "${wall[$variant]:-}" ] || continue
+  read -r rs rp rphase _ <<<"${wall[$variant]}"
+  echo "bench-reuse: 1 database x 3 repeats: dataReuse $variant ${rs}s ($rphase; ${rp}s to data ready), None ${ns_}s ($nphase; ${np}s to data ready)"
+  awk -v v="$variant" -v r="$rs" -v n="$ns_" 'BEGIN { if (r > 0 && n > 0) printf "bench-reuse: %s takes %.2f of the time of None (saves %.0f s, %.0f %%)\n", v, r/n, n-r, 100*(1-r/n) }'
+done
