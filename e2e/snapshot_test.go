@@ -81,6 +81,17 @@ func TestSnapshotRestore(t *testing.T) {
 	if err := k8s.Create(ctx, restored); err != nil {
 		t.Fatal(err)
 	}
+	// While it runs (its teardown deletes the Cluster once it ends): deployed from the snapshot.
+	running := waitFor(t, client.ObjectKeyFromObject(restored), runTimeout, "phase Running", func(r *benchv1.BenchmarkRun) bool {
+		return r.Status.Phase == benchv1.PhaseRunning || r.Status.Phase == benchv1.PhaseSucceeded
+	})
+	cluster := &cnpgv1.Cluster{}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: running.Status.Database.Name}, cluster); err != nil {
+		t.Fatal(err)
+	}
+	if r := cluster.Spec.Bootstrap.Recovery; running.Status.Database.Name != "restored-db" || r == nil || r.VolumeSnapshots == nil || r.VolumeSnapshots.Storage.Name != s.VolumeSnapshots[0] {
+		t.Errorf("the restored Cluster %s bootstraps %+v", running.Status.Database.Name, cluster.Spec.Bootstrap)
+	}
 	again := waitFor(t, client.ObjectKeyFromObject(restored), runTimeout, "phase Succeeded", func(r *benchv1.BenchmarkRun) bool {
 		return r.Status.Phase == benchv1.PhaseSucceeded
 	})
@@ -92,13 +103,6 @@ func TestSnapshotRestore(t *testing.T) {
 		if n != 0 {
 			t.Errorf("the restored data had grown since the load: %s %+d", table, n)
 		}
-	}
-	cluster := &cnpgv1.Cluster{}
-	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: again.Status.Database.Name}, cluster); err != nil {
-		t.Fatal(err)
-	}
-	if r := cluster.Spec.Bootstrap.Recovery; again.Status.Database.Name != "restored-db" || r == nil || r.VolumeSnapshots == nil || r.VolumeSnapshots.Storage.Name != s.VolumeSnapshots[0] {
-		t.Errorf("the restored Cluster %s bootstraps %+v", again.Status.Database.Name, cluster.Spec.Bootstrap)
 	}
 	if n := jobs.snapshot()["restored-load"]; n != 0 {
 		t.Errorf("the restoring run created a loader Job")
