@@ -426,6 +426,21 @@ func TestSuiteWaitsForTeardownAndRecordsDeletedRun(t *testing.T) {
 	}
 }
 
+// nextSuiteRun waits for the suite to create its run name.
+func nextSuiteRun(t *testing.T, suite *benchv1.BenchmarkSuite, name string) *benchv1.BenchmarkRun {
+	t.Helper()
+	var run benchv1.BenchmarkRun
+	eventually(t, 30*time.Second, func() error {
+		r, ok := suiteRunsOf(t, suite)[name]
+		if !ok {
+			return fmt.Errorf("waiting for %s", name)
+		}
+		run = r
+		return nil
+	})
+	return &run
+}
+
 // Reusing data (the default): each database is loaded once and its repeats run one after the
 // other on it — the first kept (Retain, owned by the suite so it cannot outlive it), the next
 // taking it over and tearing it down — and the comparison says so; a repeat after a failed one
@@ -447,19 +462,7 @@ func TestSuiteReusesDataAcrossRepeats(t *testing.T) {
 	if err := k8s.Create(context.Background(), suite); err != nil {
 		t.Fatal(err)
 	}
-	next := func(name string) *benchv1.BenchmarkRun {
-		t.Helper()
-		var run benchv1.BenchmarkRun
-		eventually(t, 30*time.Second, func() error {
-			r, ok := suiteRunsOf(t, suite)[name]
-			if !ok {
-				return fmt.Errorf("waiting for %s", name)
-			}
-			run = r
-			return nil
-		})
-		return &run
-	}
+	next := func(name string) *benchv1.BenchmarkRun { return nextSuiteRun(t, suite, name) }
 	stepJobs := &jobUIDs{seen: map[string][]types.UID{}}
 	fast := func(int) time.Duration { return 20 * time.Millisecond }
 

@@ -294,19 +294,7 @@ func TestSuiteRestoresSnapshotsAcrossRepeats(t *testing.T) {
 	if err := k8s.Create(ctx, suite); err != nil {
 		t.Fatal(err)
 	}
-	next := func(name string) *benchv1.BenchmarkRun {
-		t.Helper()
-		var run benchv1.BenchmarkRun
-		eventually(t, 30*time.Second, func() error {
-			r, ok := suiteRunsOf(t, suite)[name]
-			if !ok {
-				return fmt.Errorf("waiting for %s", name)
-			}
-			run = r
-			return nil
-		})
-		return &run
-	}
+	next := func(name string) *benchv1.BenchmarkRun { return nextSuiteRun(t, suite, name) }
 	stepJobs := &jobUIDs{seen: map[string][]types.UID{}}
 	fast := func(int) time.Duration { return 20 * time.Millisecond }
 

@@ -132,54 +132,50 @@ func precisionNote(c Comparison) string {
 		": ratios within that are not differences; with repeats of 3 or more the confidence intervals say how far to trust them"
 }
 
-// reuseNotes say, per database, which runs started from the data of the run before (a suite's
-// dataReuse Repeats) and how much it had grown: their initial data differ from a fresh load's.
+// reuseNotes say, per database, which runs did not load their own data: those that started from the
+// data of the run before (a suite's dataReuse Repeats) and how much it had grown — their initial
+// data differ from a fresh load's — and those restored from the snapshot an earlier run took of its
+// freshly loaded data (dataReuse Snapshot), with what the restored data had grown by when they
+// started measuring: nothing, when every restore starts from the same data.
 func reuseNotes(runs []benchv1.SuiteRunRecord) []string {
-	var notes []string
-	var order []string
-	by := map[string][]string{}
-	for _, r := range runs {
-		if r.ReusedFrom == "" {
-			continue
-		}
-		if _, ok := by[r.Database]; !ok {
-			order = append(order, r.Database)
-		}
-		grown := ""
+	growth := func(r benchv1.SuiteRunRecord, format string) string {
 		if g := r.DataGrowth; g != nil {
-			grown = fmt.Sprintf(", grown since the load by orders %+d, history %+d, new_order %+d", g["orders"], g["history"], g["new_order"])
+			return fmt.Sprintf(format, fmt.Sprintf("grown since the load by orders %+d, history %+d, new_order %+d", g["orders"], g["history"], g["new_order"]))
 		}
-		by[r.Database] = append(by[r.Database], fmt.Sprintf("%s on the data %s kept%s", r.Name, r.ReusedFrom, grown))
+		return ""
 	}
-	for _, db := range order {
-		notes = append(notes, fmt.Sprintf("data: %s was loaded once; %s (repeats on a grown database measure more data than a fresh load)",
-			db, strings.Join(by[db], "; ")))
-	}
-	return append(notes, restoreNotes(runs)...)
+	reused := notesPerDatabase(runs, func(r benchv1.SuiteRunRecord) string {
+		if r.ReusedFrom == "" {
+			return ""
+		}
+		return fmt.Sprintf("%s on the data %s kept%s", r.Name, r.ReusedFrom, growth(r, ", %s"))
+	}, "data: %s was loaded once; %s (repeats on a grown database measure more data than a fresh load)")
+	restored := notesPerDatabase(runs, func(r benchv1.SuiteRunRecord) string {
+		if r.RestoredFrom == "" {
+			return ""
+		}
+		return fmt.Sprintf("%s from %s's snapshot%s", r.Name, r.RestoredFrom, growth(r, " (%s)"))
+	}, "data: %s was loaded once and snapshotted; restored into a database of its own: %s (every restore starts from the data as loaded)")
+	return append(reused, restored...)
 }
 
-// restoreNotes say, per database, which runs were restored from the snapshot an earlier run took of
-// its freshly loaded data (a suite's dataReuse Snapshot), and what the restored data had grown by
-// when they started measuring: nothing, when every restore starts from the same data.
-func restoreNotes(runs []benchv1.SuiteRunRecord) []string {
+// notesPerDatabase gathers what item says of each run ("" for nothing), database by database in the
+// order the runs first name them, into one note each: sentence with the database and the items.
+func notesPerDatabase(runs []benchv1.SuiteRunRecord, item func(benchv1.SuiteRunRecord) string, sentence string) []string {
 	var notes, order []string
 	by := map[string][]string{}
 	for _, r := range runs {
-		if r.RestoredFrom == "" {
+		s := item(r)
+		if s == "" {
 			continue
 		}
 		if _, ok := by[r.Database]; !ok {
 			order = append(order, r.Database)
 		}
-		grown := ""
-		if g := r.DataGrowth; g != nil {
-			grown = fmt.Sprintf(" (grown since the load by orders %+d, history %+d, new_order %+d)", g["orders"], g["history"], g["new_order"])
-		}
-		by[r.Database] = append(by[r.Database], fmt.Sprintf("%s from %s's snapshot%s", r.Name, r.RestoredFrom, grown))
+		by[r.Database] = append(by[r.Database], s)
 	}
 	for _, db := range order {
-		notes = append(notes, fmt.Sprintf("data: %s was loaded once and snapshotted; restored into a database of its own: %s (every restore starts from the data as loaded)",
-			db, strings.Join(by[db], "; ")))
+		notes = append(notes, fmt.Sprintf(sentence, db, strings.Join(by[db], "; ")))
 	}
 	return notes
 }
