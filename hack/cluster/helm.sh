@@ -11,6 +11,11 @@ if [ -n "${HELM:-}" ]; then
   echo "$HELM"; exit 0
 fi
 dest="$CACHE/helm-$HELM_VERSION"
+# One build at a time (hack/prebuild.sh may be building it beside the chart's tests): the second
+# waits for the first and finds it built.
+mkdir -p "$CACHE"
+exec 9>"$CACHE/helm-$HELM_VERSION.lock"
+flock 9
 if [ ! -x "$dest/helm" ]; then
   start=$(date +%s)
   major=${HELM_VERSION%%.*}

@@ -428,3 +428,50 @@ func localContainer(t *testing.T, objs []*unstructured.Unstructured, name, image
 	}
 	return c
 }
+
+// CoreDNS is built with the plugins its Corefile uses and no others (hack/images.sh
+// COREDNS_PLUGINS): a directive the Corefile gains without its plugin would stop CoreDNS at start
+// ("unknown directive"), and the cluster's every Service name with it.
+func TestCoreDNSIsBuiltWithTheCorefilesPlugins(t *testing.T) {
+	script, err := os.ReadFile(filepath.Join("..", "images.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var built []string
+	for _, line := range strings.Split(string(script), "\n") {
+		if v, ok := strings.CutPrefix(line, "COREDNS_PLUGINS="); ok {
+			built = strings.Fields(strings.Trim(v, `"`))
+		}
+	}
+	manifest, err := os.ReadFile("coredns.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	corefile, ok := strings.CutPrefix(string(manifest)[strings.Index(string(manifest), "Corefile: |"):], "Corefile: |")
+	if !ok {
+		t.Fatal("coredns.yaml has no Corefile")
+	}
+	var used []string
+	depth := 0
+	for _, line := range strings.Split(corefile, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if line[0] != ' ' { // the next YAML document
+			break
+		}
+		if depth == 1 && f[0] != "}" && !slices.Contains(used, f[0]) {
+			used = append(used, f[0]) // a directive of the server block (nested blocks are its options)
+		}
+		depth += strings.Count(line, "{") - strings.Count(line, "}")
+		if depth == 0 && strings.Contains(line, "}") {
+			break
+		}
+	}
+	slices.Sort(built)
+	slices.Sort(used)
+	if len(used) == 0 || !slices.Equal(built, used) {
+		t.Errorf("hack/images.sh builds CoreDNS with plugins %v; the Corefile uses %v", built, used)
+	}
+}

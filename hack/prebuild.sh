@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds, once per version, what `make demo` and the e2e need beyond envtest's kube-apiserver and
+# etcd: Helm, Kubernetes' node binaries and kubectl, the cluster's images (CoreDNS,
+# local-path-provisioner, metrics-server), CloudNativePG and its PostgreSQL image, Prometheus, and
+# the project's images. Everything lands in the caches make demo reads (hack/k8s-bins.sh,
+# hack/images.sh, hack/cluster/helm.sh), so on a warm machine this takes seconds.
+#
+# .ci/run starts it at nice 19 beside make verify and make test: on a fresh machine those leave CPU
+# idle (module downloads, tests waiting on the clock) that the builds take instead of running one
+# after the other before the demo; at nice 19 they yield the CPU to the tests whenever the tests
+# want it. make demo starts only once it has ended.
+#
+# usage: hack/prebuild.sh     (needs the Debian packages hack/cluster/up.sh installs, and root for
+#                              the PostgreSQL image's debootstrap)
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+start=$(date +%s)
+step() { echo "prebuild: [$(($(date +%s) - start))s] $*" >&2; }
+"$ROOT/hack/cluster/helm.sh" >/dev/null
+step "helm ready"
+"$ROOT/hack/k8s-bins.sh" kube-controller-manager kube-scheduler kubelet kube-proxy kubectl >/dev/null
+step "Kubernetes' node binaries and kubectl ready"
+"$ROOT/hack/images.sh" cluster cnpg monitoring project >/dev/null
+step "images ready"
