@@ -30,6 +30,12 @@ have() { # NAME: is a binary of the wanted version cached?
   esac
 }
 
+mkdir -p "$OUT"
+# One build at a time per version: .ci/run's envtest step and hack/prebuild.sh may ask at once; the
+# second waits, then builds only what the first left missing.
+exec 9>"$OUT/.lock"
+flock 9
+
 missing_k8s=()
 need_etcd=false
 for n in "${NAMES[@]}"; do
@@ -37,7 +43,6 @@ for n in "${NAMES[@]}"; do
   if [ "$n" = etcd ]; then need_etcd=true; else missing_k8s+=("$n"); fi
 done
 
-mkdir -p "$OUT"
 export GOFLAGS=-buildvcs=false
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

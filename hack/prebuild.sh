@@ -5,9 +5,9 @@
 # the project's images. Everything lands in the caches make demo reads (hack/k8s-bins.sh,
 # hack/images.sh, hack/cluster/helm.sh), so on a warm machine this takes seconds.
 #
-# .ci/run starts it at nice 19 beside make verify and make test: on a fresh machine those leave CPU
-# idle (module downloads, tests waiting on the clock) that the builds take instead of running one
-# after the other before the demo; at nice 19 they yield the CPU to the tests whenever the tests
+# .ci/run starts it at nice 19 beside envtest's build, make verify and make test: on a fresh
+# machine those leave CPU idle (module downloads, links, tests waiting on the clock) that the builds
+# take instead of running one after the other before the demo; at nice 19 they yield the CPU to the tests whenever the tests
 # want it. make demo starts only once it has ended.
 #
 # usage: hack/prebuild.sh     (needs the Debian packages hack/cluster/up.sh installs, and root for
@@ -16,9 +16,11 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 start=$(date +%s)
 step() { echo "prebuild: [$(($(date +%s) - start))s] $*" >&2; }
+# The images first: they share nothing with envtest's kube-apiserver, which .ci/run builds at the
+# same time; Kubernetes' node binaries last, reusing the packages that build compiled.
+"$ROOT/hack/images.sh" cluster cnpg monitoring project >/dev/null
+step "images ready"
 "$ROOT/hack/cluster/helm.sh" >/dev/null
 step "helm ready"
 "$ROOT/hack/k8s-bins.sh" kube-controller-manager kube-scheduler kubelet kube-proxy kubectl >/dev/null
 step "Kubernetes' node binaries and kubectl ready"
-"$ROOT/hack/images.sh" cluster cnpg monitoring project >/dev/null
-step "images ready"
