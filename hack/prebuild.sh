@@ -16,11 +16,12 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 start=$(date +%s)
 step() { echo "prebuild: [$(($(date +%s) - start))s] $*" >&2; }
-# The images first: they share nothing with envtest's kube-apiserver, which .ci/run builds at the
-# same time; Kubernetes' node binaries last, reusing the packages that build compiled.
-"$ROOT/hack/images.sh" cluster cnpg monitoring project >/dev/null
-step "images ready"
+# Helm first: make test's charts package needs it too. Then the images: they share nothing with
+# envtest's kube-apiserver, which .ci/run builds at the same time; Kubernetes' node binaries last,
+# reusing the packages that build compiled.
 "$ROOT/hack/cluster/helm.sh" >/dev/null
 step "helm ready"
-"$ROOT/hack/k8s-bins.sh" kube-controller-manager kube-scheduler kubelet kube-proxy kubectl >/dev/null
+"$ROOT/hack/images.sh" cluster cnpg monitoring project >/dev/null
+step "images ready"
+"$ROOT/hack/k8s-bins.sh" kubectl kube-controller-manager kube-scheduler kubelet kube-proxy >/dev/null   # kubectl first: the charts test wants it
 step "Kubernetes' node binaries and kubectl ready"
