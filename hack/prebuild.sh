@@ -7,8 +7,10 @@
 #
 # .ci/run starts it at nice 19 beside envtest's build, make verify and make test: on a fresh
 # machine those leave CPU idle (module downloads, links, tests waiting on the clock) that the builds
-# take instead of running one after the other before the demo; at nice 19 they yield the CPU to the tests whenever the tests
-# want it. make demo starts only once it has ended.
+# take instead of running one after the other before the demo. nice 19 does not keep them off the
+# tests' CPU: measured fresh (docs/testing.md, run4) envtest's build took 881 s instead of 653 and
+# make verify 1075 s instead of 607, the whole 81.6 minutes instead of ~95. make demo starts only
+# once it has ended.
 #
 # usage: hack/prebuild.sh     (needs the Debian packages hack/cluster/up.sh installs, and root for
 #                              the PostgreSQL image's debootstrap)

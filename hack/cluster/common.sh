@@ -34,6 +34,21 @@ SYSCTLS=(net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables net.bridge.bridg
 FIXED_HOST_DIRS=(/var/log/containers /var/log/pods /var/lib/cni /run/containerd /run/netns /var/run/netns /etc/cni
   /usr/libexec/kubernetes)
 
+# The Debian packages the local cluster needs that this machine lacks, one per line (up.sh installs
+# them; .ci/run installs them up front, so hack/prebuild.sh can build the images beside make test).
+cluster_missing_packages() {
+  local tool
+  for tool in containerd:containerd runc:runc iptables:iptables openssl:openssl; do
+    command -v "${tool%%:*}" >/dev/null || echo "${tool#*:}"
+  done
+  [ -x /usr/lib/cni/bridge ] || echo containernetworking-plugins
+  [ -x /bin/busybox ] || echo busybox-static
+  command -v debootstrap >/dev/null || echo debootstrap
+  command -v gcc >/dev/null && [ -f /usr/lib/x86_64-linux-gnu/libc.a ] || printf '%s\n' gcc libc6-dev   # fio, statically (hack/images.sh)
+  command -v make >/dev/null || echo make
+  command -v curl >/dev/null || echo curl
+}
+
 # The cluster's own services (CoreDNS, local-path-provisioner, metrics-server, CloudNativePG's and
 # tpcc-operator's managers, Prometheus) run on node 0 beside the control plane, as on a real
 # cluster's system nodes: losing a database node (node.sh) takes away only what the workload put

@@ -30,16 +30,7 @@ if [ -d "$STATE/etcd" ] || [ -d "$STATE/nodes" ]; then
 fi
 [ -S /run/containerd/containerd.sock ] && log "note: another containerd runs on this machine; this cluster's nodes use their own (under $RUN_DIR)"
 
-missing=()
-for tool in containerd:containerd runc:runc iptables:iptables openssl:openssl; do
-  command -v "${tool%%:*}" >/dev/null || missing+=("${tool#*:}")
-done
-[ -x /usr/lib/cni/bridge ] || missing+=(containernetworking-plugins)
-[ -x /bin/busybox ] || missing+=(busybox-static)
-command -v debootstrap >/dev/null || missing+=(debootstrap)
-command -v gcc >/dev/null && [ -f /usr/lib/x86_64-linux-gnu/libc.a ] || missing+=(gcc libc6-dev)   # fio, statically (hack/images.sh)
-command -v make >/dev/null || missing+=(make)
-command -v curl >/dev/null || missing+=(curl)
+mapfile -t missing < <(cluster_missing_packages)
 if [ ${#missing[@]} -gt 0 ]; then
   log "installing Debian packages: ${missing[*]}"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
