@@ -146,11 +146,8 @@ func readSummary(t *testing.T, path string) summaryDocument {
 
 // TestRunAgainstPostgres drives one loaded database through the client's contract: a 30 s
 // no-wait run followed by the consistency check, an SLA the cluster cannot meet, data that is
-// not loaded, the HTTP contract, two shards merged, and a search. It runs beside the package's
-// other long cases (TestRunSpecWait's think times leave a core idle for four minutes); its
-// outcomes do not depend on the machine's speed.
+// not loaded, the HTTP contract, two shards merged, and a search.
 func TestRunAgainstPostgres(t *testing.T) {
-	t.Parallel()
 	u := loadedDatabase(t, 4)
 	dir := t.TempDir()
 
