@@ -349,3 +349,61 @@ func diffLines(a, b string) string {
 	sort.Strings(out)
 	return strings.Join(out, "\n")
 }
+
+// The project's packages compile under one configuration everywhere: the Makefile's (make verify,
+// make test, make e2e, the plugin), .ci/run's for what it runs outside make, and hack/images.sh's
+// for the images. Go's build cache keys a package on CGO_ENABLED and -trimpath, so a second
+// configuration compiles every dependency a second time on a fresh machine. Checked where it
+// counts: the same compiled package (its export data in the build cache) under each.
+func TestOneBuildConfiguration(t *testing.T) {
+	out, err := exec.Command("make", "-s", "-C", repoRoot, "--eval", "print-go-env: ; @echo \"$$CGO_ENABLED|$$GOFLAGS\"", "print-go-env").Output()
+	if err != nil {
+		t.Fatalf("make print-go-env: %v%s", err, stderr(err))
+	}
+	makefile := strings.TrimSpace(string(out))
+	if makefile != "0|-trimpath" {
+		t.Errorf("the Makefile exports CGO_ENABLED|GOFLAGS %q, want \"0|-trimpath\" (the images' configuration)", makefile)
+	}
+	ci := regexp.MustCompile(`(?m)^export CGO_ENABLED=(\S+) GOFLAGS=(\S+)$`).FindStringSubmatch(readFile(t, filepath.Join(repoRoot, ".ci", "run")))
+	if ci == nil {
+		t.Fatal(".ci/run exports no CGO_ENABLED=… GOFLAGS=… line")
+	}
+	images := readFile(t, filepath.Join(repoRoot, "hack", "images.sh"))
+	img := regexp.MustCompile(`(?m)^export GOFLAGS=(\S+) CGO_ENABLED=(\S+)$`).FindStringSubmatch(images)
+	if img == nil {
+		t.Fatal("hack/images.sh exports no GOFLAGS=… CGO_ENABLED=… line")
+	}
+	for _, bin := range []string{"./cmd/manager", "./cmd/tpcc"} {
+		if !strings.Contains(images, `go build -trimpath -ldflags "-s -w" -o "$work/`+strings.TrimPrefix(bin, "./cmd/")+`" `+bin) {
+			t.Errorf("hack/images.sh does not build %s with -trimpath", bin)
+		}
+	}
+	// pgconn imports net, whose files differ with cgo: a package that changes with either setting.
+	const pkg = "github.com/jackc/pgx/v5/pgconn"
+	exportFile := func(env ...string) string {
+		t.Helper()
+		cmd := exec.Command("go", "list", "-export", "-f", "{{.Export}}", pkg)
+		cmd.Dir = repoRoot
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list -export %s (%v): %v%s", pkg, env, err, stderr(err))
+		}
+		return strings.TrimSpace(string(out))
+	}
+	want := exportFile("CGO_ENABLED=0", "GOFLAGS=-trimpath")
+	for name, env := range map[string][]string{
+		"the Makefile's": {"CGO_ENABLED=" + strings.Split(makefile, "|")[0], "GOFLAGS=" + strings.Split(makefile, "|")[1]},
+		".ci/run's":      {"CGO_ENABLED=" + ci[1], "GOFLAGS=" + ci[2]},
+		// images.sh passes -trimpath on the command line; GOFLAGS carries it here.
+		"hack/images.sh's": {"CGO_ENABLED=" + img[2], "GOFLAGS=" + img[1] + " -trimpath"},
+	} {
+		if got := exportFile(env...); got != want {
+			t.Errorf("%s configuration compiles %s apart from the images' (%s, not %s): every dependency compiles twice on a fresh machine", name, pkg, got, want)
+		}
+	}
+	// And the check can fail: without -trimpath it is another compile.
+	if other := exportFile("CGO_ENABLED=0", "GOFLAGS="); other == want {
+		t.Errorf("with and without -trimpath the same compiled %s: the check above proves nothing", pkg)
+	}
+}

@@ -43,7 +43,10 @@ for n in "${NAMES[@]}"; do
   if [ "$n" = etcd ]; then need_etcd=true; else missing_k8s+=("$n"); fi
 done
 
+# Kubernetes' binaries are built as they always were here, whatever the caller exports for its own
+# packages (the Makefile's CGO_ENABLED=0, GOFLAGS=-trimpath): cgo where a C compiler is installed.
 export GOFLAGS=-buildvcs=false
+unset CGO_ENABLED
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
