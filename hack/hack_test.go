@@ -361,6 +361,7 @@ func TestOneBuildConfiguration(t *testing.T) {
 		t.Fatalf("make print-go-env: %v%s", err, stderr(err))
 	}
 	makefile := strings.TrimSpace(string(out))
+	makeCgo, makeFlags, _ := strings.Cut(makefile, "|")
 	if makefile != "0|-trimpath" {
 		t.Errorf("the Makefile exports CGO_ENABLED|GOFLAGS %q, want \"0|-trimpath\" (the images' configuration)", makefile)
 	}
@@ -393,7 +394,7 @@ func TestOneBuildConfiguration(t *testing.T) {
 	}
 	want := exportFile("CGO_ENABLED=0", "GOFLAGS=-trimpath")
 	for name, env := range map[string][]string{
-		"the Makefile's": {"CGO_ENABLED=" + strings.Split(makefile, "|")[0], "GOFLAGS=" + strings.Split(makefile, "|")[1]},
+		"the Makefile's": {"CGO_ENABLED=" + makeCgo, "GOFLAGS=" + makeFlags},
 		".ci/run's":      {"CGO_ENABLED=" + ci[1], "GOFLAGS=" + ci[2]},
 		// images.sh passes -trimpath on the command line; GOFLAGS carries it here.
 		"hack/images.sh's": {"CGO_ENABLED=" + img[2], "GOFLAGS=" + img[1] + " -trimpath"},
