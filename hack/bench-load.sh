@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Load throughput into the local sync cluster (hack/pg-sync.sh), three ways, side by side, on the
 # same server and the same rows:
-#   tpcc    `tpcc load`: generation streamed into binary COPY FROM STDIN, then keys + indexes + VACUUM (ANALYZE)
+#   tpcc    `tpcc load`: generation streamed into binary COPY FROM STDIN, then keys + indexes + ANALYZE, then VACUUM
 #   files   the ceiling of that path: the same rows pre-generated into binary COPY files (tpcc load
 #           --copy-files), loaded with server-side COPY … FROM '<file>' (same parallelism: one
 #           transaction per warehouse, BENCH_THREADS at a time), then the same keys + indexes +

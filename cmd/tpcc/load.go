@@ -25,7 +25,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 0, "random seed of the data (default: the seed already recorded in the database, else a random one)")
 	finish := fs.Bool("finish", false, "after this range, add the primary keys and indexes; needs all warehouses 1..N loaded "+
 		"(default true when the range is 1..N)")
-	vacuum := fs.Bool("vacuum", true, "in the finish, VACUUM (ANALYZE) each table instead of only ANALYZE, so autovacuum has no "+
+	vacuum := fs.Bool("vacuum", true, "in the finish, VACUUM each table after its ANALYZE, so autovacuum has no "+
 		"freshly loaded table left to scan during the first measurements (postgres; ignored elsewhere)")
 	interval := fs.Duration("progress-interval", 0, "progress line interval (default 500ms on a terminal, 5s otherwise)")
 	copyFiles := fs.String("copy-files", "", "instead of loading, write the range as COPY files (the load's format) and SQL scripts to this directory "+

@@ -28,7 +28,7 @@ type LoadOptions struct {
 	// Finish adds the late primary keys and the secondary indexes once all warehouses are
 	// loaded. It fails, naming the missing warehouses, if some are not.
 	Finish bool
-	// Vacuum makes the finish VACUUM (ANALYZE) each table instead of only analyzing it
+	// Vacuum makes the finish also VACUUM each table after analyzing it
 	// (PostgreSQL; ignored elsewhere). Otherwise PostgreSQL's insert-triggered autovacuum scans
 	// every freshly loaded table soon after the load, i.e. during the first measurements.
 	Vacuum bool

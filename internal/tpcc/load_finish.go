@@ -5,15 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Finish completes a load once every warehouse 1..warehouses is done: the late primary keys
 // (PostgreSQL), the secondary indexes and fresh planner statistics, with vacuum also a VACUUM of
-// every table (PostgreSQL). It is idempotent and safe to run
+// every table once all of that is done (PostgreSQL). It is idempotent and safe to run
 // from several loaders at once (PostgreSQL: under the schema advisory lock; CockroachDB:
 // IF NOT EXISTS), so the last pod of an Indexed Job, or a final `tpcc load` over the whole range,
 // can run it.
@@ -47,16 +49,17 @@ func Finish(ctx context.Context, pool *pgxpool.Pool, d Dialect, warehouses, thre
 			stmts = append(stmts, finishStatement{table: SecondaryIndexes[i].Table, sql: sql})
 		}
 		if d == Postgres { // CockroachDB collects statistics by itself after bulk writes
-			analyze := "ANALYZE "
-			if vacuum {
-				analyze = "VACUUM (ANALYZE) "
-			}
 			for _, t := range Tables {
-				stmts = append(stmts, finishStatement{table: t.Name, sql: analyze + t.Name})
+				stmts = append(stmts, finishStatement{table: t.Name, sql: "ANALYZE " + t.Name})
 			}
 		}
 		if err := execChains(ctx, pool, finishChains(stmts), threads); err != nil {
 			return err
+		}
+		if d == Postgres && vacuum {
+			if err := vacuumTables(ctx, pool, conn, threads); err != nil {
+				return err
+			}
 		}
 		if _, err := conn.Exec(ctx, "UPDATE "+MetaTable+" SET finished = true WHERE id = 1"); err != nil {
 			return err
@@ -126,6 +129,44 @@ func finishChains(stmts []finishStatement) [][]string {
 		out[i] = chains[j]
 	}
 	return out
+}
+
+// vacuumTables VACUUMs each table once every key, index and ANALYZE is done, so that each ends
+// all-visible. A VACUUM marks a page all-visible only if its rows are older than every snapshot
+// open in the database; an index build or an ANALYZE holds one whose horizon is the oldest
+// transaction open anywhere on the server, so they must not run beside the VACUUMs (a transaction
+// of another database, open through the finish, left tables without their visibility map —
+// TestLoadWithVacuum). The VACUUMs run in parallel, heaviest table first, and each starts in a
+// short transaction with a snapshot too, which can hold back a VACUUM starting at the same moment:
+// the tables not all-visible after them get one more VACUUM, of all of them in one statement on
+// one connection, which skips the pages already done.
+func vacuumTables(ctx context.Context, pool *pgxpool.Pool, conn *pgxpool.Conn, threads int) error {
+	var stmts []finishStatement
+	names := make([]string, len(Tables))
+	for i, t := range Tables {
+		names[i] = t.Name
+		stmts = append(stmts, finishStatement{table: t.Name, sql: "VACUUM " + t.Name})
+	}
+	if err := execChains(ctx, pool, finishChains(stmts), threads); err != nil {
+		return err
+	}
+	rows, err := conn.Query(ctx, `SELECT c.relname FROM unnest($1::text[]) AS n JOIN pg_class c ON c.oid = to_regclass(n)
+		WHERE c.relpages > 0 AND c.relallvisible < c.relpages`, names)
+	if err != nil {
+		return fmt.Errorf("finish: read the visibility maps' coverage: %w", err)
+	}
+	behind, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("finish: read the visibility maps' coverage: %w", err)
+	}
+	if len(behind) == 0 {
+		return nil
+	}
+	sql := "VACUUM " + strings.Join(behind, ", ")
+	if _, err := conn.Exec(ctx, sql); err != nil {
+		return fmt.Errorf("finish: %w\n%s", err, sql)
+	}
+	return nil
 }
 
 // execChains runs the chains on up to n connections, each chain's statements in order on one

@@ -233,9 +233,22 @@ func TestConcurrentRangeLoaders(t *testing.T) {
 // With Vacuum the finish leaves every table vacuumed: its visibility map covers every page, so a
 // later autovacuum (the loaders' insert counts may reach the statistics after the VACUUM) skips
 // them all instead of scanning the freshly loaded tables during the first measurements.
+//
+// A transaction of another database stays open through the load, as make test's other packages
+// keep them on the shared server: the finish's index builds and ANALYZEs then hold snapshots
+// whose horizon is that transaction, and a VACUUM beside them would leave pages not all-visible.
 func TestLoadWithVacuum(t *testing.T) {
 	url := pgtestDatabase(t)
 	c := connect(t, url)
+	other := connect(t, pgtestDatabase(t))
+	tx, err := other.Begin(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(context.Background())                                           //nolint:errcheck
+	if _, err := tx.Exec(context.Background(), "SELECT txid_current()"); err != nil { // assigns the xid
+		t.Fatal(err)
+	}
 	requested := func() int64 { return queryInt(t, c, "SELECT checkpoints_req FROM pg_stat_bgwriter") }
 	before := requested()
 	loadForTest(t, url, LoadOptions{Warehouses: 1, Finish: true, Vacuum: true})
@@ -244,9 +257,18 @@ func TestLoadWithVacuum(t *testing.T) {
 	if after := requested(); after <= before {
 		t.Errorf("requested checkpoints %d before the load, %d after: the finish made none", before, after)
 	}
-	if got := queryInt(t, c, `SELECT count(*) FROM pg_class WHERE relpages > 0 AND relallvisible = relpages
-		AND relname IN ('warehouse','district','customer','history','orders','new_order','order_line','item','stock')`); got != 9 {
-		t.Errorf("%d of 9 tables all-visible after the load", got)
+	var behind []string
+	rows, err := c.Query(context.Background(), `SELECT relname || ' (' || relallvisible || ' of ' || relpages || ' pages)' FROM pg_class
+		WHERE relname IN ('warehouse','district','customer','history','orders','new_order','order_line','item','stock')
+		AND (relpages = 0 OR relallvisible < relpages) ORDER BY relname`)
+	if err == nil {
+		behind, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(behind) > 0 {
+		t.Errorf("tables not all-visible after the load: %s", strings.Join(behind, ", "))
 	}
 	if got := queryInt(t, c, `SELECT count(*) FROM pg_stat_user_tables WHERE last_vacuum IS NOT NULL AND last_analyze IS NOT NULL
 		AND relname IN ('warehouse','district','customer','history','orders','new_order','order_line','item','stock')`); got != 9 {
