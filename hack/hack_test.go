@@ -408,3 +408,33 @@ func TestOneBuildConfiguration(t *testing.T) {
 		t.Errorf("with and without -trimpath the same compiled %s: the check above proves nothing", pkg)
 	}
 }
+
+// The programs hack/upstream builds (Helm, controller-gen, the local cluster's CoreDNS,
+// local-path-provisioner and metrics-server) compile the libraries they share with the project
+// into the very packages the project's build compiled: same versions (hack/upstream/sync.sh's
+// pins, which make verify keeps equal to the root's) and same configuration (build.sh's). Checked
+// on client-go's typed clientset, whose compiled form depends on most of what they share.
+func TestUpstreamProgramsShareTheProjectsPackages(t *testing.T) {
+	build := readFile(t, filepath.Join(repoRoot, "hack", "upstream", "build.sh"))
+	m := regexp.MustCompile(`CGO_ENABLED=(\S+) GOWORK=off GOFLAGS="([^"]+)" go build`).FindStringSubmatch(build)
+	if m == nil {
+		t.Fatal(`hack/upstream/build.sh has no CGO_ENABLED=… GOWORK=off GOFLAGS="…" go build line`)
+	}
+	const pkg = "k8s.io/client-go/kubernetes"
+	exportFile := func(dir string, env ...string) string {
+		t.Helper()
+		cmd := exec.Command("go", "list", "-export", "-f", "{{.Export}}", pkg)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list -export %s in %s (%v): %v%s", pkg, dir, env, err, stderr(err))
+		}
+		return strings.TrimSpace(string(out))
+	}
+	root := exportFile(repoRoot, "CGO_ENABLED=0", "GOFLAGS=-trimpath")
+	upstream := exportFile(filepath.Join(repoRoot, "hack", "upstream"), "CGO_ENABLED="+m[1], "GOWORK=off", "GOFLAGS="+m[2])
+	if upstream != root {
+		t.Errorf("hack/upstream compiles %s apart from the project (%s, not %s): Helm and the cluster's programs compile their Kubernetes libraries again on a fresh machine", pkg, upstream, root)
+	}
+}

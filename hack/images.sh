@@ -2,11 +2,14 @@
 # Builds every image the local cluster and the demo need, without a Docker daemon or a registry,
 # from the Go module proxy and Debian packages only, as docker archives packed by hack/mkimg:
 #
-#   cluster   pause (hack/cluster/pause), busybox (Debian busybox-static), CoreDNS v1.12.1,
+#   cluster   pause (hack/cluster/pause), busybox (Debian busybox-static), CoreDNS v1.15.0,
 #             local-path-provisioner v0.0.30 (+ its deploy manifest, patched for offline use),
-#             metrics-server v0.9.0 (the metrics.k8s.io API behind kubectl top)
+#             metrics-server v0.9.0 (the metrics.k8s.io API behind kubectl top); the three built
+#             in hack/upstream's module graph, whose go.mod names their versions
 #   cnpg      CloudNativePG's operator v1.29.1 (+ its release manifest, patched for local images)
-#             and a PostgreSQL 15 operand image assembled from Debian bookworm's packages
+#             and a PostgreSQL 15 operand image assembled from Debian bookworm's packages; built
+#             in a module graph of its own: it does not compile against the project's
+#             k8s.io/api v0.37 ("VolumeMount does not satisfy comparable")
 #   project   the tpcc-operator manager and the tpcc client, from this checkout; the client image
 #             also holds fio 3.33 (the storage calibration's tool), built statically from Debian
 #             bookworm's source package with its I/O engines for Ceph, GlusterFS, RDMA, PMEM off
@@ -21,9 +24,12 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${TPCC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tpcc-operator}
 IMAGES="$CACHE/images"
-COREDNS_VERSION=v1.12.1
-LOCAL_PATH_VERSION=v0.0.30
-METRICS_SERVER_VERSION=v0.9.0
+# CoreDNS, local-path-provisioner and metrics-server are built in hack/upstream's module graph, at
+# its go.mod's versions, their dependencies shared with the project's (hack/upstream/sync.sh).
+UPSTREAM="$ROOT/hack/upstream/build.sh"
+COREDNS_VERSION=$("$UPSTREAM" version github.com/coredns/coredns)
+LOCAL_PATH_VERSION=$("$UPSTREAM" version github.com/rancher/local-path-provisioner)
+METRICS_SERVER_VERSION=$("$UPSTREAM" version sigs.k8s.io/metrics-server)
 # Prometheus' Go module is versioned v0.<minor*100+...>: v0.316.0 is Prometheus 3.16.0.
 PROMETHEUS_MODULE_VERSION=v0.316.0
 PROMETHEUS_VERSION=3.16.0
@@ -75,27 +81,31 @@ module_dir() { # MODULE@VERSION: the module's source folder in the module cache
   go mod download -json "$1" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'
 }
 
-# CoreDNS with the plugins hack/cluster/coredns.yaml's Corefile uses, and no others: CoreDNS's own
-# way to a smaller build (its plugin.cfg), here a main that imports them. The full build compiles
-# every cloud provider's SDK for its route53, azure and clouddns plugins (223 s on the 2-core
-# machine, cold); a test (hack/cluster/manifests_test.go) keeps this list and the Corefile alike.
-COREDNS_PLUGINS="errors health ready kubernetes cache loop reload loadbalance"
+# CoreDNS with the plugins hack/cluster/coredns.yaml's Corefile uses and no others
+# (hack/upstream/coredns/main.go).
 coredns_build() {
-  local dest="$CACHE/coredns-$COREDNS_VERSION-slim" mod
+  local dest="$CACHE/coredns-$COREDNS_VERSION-slim"
   if [ ! -x "$dest/coredns" ]; then
     local start; start=$(date +%s)
-    mod=$(mktemp -d -p "$WORK")
-    printf 'module corednsslim\n\ngo 1.26\n\nrequire github.com/coredns/coredns %s\n' "$COREDNS_VERSION" > "$mod/go.mod"
-    {
-      printf '// CoreDNS %s with the plugins of hack/cluster/coredns.yaml only.\npackage main\n\nimport (\n' "$COREDNS_VERSION"
-      for p in $COREDNS_PLUGINS; do printf '\t_ "github.com/coredns/coredns/plugin/%s"\n' "$p"; done
-      printf '\n\t"github.com/coredns/coredns/coremain"\n)\n\nfunc main() { coremain.Run() }\n'
-    } > "$mod/main.go"
-    (cd "$mod" && go mod tidy >&2 && go build -trimpath -ldflags "-s -w" -o "$dest/coredns.tmp" . >&2)
+    mkdir -p "$dest"
+    "$UPSTREAM" build github.com/tpcc-operator/tpcc-operator/hack/upstream/coredns "$dest/coredns.tmp" >&2
     mv "$dest/coredns.tmp" "$dest/coredns"
-    log "CoreDNS $COREDNS_VERSION (plugins: $COREDNS_PLUGINS) built in $(($(date +%s) - start))s"
+    log "CoreDNS $COREDNS_VERSION (hack/upstream/coredns) built in $(($(date +%s) - start))s"
   fi
   echo "$dest/coredns"
+}
+
+upstream_build() { # PACKAGE DEST_DIR [ldflags]: build a main of hack/upstream into a per-version folder, once
+  local dest=$2 name
+  name=$(basename "$1")
+  if [ ! -x "$dest/$name" ]; then
+    local start; start=$(date +%s)
+    mkdir -p "$dest"
+    "$UPSTREAM" build "$1" "$dest/$name.tmp" "${3:-}" >&2
+    mv "$dest/$name.tmp" "$dest/$name"
+    log "$1 built in $(($(date +%s) - start))s"
+  fi
+  echo "$dest/$name"
 }
 
 build_cluster_images() {
@@ -121,9 +131,8 @@ build_cluster_images() {
       -entrypoint /coredns -user 65532:65532 -o "$IMAGES/coredns-$COREDNS_VERSION-slim.tar" >&2
   fi
 
-  # The module zip holds only vendor/modules.txt, not the vendored sources: build in module mode.
   if ! packed "local-path-provisioner-$LOCAL_PATH_VERSION.tar"; then
-    local lpp; lpp=$(go_install "github.com/rancher/local-path-provisioner@$LOCAL_PATH_VERSION" \
+    local lpp; lpp=$(upstream_build "github.com/rancher/local-path-provisioner" \
       "$CACHE/local-path-provisioner-$LOCAL_PATH_VERSION" "-X main.VERSION=$LOCAL_PATH_VERSION")
     mkdir -p "$work/lpp" && minimal_root "$work/lpp"
     "$MKIMG" -tag "localhost/local-path-provisioner:$LOCAL_PATH_VERSION" -root "$work/lpp" \
@@ -133,7 +142,7 @@ build_cluster_images() {
 
   if ! packed "metrics-server-$METRICS_SERVER_VERSION.tar"; then
     # The version is stamped where upstream's Makefile stamps it (client-go's version package).
-    local ms; ms=$(go_install "sigs.k8s.io/metrics-server/cmd/metrics-server@$METRICS_SERVER_VERSION" \
+    local ms; ms=$(upstream_build "sigs.k8s.io/metrics-server/cmd/metrics-server" \
       "$CACHE/metrics-server-$METRICS_SERVER_VERSION" "-X k8s.io/client-go/pkg/version.gitVersion=$METRICS_SERVER_VERSION")
     mkdir -p "$work/ms" && minimal_root "$work/ms"
     "$MKIMG" -tag "localhost/metrics-server:$METRICS_SERVER_VERSION" -root "$work/ms" \

@@ -12,6 +12,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
+	"go/parser"
+	"go/token"
 	"io"
 	"math/big"
 	"os"
@@ -429,18 +431,18 @@ func localContainer(t *testing.T, objs []*unstructured.Unstructured, name, image
 	return c
 }
 
-// CoreDNS is built with the plugins its Corefile uses and no others (hack/images.sh
-// COREDNS_PLUGINS): a directive the Corefile gains without its plugin would stop CoreDNS at start
+// CoreDNS is built with the plugins its Corefile uses and no others (hack/upstream/coredns/main.go
+// imports them): a directive the Corefile gains without its plugin would stop CoreDNS at start
 // ("unknown directive"), and the cluster's every Service name with it.
 func TestCoreDNSIsBuiltWithTheCorefilesPlugins(t *testing.T) {
-	script, err := os.ReadFile(filepath.Join("..", "images.sh"))
+	main, err := parser.ParseFile(token.NewFileSet(), filepath.Join("..", "upstream", "coredns", "main.go"), nil, parser.ImportsOnly)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var built []string
-	for _, line := range strings.Split(string(script), "\n") {
-		if v, ok := strings.CutPrefix(line, "COREDNS_PLUGINS="); ok {
-			built = strings.Fields(strings.Trim(v, `"`))
+	for _, imp := range main.Imports {
+		if p, ok := strings.CutPrefix(strings.Trim(imp.Path.Value, `"`), "github.com/coredns/coredns/plugin/"); ok {
+			built = append(built, p)
 		}
 	}
 	manifest, err := os.ReadFile("coredns.yaml")
@@ -472,6 +474,6 @@ func TestCoreDNSIsBuiltWithTheCorefilesPlugins(t *testing.T) {
 	slices.Sort(built)
 	slices.Sort(used)
 	if len(used) == 0 || !slices.Equal(built, used) {
-		t.Errorf("hack/images.sh builds CoreDNS with plugins %v; the Corefile uses %v", built, used)
+		t.Errorf("hack/upstream/coredns/main.go builds CoreDNS with plugins %v; the Corefile uses %v", built, used)
 	}
 }
