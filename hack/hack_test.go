@@ -381,17 +381,7 @@ func TestOneBuildConfiguration(t *testing.T) {
 	}
 	// pgconn imports net, whose files differ with cgo: a package that changes with either setting.
 	const pkg = "github.com/jackc/pgx/v5/pgconn"
-	exportFile := func(env ...string) string {
-		t.Helper()
-		cmd := exec.Command("go", "list", "-export", "-f", "{{.Export}}", pkg)
-		cmd.Dir = repoRoot
-		cmd.Env = append(os.Environ(), env...)
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("go list -export %s (%v): %v%s", pkg, env, err, stderr(err))
-		}
-		return strings.TrimSpace(string(out))
-	}
+	exportFile := func(env ...string) string { return exportFile(t, repoRoot, pkg, env...) }
 	want := exportFile("CGO_ENABLED=0", "GOFLAGS=-trimpath")
 	for name, env := range map[string][]string{
 		"the Makefile's": {"CGO_ENABLED=" + makeCgo, "GOFLAGS=" + makeFlags},
@@ -421,20 +411,23 @@ func TestUpstreamProgramsShareTheProjectsPackages(t *testing.T) {
 		t.Fatal(`hack/upstream/build.sh has no CGO_ENABLED=… GOWORK=off GOFLAGS="…" go build line`)
 	}
 	const pkg = "k8s.io/client-go/kubernetes"
-	exportFile := func(dir string, env ...string) string {
-		t.Helper()
-		cmd := exec.Command("go", "list", "-export", "-f", "{{.Export}}", pkg)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), env...)
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("go list -export %s in %s (%v): %v%s", pkg, dir, env, err, stderr(err))
-		}
-		return strings.TrimSpace(string(out))
-	}
-	root := exportFile(repoRoot, "CGO_ENABLED=0", "GOFLAGS=-trimpath")
-	upstream := exportFile(filepath.Join(repoRoot, "hack", "upstream"), "CGO_ENABLED="+m[1], "GOWORK=off", "GOFLAGS="+m[2])
+	root := exportFile(t, repoRoot, pkg, "CGO_ENABLED=0", "GOFLAGS=-trimpath")
+	upstream := exportFile(t, filepath.Join(repoRoot, "hack", "upstream"), pkg, "CGO_ENABLED="+m[1], "GOWORK=off", "GOFLAGS="+m[2])
 	if upstream != root {
 		t.Errorf("hack/upstream compiles %s apart from the project (%s, not %s): Helm and the cluster's programs compile their Kubernetes libraries again on a fresh machine", pkg, upstream, root)
 	}
+}
+
+// exportFile is the build cache's file of pkg's compiled export data, compiled in module dir under
+// the extra environment env.
+func exportFile(t *testing.T, dir, pkg string, env ...string) string {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-export", "-f", "{{.Export}}", pkg)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -export %s in %s (%v): %v%s", pkg, dir, env, err, stderr(err))
+	}
+	return strings.TrimSpace(string(out))
 }
