@@ -81,20 +81,6 @@ module_dir() { # MODULE@VERSION: the module's source folder in the module cache
   go mod download -json "$1" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p'
 }
 
-# CoreDNS with the plugins hack/cluster/coredns.yaml's Corefile uses and no others
-# (hack/upstream/coredns/main.go).
-coredns_build() {
-  local dest="$CACHE/coredns-$COREDNS_VERSION-slim"
-  if [ ! -x "$dest/coredns" ]; then
-    local start; start=$(date +%s)
-    mkdir -p "$dest"
-    "$UPSTREAM" build github.com/tpcc-operator/tpcc-operator/hack/upstream/coredns "$dest/coredns.tmp" >&2
-    mv "$dest/coredns.tmp" "$dest/coredns"
-    log "CoreDNS $COREDNS_VERSION (hack/upstream/coredns) built in $(($(date +%s) - start))s"
-  fi
-  echo "$dest/coredns"
-}
-
 upstream_build() { # PACKAGE DEST_DIR [ldflags]: build a main of hack/upstream into a per-version folder, once
   local dest=$2 name
   name=$(basename "$1")
@@ -125,7 +111,8 @@ build_cluster_images() {
   fi
 
   if ! packed "coredns-$COREDNS_VERSION-slim.tar"; then
-    local coredns; coredns=$(coredns_build)
+    # With the plugins hack/cluster/coredns.yaml's Corefile uses and no others (hack/upstream/coredns/main.go).
+    local coredns; coredns=$(upstream_build github.com/tpcc-operator/tpcc-operator/hack/upstream/coredns "$CACHE/coredns-$COREDNS_VERSION-slim")
     mkdir -p "$work/coredns" && minimal_root "$work/coredns"
     "$MKIMG" -tag "localhost/coredns:${COREDNS_VERSION#v}" -root "$work/coredns" -file "$coredns=/coredns:0755" \
       -entrypoint /coredns -user 65532:65532 -o "$IMAGES/coredns-$COREDNS_VERSION-slim.tar" >&2

@@ -45,15 +45,7 @@ fi
 # hack/upstream builds its programs (Helm, controller-gen, the local cluster's) with what they share
 # with the project at the root module's versions, so they reuse the packages compiled here: a
 # module the two graphs select at different versions fails (hack/upstream/sync.sh says what to do).
-root_modules=$(go list -deps -test -f '{{with .Module}}{{if not .Main}}{{.Path}} {{.Version}}{{end}}{{end}}' ./... | sort -u)
-upstream_mains=$(sed -n 's/^\t_ "\(.*\)"$/\1/p' hack/upstream/tools.go)
-upstream_modules=$(cd hack/upstream && GOWORK=off go list -deps -f '{{with .Module}}{{if not .Main}}{{.Path}} {{.Version}}{{end}}{{end}}' $upstream_mains ./coredns | sort -u)
-differ=$(join <(echo "$upstream_modules") <(echo "$root_modules") | awk '$2 != $3')
-if [ -n "$differ" ]; then
-  echo "verify: hack/upstream's programs and the project compile these modules at different versions (module, hack/upstream's, the root's): run hack/upstream/sync.sh" >&2
-  echo "$differ" >&2
-  exit 1
-fi
+hack/upstream/sync.sh check
 linked=$(go list -deps ./cmd/manager ./cmd/tpcc | grep -E '^github.com/cockroachdb/' || true)
 if [ -n "$linked" ]; then
   echo "verify: CockroachDB's parser is a test dependency only, but the binaries import:" >&2
