@@ -19,7 +19,8 @@ import (
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 )
 
-// The Prometheus hack/cluster/install.sh runs on the local cluster (hack/cluster/prometheus.yaml).
+// The Prometheus hack/cluster/install.sh runs on the local cluster, its part prometheus
+// (hack/cluster/prometheus.yaml): make e2e installs it, make demo does not.
 const (
 	prometheusNamespace = "tpcc-monitoring"
 	prometheusService   = "prometheus:9090"
@@ -73,7 +74,8 @@ func stderrOf(err error) string {
 
 // assertPrometheusAgrees: the Prometheus on the local cluster scraped the operator while the run
 // went (the live step metrics) and after it (the result): PromQL returns the figures of the CR.
-// Skipped where install.sh runs no Prometheus (clusters other than the local one).
+// Skipped where no Prometheus runs (clusters other than the local one; the local one make demo
+// left up, without install.sh prometheus).
 func assertPrometheusAgrees(t *testing.T, done *benchv1.BenchmarkRun) {
 	t.Helper()
 	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: prometheusNamespace, Name: "prometheus"}, &corev1.Service{}); isNotFound(err) {

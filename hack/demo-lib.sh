@@ -31,7 +31,7 @@ demo_cluster() {
     export KUBECONFIG
     KUBECONFIG=$("$ROOT/hack/cluster/up.sh" | tail -1)
   fi
-  INSTALL_CALLER=${INSTALL_CALLER:-make demo} "$ROOT/hack/cluster/install.sh"
+  INSTALL_CALLER=${INSTALL_CALLER:-make demo} "$ROOT/hack/cluster/install.sh" operator
   say "CloudNativePG and tpcc-operator ready"
   (cd "$ROOT" && go build -o "$PLUGIN" ./cmd/kubectl-tpcc)
 }

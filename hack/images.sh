@@ -15,6 +15,7 @@
 #             bookworm's source package with its I/O engines for Ceph, GlusterFS, RDMA, PMEM off
 #   monitoring  Prometheus 3.16.0 (its Go module v0.316.0, with no service discovery but static
 #             targets: build tag remove_all_sd), which scrapes the operator in the e2e
+#             (hack/cluster/install.sh prometheus; make demo does not build it)
 #
 # usage: hack/images.sh [cluster|cnpg|project|monitoring]...   (default: cluster, cnpg, project)
 # Prints the folder holding the archives and images.env (the image names to use).
@@ -264,7 +265,7 @@ build_project_images() {
   echo "$tag" > "$IMAGES/project.tag"
 }
 
-write_env() {
+write_env() { # atomically: another images.sh (.ci/run builds Prometheus beside make demo) may be reading it
   {
     echo "PAUSE_IMAGE=registry.k8s.io/pause:3.10.1"
     echo "BUSYBOX_IMAGE=localhost/busybox:debian"
@@ -285,7 +286,8 @@ write_env() {
       echo "CLIENT_IMAGE=localhost/tpcc-operator/tpcc:$(cat "$IMAGES/project.tag")"
       echo "PROJECT_ARCHIVES=\"$IMAGES/project/manager.tar $IMAGES/project/tpcc.tar\""
     fi
-  } > "$IMAGES/images.env"
+  } > "$IMAGES/images.env.$$"
+  mv "$IMAGES/images.env.$$" "$IMAGES/images.env"
 }
 
 targets=("$@")

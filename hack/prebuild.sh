@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds, once per version, what `make demo` and the e2e need beyond envtest's kube-apiserver and
-# etcd: Helm, Kubernetes' node binaries and kubectl, the cluster's images (CoreDNS,
-# local-path-provisioner, metrics-server), CloudNativePG and its PostgreSQL image, Prometheus, and
-# the project's images. Everything lands in the caches make demo reads (hack/k8s-bins.sh,
+# Builds, once per version, what `make demo` needs beyond envtest's kube-apiserver and etcd: Helm,
+# Kubernetes' node binaries and kubectl, the cluster's images (CoreDNS, local-path-provisioner,
+# metrics-server), CloudNativePG and its PostgreSQL image, and the project's images. Not the e2e's
+# Prometheus: .ci/run builds it beside make demo's run, whose CPU is capped, instead of here beside
+# make test (hack/images.sh monitoring). Everything lands in the caches make demo reads (hack/k8s-bins.sh,
 # hack/images.sh, hack/cluster/helm.sh), so on a warm machine this takes seconds.
 #
 # .ci/run starts it at nice 19 beside envtest's build, make verify and make test: on a fresh
@@ -23,7 +24,7 @@ step() { echo "prebuild: [$(($(date +%s) - start))s] $*" >&2; }
 # reusing the packages that build compiled.
 "$ROOT/hack/cluster/helm.sh" >/dev/null
 step "helm ready"
-"$ROOT/hack/images.sh" cluster cnpg monitoring project >/dev/null
+"$ROOT/hack/images.sh" cluster cnpg project >/dev/null
 step "images ready"
 "$ROOT/hack/k8s-bins.sh" kubectl kube-controller-manager kube-scheduler kubelet kube-proxy >/dev/null   # kubectl first: the charts test wants it
 step "Kubernetes' node binaries and kubectl ready"

@@ -16,10 +16,28 @@
 # unpatched release manifest and runs the same README block with your IMG_PREFIX and TAG (the images
 # `make docker-build docker-push` pushed).
 #
-# usage: KUBECONFIG=... hack/cluster/install.sh
+# Prometheus is the e2e's (it checks the operator's metrics through it), not the demo's: make demo
+# installs the operator only, and a first make demo does not build Prometheus (~380 s of CPU).
+#
+# usage: KUBECONFIG=... hack/cluster/install.sh [operator] [prometheus]
+#          operator    CloudNativePG and tpcc-operator (with docs/operations.md's block
+#                      metrics-prometheus on the local cluster: secure metrics, readable by
+#                      Prometheus' ServiceAccount)
+#          prometheus  the local Prometheus (the local cluster only)
+#        (default: both; make demo: operator)
 # env:   TPCC_ALLOW_CLUSTER_INSTALL=1, IMG_PREFIX, TAG (clusters other than the local one)
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
+install_operator=false install_prometheus=false prometheus_asked=false
+[ $# -gt 0 ] && prometheus_asked=true || set -- operator prometheus
+for part in "$@"; do
+  case "$part" in
+    operator) install_operator=true ;;
+    prometheus) install_prometheus=true ;;
+    *) echo "install.sh: unknown part '$part': want operator and/or prometheus" >&2; exit 2 ;;
+  esac
+done
+$install_prometheus || prometheus_asked=false
 NS=tpcc-operator-system   # README's install-operator block installs there
 start_time=$(date +%s)
 step() { log "[$(($(date +%s) - start_time))s] $*"; }
@@ -47,6 +65,11 @@ installed() {
   available=$(k get deployments -A -l app.kubernetes.io/name=tpcc-operator -o jsonpath='{.items[*].status.availableReplicas}' 2>/dev/null) || return 1
   [[ "$available" =~ [1-9] ]]
 }
+
+if $prometheus_asked && ! ours; then
+  echo "install.sh: prometheus: the local Prometheus goes on the local cluster only (hack/cluster/up.sh); KUBECONFIG=$KUBECONFIG names another. docs/metrics.md shows how your Prometheus scrapes the operator." >&2
+  exit 2
+fi
 
 if ! ours && [ "${TPCC_ALLOW_CLUSTER_INSTALL:-}" != 1 ]; then
   context=$(k config current-context 2>/dev/null || echo '?')
@@ -81,55 +104,68 @@ run_doc_block() {
   (cd "$ROOT" && env "$@" PATH="$(dirname "$HELM"):$(dirname "$KUBECTL"):$PATH" bash -euo pipefail -c "$block") >/dev/null
 }
 
-if ours; then
-  IMAGES=$("$ROOT/hack/images.sh" cluster cnpg project monitoring)
-  source "$IMAGES/images.env"
+# import_images PAIR...: IMAGE=ARCHIVE pairs into every node's containerd, side by side (a pod may
+# land on any node), each only where it is missing.
+import_images() {
   [ -f "$STATE/nodes.count" ] && NODES=$(cat "$STATE/nodes.count")
-  # Into every node's containerd, side by side: a pod may land on any node.
-  importers=()
+  local importers=() i
   for i in $(seq 0 $((NODES - 1))); do
     (
       present=$(ctr_node "$i" images ls -q)
-      for pair in "$CNPG_OPERATOR_IMAGE=$CNPG_OPERATOR_ARCHIVE" "$POSTGRES_IMAGE=$POSTGRES_ARCHIVE" \
-        "$MANAGER_IMAGE=${PROJECT_ARCHIVES%% *}" "$CLIENT_IMAGE=${PROJECT_ARCHIVES##* }" "$PROMETHEUS_IMAGE=$PROMETHEUS_ARCHIVE"; do
+      for pair in "$@"; do
         grep -qxF "${pair%%=*}" <<<"$present" || ctr_node "$i" images import "${pair#*=}" >/dev/null
       done
     ) &
     importers+=($!)
   done
   for p in "${importers[@]}"; do wait "$p" || die "importing the images into a node's containerd failed"; done
-  step "images imported into the local cluster's $NODES nodes"
-  # The operators run on the system node (common.sh), away from the database nodes.
-  cnpg_manifest() { "$ROOT/hack/cluster/cnpg.sh" "$IMAGES" | pin_system; }
-  # hack/images.sh names both project images PREFIX/manager:TAG and PREFIX/tpcc:TAG, as make docker-build does.
-  IMG_PREFIX=${MANAGER_IMAGE%/manager:*}
-  TAG=${MANAGER_IMAGE##*:}
-  [ "$CLIENT_IMAGE" = "$IMG_PREFIX/tpcc:$TAG" ] || die "images.env: $CLIENT_IMAGE is not $IMG_PREFIX/tpcc:$TAG"
-  local_prometheus=true
-else
-  : "${IMG_PREFIX:?set IMG_PREFIX (and TAG) to where make docker-push pushed the images, e.g. registry.example.com/tpcc-operator}"
-  : "${TAG:?set TAG to the tag make docker-push pushed}"
-  cnpg_dir=$(go mod download -json github.com/cloudnative-pg/cloudnative-pg@v1.29.1 | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
-  cnpg_manifest() { cat "$cnpg_dir/releases/cnpg-1.29.1.yaml"; }
-  local_prometheus=false
+}
+
+if $install_operator; then
+  if ours; then
+    IMAGES=$("$ROOT/hack/images.sh" cluster cnpg project)
+    source "$IMAGES/images.env"
+    import_images "$CNPG_OPERATOR_IMAGE=$CNPG_OPERATOR_ARCHIVE" "$POSTGRES_IMAGE=$POSTGRES_ARCHIVE" \
+      "$MANAGER_IMAGE=${PROJECT_ARCHIVES%% *}" "$CLIENT_IMAGE=${PROJECT_ARCHIVES##* }"
+    step "images imported into the local cluster's $NODES nodes"
+    # The operators run on the system node (common.sh), away from the database nodes.
+    cnpg_manifest() { "$ROOT/hack/cluster/cnpg.sh" "$IMAGES" | pin_system; }
+    # hack/images.sh names both project images PREFIX/manager:TAG and PREFIX/tpcc:TAG, as make docker-build does.
+    IMG_PREFIX=${MANAGER_IMAGE%/manager:*}
+    TAG=${MANAGER_IMAGE##*:}
+    [ "$CLIENT_IMAGE" = "$IMG_PREFIX/tpcc:$TAG" ] || die "images.env: $CLIENT_IMAGE is not $IMG_PREFIX/tpcc:$TAG"
+  else
+    : "${IMG_PREFIX:?set IMG_PREFIX (and TAG) to where make docker-push pushed the images, e.g. registry.example.com/tpcc-operator}"
+    : "${TAG:?set TAG to the tag make docker-push pushed}"
+    cnpg_dir=$(go mod download -json github.com/cloudnative-pg/cloudnative-pg@v1.29.1 | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
+    cnpg_manifest() { cat "$cnpg_dir/releases/cnpg-1.29.1.yaml"; }
+  fi
+
+  # CloudNativePG: its CRDs exceed the client-side apply annotation limit, hence server-side apply.
+  cnpg_manifest | k apply --server-side --force-conflicts -f - >/dev/null
+  k -n cnpg-system rollout status deploy/cnpg-controller-manager --timeout=300s >/dev/null
+  step "CloudNativePG ready"
+
+  run_doc_block README.md install-operator IMG_PREFIX="$IMG_PREFIX" TAG="$TAG"
+  if ours; then
+    # The manager on the system node too: a node-loss fault on a database node must not take it away.
+    k -n "$NS" patch deployment tpcc-operator-controller-manager --type merge \
+      -p "{\"spec\":{\"template\":{\"spec\":{\"nodeSelector\":{\"kubernetes.io/hostname\":\"$SYSTEM_NODE\"}}}}}" >/dev/null
+    k -n "$NS" rollout status deployment/tpcc-operator-controller-manager --timeout=300s >/dev/null
+    # Secure metrics, readable by the local Prometheus' ServiceAccount: set with the operator, not
+    # with Prometheus, so that adding Prometheus later (install.sh prometheus, beside a run) does
+    # not restart the manager.
+    run_doc_block docs/operations.md metrics-prometheus PROMETHEUS_SA=prometheus PROMETHEUS_NAMESPACE=tpcc-monitoring
+  fi
+  step "tpcc-operator $TAG ready in $NS (helm release tpcc-operator)"
 fi
 
-# CloudNativePG: its CRDs exceed the client-side apply annotation limit, hence server-side apply.
-cnpg_manifest | k apply --server-side --force-conflicts -f - >/dev/null
-k -n cnpg-system rollout status deploy/cnpg-controller-manager --timeout=300s >/dev/null
-step "CloudNativePG ready"
-
-run_doc_block README.md install-operator IMG_PREFIX="$IMG_PREFIX" TAG="$TAG"
-if ours; then
-  # The manager on the system node too: a node-loss fault on a database node must not take it away.
-  k -n "$NS" patch deployment tpcc-operator-controller-manager --type merge \
-    -p "{\"spec\":{\"template\":{\"spec\":{\"nodeSelector\":{\"kubernetes.io/hostname\":\"$SYSTEM_NODE\"}}}}}" >/dev/null
-  k -n "$NS" rollout status deployment/tpcc-operator-controller-manager --timeout=300s >/dev/null
-fi
-step "tpcc-operator $TAG ready in $NS (helm release tpcc-operator)"
-
-if $local_prometheus; then
-  run_doc_block docs/operations.md metrics-prometheus PROMETHEUS_SA=prometheus PROMETHEUS_NAMESPACE=tpcc-monitoring
+if $install_prometheus && ours; then
+  IMAGES=$("$ROOT/hack/images.sh" monitoring)
+  source "$IMAGES/images.env"
+  # Pinned to the system node (pin_system): imported there only.
+  system=${SYSTEM_NODE##*-}
+  ctr_node "$system" images ls -q | grep -qxF "$PROMETHEUS_IMAGE" || ctr_node "$system" images import "$PROMETHEUS_ARCHIVE" >/dev/null
   "$ROOT/hack/cluster/prometheus.sh" "$IMAGES" "$NS" | pin_system | k apply -f - >/dev/null
   k -n tpcc-monitoring rollout status deploy/prometheus --timeout=180s >/dev/null
   step "Prometheus ${PROMETHEUS_IMAGE##*:} ready in tpcc-monitoring, scraping the operator"
