@@ -43,4 +43,5 @@ cd "$ROOT"
 # waits). TestNodeLoss, the one sequential case (long tier), runs first and alone: the node it takes
 # away holds no other case's pods.
 if [ "${E2E_LONG:-0}" = 1 ]; then parallel=${E2E_PARALLEL:-3} timeout=${E2E_TIMEOUT:-150m}; else parallel=${E2E_PARALLEL:-4} timeout=${E2E_TIMEOUT:-55m}; fi
-go test -tags e2e -count=1 -parallel "$parallel" -timeout "$timeout" -v ${E2E_RUN:+-run "$E2E_RUN"} ./e2e/
+# -vet=off: make verify vets ./e2e (go vet -tags e2e, every analyzer), as the Makefile says for make test.
+go test -tags e2e -count=1 -vet=off -parallel "$parallel" -timeout "$timeout" -v ${E2E_RUN:+-run "$E2E_RUN"} ./e2e/
