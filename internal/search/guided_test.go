@@ -227,3 +227,24 @@ func TestGuidedRecoversFromAFalsifiedEstimate(t *testing.T) {
 	}
 	t.Logf("%d steps: %v", len(steps), steps)
 }
+
+// The demo's warm CI run of 2026-11-28 (run13): 20 failed at 75.5 % efficiency
+// (latency ratio 2.94), 16 failed at 95.9 % on NewOrder's p90 (7.93 s of 5 s).
+// 16 is not saturated, but its latency failure places it on the latency curve:
+// the two points cross 1 near 14.3, so the next step goes there, not to the
+// bracket's half (the search went to 7, then took 12, 13, 15 and 14).
+func TestGuidedUsesALatencyFailureAtHighEfficiency(t *testing.T) {
+	p := Params{Mode: MaxCompliant, Strategy: Guided, Warehouses: 20, Start: 20, MinEfficiencyPercent: 90}
+	steps := []StepOutcome{
+		{ActiveWarehouses: 20, Measured: true, EfficiencyPercent: 75.50, LatencyRatio: 14.68 / 5},
+		{ActiveWarehouses: 16, Measured: true, EfficiencyPercent: 95.93, LatencyRatio: 7.93 / 5},
+	}
+	d, err := Next(p, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Done || d.Run < 12 || d.Run > 15 {
+		t.Fatalf("after %v: %+v, want a step at 12..15 (the latency line crosses 1 near 14.3)", steps, d)
+	}
+	t.Logf("next step at %d", d.Run)
+}
