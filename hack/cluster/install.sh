@@ -28,8 +28,9 @@
 # env:   TPCC_ALLOW_CLUSTER_INSTALL=1, IMG_PREFIX, TAG (clusters other than the local one)
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
-install_operator=false install_prometheus=false prometheus_asked=false
-[ $# -gt 0 ] && prometheus_asked=true || set -- operator prometheus
+install_operator=false install_prometheus=false
+parts_named=$#   # 0: the default, both; prometheus then goes where it can (the local cluster)
+[ $# -gt 0 ] || set -- operator prometheus
 for part in "$@"; do
   case "$part" in
     operator) install_operator=true ;;
@@ -37,7 +38,6 @@ for part in "$@"; do
     *) echo "install.sh: unknown part '$part': want operator and/or prometheus" >&2; exit 2 ;;
   esac
 done
-$install_prometheus || prometheus_asked=false
 NS=tpcc-operator-system   # README's install-operator block installs there
 start_time=$(date +%s)
 step() { log "[$(($(date +%s) - start_time))s] $*"; }
@@ -66,7 +66,7 @@ installed() {
   [[ "$available" =~ [1-9] ]]
 }
 
-if $prometheus_asked && ! ours; then
+if $install_prometheus && [ "$parts_named" -gt 0 ] && ! ours; then
   echo "install.sh: prometheus: the local Prometheus goes on the local cluster only (hack/cluster/up.sh); KUBECONFIG=$KUBECONFIG names another. docs/metrics.md shows how your Prometheus scrapes the operator." >&2
   exit 2
 fi
@@ -104,18 +104,22 @@ run_doc_block() {
   (cd "$ROOT" && env "$@" PATH="$(dirname "$HELM"):$(dirname "$KUBECTL"):$PATH" bash -euo pipefail -c "$block") >/dev/null
 }
 
-# import_images PAIR...: IMAGE=ARCHIVE pairs into every node's containerd, side by side (a pod may
-# land on any node), each only where it is missing.
+# import_into I PAIR...: IMAGE=ARCHIVE pairs into node i's containerd, each only where it is missing.
+import_into() {
+  local i=$1 present pair
+  shift
+  present=$(ctr_node "$i" images ls -q)
+  for pair in "$@"; do
+    grep -qxF "${pair%%=*}" <<<"$present" || ctr_node "$i" images import "${pair#*=}" >/dev/null
+  done
+}
+
+# import_images PAIR...: into every node's containerd, side by side (a pod may land on any node).
 import_images() {
   [ -f "$STATE/nodes.count" ] && NODES=$(cat "$STATE/nodes.count")
   local importers=() i
   for i in $(seq 0 $((NODES - 1))); do
-    (
-      present=$(ctr_node "$i" images ls -q)
-      for pair in "$@"; do
-        grep -qxF "${pair%%=*}" <<<"$present" || ctr_node "$i" images import "${pair#*=}" >/dev/null
-      done
-    ) &
+    import_into "$i" "$@" &
     importers+=($!)
   done
   for p in "${importers[@]}"; do wait "$p" || die "importing the images into a node's containerd failed"; done
@@ -164,8 +168,7 @@ if $install_prometheus && ours; then
   IMAGES=$("$ROOT/hack/images.sh" monitoring)
   source "$IMAGES/images.env"
   # Pinned to the system node (pin_system): imported there only.
-  system=${SYSTEM_NODE##*-}
-  ctr_node "$system" images ls -q | grep -qxF "$PROMETHEUS_IMAGE" || ctr_node "$system" images import "$PROMETHEUS_ARCHIVE" >/dev/null
+  import_into "${SYSTEM_NODE##*-}" "$PROMETHEUS_IMAGE=$PROMETHEUS_ARCHIVE"
   "$ROOT/hack/cluster/prometheus.sh" "$IMAGES" "$NS" | pin_system | k apply -f - >/dev/null
   k -n tpcc-monitoring rollout status deploy/prometheus --timeout=180s >/dev/null
   step "Prometheus ${PROMETHEUS_IMAGE##*:} ready in tpcc-monitoring, scraping the operator"
