@@ -97,9 +97,15 @@ var errRunFailed = errors.New("run failed")
 
 // Reconcile moves one run forward. Every decision is taken from the run's status and the objects it
 // owns, so a restarted operator resumes where the last one stopped.
+//
+// The run is read from the API server, not the cache: its status says which steps are recorded
+// and which faults applied, and a cache that has not yet seen the last status write (a pass
+// requeued right after it, on a busy machine) would take a step recorded and its Job deleted a
+// moment ago for one still to run, and create the Job again, or apply a fault twice
+// (TestLaggingCacheRepeatsNothing). The suite's reconciler reads its suite so for the same reason.
 func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	run := &benchv1.BenchmarkRun{}
-	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
+	if err := r.APIReader.Get(ctx, req.NamespacedName, run); err != nil {
 		if apierrors.IsNotFound(err) {
 			forgetMetrics(req.Namespace, req.Name)
 			r.forgetControlToken(req.NamespacedName)

@@ -338,7 +338,7 @@ func curves(records []benchv1.SuiteRunRecord, runs map[string]*benchv1.Benchmark
 
 // updateStatus writes the suite's status (writeStatus) and announces a phase change.
 func (r *BenchmarkSuiteReconciler) updateStatus(ctx context.Context, suite *benchv1.BenchmarkSuite, mutate func(*benchv1.BenchmarkSuiteStatus)) error {
-	before, after, err := writeStatus(ctx, r.Client, suite, func() *benchv1.BenchmarkSuite { return &benchv1.BenchmarkSuite{} },
+	before, after, err := writeStatus(ctx, r.APIReader, r.Client, suite, func() *benchv1.BenchmarkSuite { return &benchv1.BenchmarkSuite{} },
 		func(o *benchv1.BenchmarkSuite) *benchv1.BenchmarkSuiteStatus { return &o.Status },
 		func(current *benchv1.BenchmarkSuite, s *benchv1.BenchmarkSuiteStatus) {
 			mutate(s)

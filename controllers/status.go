@@ -17,14 +17,16 @@ import (
 )
 
 // writeStatus is the one place status is written, for every kind the operator reconciles. It
-// applies mutate to the status of the freshest copy of obj (newObj makes an empty one, status finds
-// an object's status), and patches with optimistic locking, so concurrent writers never lose each
-// other's updates. Nothing is written when nothing changed. obj gets the status written and its
-// resource version; before and after are the status as read and as written.
-func writeStatus[T client.Object, S any](ctx context.Context, c client.Client, obj T, newObj func() T, status func(T) *S, mutate func(current T, s *S)) (before, after S, err error) {
+// applies mutate to the status of the freshest copy of obj, read from the API server by fresh (a
+// cache may not have seen the last write yet: the patch would then only conflict), newObj makes
+// an empty one and status finds an object's status; it patches with optimistic locking, so
+// concurrent writers never lose each other's updates. Nothing is written when nothing changed. obj
+// gets the status written and its resource version; before and after are the status as read and
+// as written.
+func writeStatus[T client.Object, S any](ctx context.Context, fresh client.Reader, c client.Client, obj T, newObj func() T, status func(T) *S, mutate func(current T, s *S)) (before, after S, err error) {
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		current := newObj()
-		if err := c.Get(ctx, client.ObjectKeyFromObject(obj), current); err != nil {
+		if err := fresh.Get(ctx, client.ObjectKeyFromObject(obj), current); err != nil {
 			return err
 		}
 		updated := current.DeepCopyObject().(T)
@@ -51,7 +53,7 @@ func writeStatus[T client.Object, S any](ctx context.Context, c client.Client, o
 // updateStatus writes a run's status (writeStatus), records the observed generation, and announces
 // a phase change as an event.
 func (r *BenchmarkRunReconciler) updateStatus(ctx context.Context, run *benchv1.BenchmarkRun, mutate func(*benchv1.BenchmarkRunStatus)) error {
-	before, after, err := writeStatus(ctx, r.Client, run, func() *benchv1.BenchmarkRun { return &benchv1.BenchmarkRun{} },
+	before, after, err := writeStatus(ctx, r.APIReader, r.Client, run, func() *benchv1.BenchmarkRun { return &benchv1.BenchmarkRun{} },
 		func(o *benchv1.BenchmarkRun) *benchv1.BenchmarkRunStatus { return &o.Status },
 		func(current *benchv1.BenchmarkRun, s *benchv1.BenchmarkRunStatus) {
 			mutate(s)

@@ -41,6 +41,12 @@ type manager struct {
 
 func startManager(t *testing.T, namespace string, cfg Config) *manager {
 	t.Helper()
+	return startManagerWith(t, namespace, cfg, nil)
+}
+
+// startManagerWith is startManager with the reconciler's client wrapped (nil: as it is).
+func startManagerWith(t *testing.T, namespace string, cfg Config, wrap func(client.Client) client.Client) *manager {
+	t.Helper()
 	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
 		Scheme:     env.Scheme,
 		Metrics:    metricsserver.Options{BindAddress: "0"},
@@ -50,7 +56,11 @@ func startManager(t *testing.T, namespace string, cfg Config) *manager {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reconciler := &BenchmarkRunReconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(),
+	c := mgr.GetClient()
+	if wrap != nil {
+		c = wrap(c)
+	}
+	reconciler := &BenchmarkRunReconciler{Client: c, Scheme: mgr.GetScheme(),
 		Recorder: mgr.GetEventRecorder("tpcc-operator"), Config: cfg}
 	if err := reconciler.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)

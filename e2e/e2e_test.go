@@ -287,17 +287,49 @@ func psql(t *testing.T, namespace, pod, query string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// dumpNamespace records what a failed case's namespace held. The long parts — the runs' YAML, the
+// events, the manager's log — go to bin/e2e-dumps/NAMESPACE.txt; the test's log ends with the
+// objects' table and each run's status in a few lines, so that a log cut to its last lines (a
+// CI summary) still says how the runs stood, below the manager's log rather than buried by it.
 func dumpNamespace(t *testing.T, namespace string) {
+	kubectlOut := func(args ...string) string {
+		out, _ := exec.Command(kubectl, args...).CombinedOutput()
+		return string(out)
+	}
+	var dump strings.Builder
 	for _, args := range [][]string{
-		{"get", "benchmarksuites,benchmarkruns,clusters.postgresql.cnpg.io,jobs,pods,pvc", "-o", "wide"},
 		{"get", "benchmarkruns", "-o", "yaml"},
 		{"get", "events", "--sort-by=.lastTimestamp"},
 	} {
-		out, _ := exec.Command(kubectl, append([]string{"-n", namespace}, args...)...).CombinedOutput()
-		t.Logf("kubectl %s:\n%s", strings.Join(args, " "), out)
+		fmt.Fprintf(&dump, "$ kubectl -n %s %s\n%s\n", namespace, strings.Join(args, " "), kubectlOut(append([]string{"-n", namespace}, args...)...))
 	}
-	out, _ := exec.Command(kubectl, "-n", operatorNamespace, "logs", "deploy/tpcc-operator-controller-manager", "--tail=80").CombinedOutput()
-	t.Logf("manager log:\n%s", out)
+	fmt.Fprintf(&dump, "$ kubectl -n %s logs deploy/tpcc-operator-controller-manager --tail=400\n%s\n", operatorNamespace,
+		kubectlOut("-n", operatorNamespace, "logs", "deploy/tpcc-operator-controller-manager", "--tail=400"))
+	path := filepath.Join(repoRoot, "bin", "e2e-dumps", namespace+".txt")
+	err := os.MkdirAll(filepath.Dir(path), 0o755)
+	if err == nil {
+		err = os.WriteFile(path, []byte(dump.String()), 0o644)
+	}
+	if err != nil {
+		t.Logf("writing %s: %v; the dump follows\n%s", path, err, dump.String())
+	} else {
+		t.Logf("the runs' YAML, the events and the manager's log: %s", path)
+	}
+	t.Logf("kubectl get -o wide:\n%s", kubectlOut("-n", namespace, "get", "benchmarksuites,benchmarkruns,clusters.postgresql.cnpg.io,jobs,pods,pvc", "-o", "wide"))
+	var runs benchv1.BenchmarkRunList
+	if err := k8s.List(context.Background(), &runs, client.InNamespace(namespace)); err != nil {
+		t.Logf("listing the runs: %v", err)
+	}
+	for _, run := range runs.Items {
+		t.Logf("run %s: phase %s; %s", run.Name, run.Status.Phase, conditionMessages(&run))
+		for _, s := range run.Status.Steps {
+			t.Logf("  step %d (%s, attempt %d): %d active warehouses, %s, tpmC %.1f, reasons %q",
+				s.Index, s.Kind, s.Attempt, s.ActiveWarehouses, s.Verdict, s.TpmC, s.Reasons)
+		}
+		if r := run.Status.Result; r != nil {
+			t.Logf("  result: %s", r.Message)
+		}
+	}
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -203,6 +203,7 @@ func TestClientAndManagerKilledDuringSteps(t *testing.T) {
 	if len(managers.Items) == 0 {
 		t.Fatalf("no manager pod in %s", operatorNamespace)
 	}
+	killedAt := time.Now()
 	for i := range managers.Items {
 		t.Logf("killing manager pod %s", managers.Items[i].Name)
 		if err := k8s.Delete(ctx, &managers.Items[i], client.GracePeriodSeconds(0)); err != nil {
@@ -233,6 +234,16 @@ func TestClientAndManagerKilledDuringSteps(t *testing.T) {
 	}
 	if r := done.Status.Result; r == nil || (r.Step != nil && *r.Step != 1) || slices.Contains(r.RestsOn, 0) {
 		t.Errorf("result %+v: want it resting on the retry", r)
+	}
+	// The successor said it took over, in the operator's namespace (its leader-election Role lets it).
+	var events corev1.EventList
+	if err := k8s.List(ctx, &events, client.InNamespace(operatorNamespace)); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(events.Items, func(e corev1.Event) bool {
+		return e.Reason == "LeaderElection" && strings.Contains(e.Message, "became leader") && !e.LastTimestamp.Time.Before(killedAt.Truncate(time.Second))
+	}) {
+		t.Errorf("no LeaderElection event in %s since the manager was killed at %s", operatorNamespace, killedAt.Format(time.RFC3339))
 	}
 	time.Sleep(2 * time.Second) // one more pass of the Job watcher
 	for name, uids := range jobs.snapshot() {
