@@ -37,10 +37,7 @@ func TestClientPodsObeyOnlyTheRunsToken(t *testing.T) {
 
 	run := newRun(ns, "guarded", 8, 8)
 	run.Spec.Search.Mode = benchv1.SearchFixed
-	if err := k8s.Create(context.Background(), run); err != nil {
-		t.Fatal(err)
-	}
-	deployAndLoad(t, run, nil)
+	createLoaded(t, run)
 
 	var outsiders int32
 	var stepPods []*corev1.Pod

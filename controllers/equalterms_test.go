@@ -67,10 +67,7 @@ func TestStepRecordsEqualTerms(t *testing.T) {
 	run.Spec.Workload.Interval = &metav1.Duration{Duration: 10 * time.Second}
 	run.Spec.Workload.Clients.Pods = 2
 	run.Spec.Workload.Isolation = benchv1.IsolationRepeatableRead
-	if err := k8s.Create(context.Background(), run); err != nil {
-		t.Fatal(err)
-	}
-	deployAndLoad(t, run, nil)
+	createLoaded(t, run)
 	got := driveSteps(t, run, pods, boundary(100), &jobUIDs{seen: map[string][]types.UID{}}, nil)
 	if got.Status.Phase != benchv1.PhaseSucceeded || len(got.Status.Steps) != 1 {
 		t.Fatalf("phase %s, steps %v", got.Status.Phase, stepSummary(got))

@@ -127,10 +127,7 @@ func TestFaultKillPrimaryOnceAcrossRestart(t *testing.T) {
 	run.Spec.Workload.Duration = &metav1.Duration{Duration: 30 * time.Second} // the fault step runs in real time
 	run.Spec.Faults = []benchv1.Fault{{Action: benchv1.FaultKillPrimary, At: metav1.Duration{Duration: 5 * time.Second}}}
 	run.Spec.SLA.MaxUnavailability = &metav1.Duration{Duration: 5 * time.Second}
-	if err := k8s.Create(context.Background(), run); err != nil {
-		t.Fatal(err)
-	}
-	deployAndLoad(t, run, nil)
+	createLoaded(t, run)
 	instances := databasePods(t, ns, "pgf-db", 3)
 	promoted := time.Now()
 	setClusterRoles(t, ns, "pgf-db", "pgf-db-1", promoted.Add(-time.Hour), 3)

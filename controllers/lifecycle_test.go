@@ -66,6 +66,16 @@ func boundary(maxOK int) latencyOf {
 	}
 }
 
+// createLoaded creates the run and plays CloudNativePG and the Job controller until its data is
+// loaded (deployAndLoad).
+func createLoaded(t *testing.T, run *benchv1.BenchmarkRun) {
+	t.Helper()
+	if err := k8s.Create(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	deployAndLoad(t, run, nil)
+}
+
 // deployAndLoad plays CloudNativePG and the Job controller until the run's data is loaded.
 func deployAndLoad(t *testing.T, run *benchv1.BenchmarkRun, beforeLoaderCompletes func()) {
 	t.Helper()
@@ -409,10 +419,7 @@ func TestFailedClientPodMakesItsStepInconclusive(t *testing.T) {
 	run := newRun(ns, "pg", 12, 6)
 	run.Spec.Search.Strategy = benchv1.SearchLineSearch // every step full-length
 	run.Spec.Workload.Clients.Pods = 2
-	if err := k8s.Create(context.Background(), run); err != nil {
-		t.Fatal(err)
-	}
-	deployAndLoad(t, run, nil)
+	createLoaded(t, run)
 	uids := &jobUIDs{seen: map[string][]types.UID{}}
 	got := driveSteps(t, run, pods, boundary(1000), uids, func(step int, stepPods []*corev1.Pod) {
 		if step != 0 {
@@ -454,10 +461,7 @@ func TestInconclusiveRetriesRunOut(t *testing.T) {
 	run := newRun(ns, "pg", 12, 6)
 	run.Spec.Search.Strategy = benchv1.SearchLineSearch
 	run.Spec.Search.Retries = ptr(int32(1))
-	if err := k8s.Create(context.Background(), run); err != nil {
-		t.Fatal(err)
-	}
-	deployAndLoad(t, run, nil)
+	createLoaded(t, run)
 	uids := &jobUIDs{seen: map[string][]types.UID{}}
 	got := driveSteps(t, run, pods, boundary(1000), uids, func(_ int, stepPods []*corev1.Pod) {
 		failPod(t, stepPods[0], 0, "Evicted", "The node was low on resource: memory.")

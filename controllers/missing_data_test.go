@@ -89,10 +89,7 @@ func TestMissingDataNeverPasses(t *testing.T) {
 			if tc.lagBound {
 				run.Spec.SLA.MaxReplicationLag = &metav1.Duration{Duration: time.Second}
 			}
-			if err := k8s.Create(context.Background(), run); err != nil {
-				t.Fatal(err)
-			}
-			deployAndLoad(t, run, nil)
+			createLoaded(t, run)
 			got := driveSteps(t, run, pods, boundary(100), &jobUIDs{seen: map[string][]types.UID{}}, func(int, []*corev1.Pod) {})
 			if len(got.Status.Steps) != 1 {
 				t.Fatalf("steps %v", stepSummary(got))
@@ -126,10 +123,7 @@ func TestStepCutShortIsInconclusive(t *testing.T) {
 	run.Spec.Search.Mode = benchv1.SearchFixed
 	run.Spec.Search.StartWarehouses = nil
 	run.Spec.Workload.Clients.Pods = 2
-	if err := k8s.Create(context.Background(), run); err != nil {
-		t.Fatal(err)
-	}
-	deployAndLoad(t, run, nil)
+	createLoaded(t, run)
 	got := driveSteps(t, run, pods, boundary(100), &jobUIDs{seen: map[string][]types.UID{}}, func(step int, stepPods []*corev1.Pod) {
 		if step != 0 {
 			return

@@ -266,10 +266,7 @@ func TestResultsRecordedAcrossRestartAndOutage(t *testing.T) {
 	run := newRun(ns, "pg", 40, 20)
 	run.Labels = map[string]string{"pipeline": "nightly"}
 	run.Spec.Results = &benchv1.ResultsSpec{SecretRef: &benchv1.SecretKeyRef{Name: "results-db", Key: "uri"}}
-	if err := k8s.Create(context.Background(), run); err != nil {
-		t.Fatal(err)
-	}
-	deployAndLoad(t, run, nil)
+	createLoaded(t, run)
 	uids := &jobUIDs{seen: map[string][]types.UID{}}
 	stopped := false
 	got := driveSteps(t, run, pods, boundary(27), uids, func(step int, _ []*corev1.Pod) {

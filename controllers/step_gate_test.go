@@ -36,10 +36,7 @@ func TestNextStepWaitsForTheDatabase(t *testing.T) {
 	startManager(t, ns, testConfig(pods))
 	run := newRun(ns, "pg", 12, 6)
 	run.Spec.Search.Strategy = benchv1.SearchLineSearch
-	if err := k8s.Create(context.Background(), run); err != nil {
-		t.Fatal(err)
-	}
-	deployAndLoad(t, run, nil)
+	createLoaded(t, run)
 	waited := make(chan error, 1)
 	uids := &jobUIDs{seen: map[string][]types.UID{}}
 	got := driveSteps(t, run, pods, boundary(1000), uids, func(step int, _ []*corev1.Pod) {
@@ -109,10 +106,7 @@ func TestDatabaseNotReadyAgainFailsTheRun(t *testing.T) {
 	startManager(t, ns, cfg)
 	run := newRun(ns, "pg", 12, 6)
 	run.Spec.Search.Strategy = benchv1.SearchLineSearch
-	if err := k8s.Create(context.Background(), run); err != nil {
-		t.Fatal(err)
-	}
-	deployAndLoad(t, run, nil)
+	createLoaded(t, run)
 	uids := &jobUIDs{seen: map[string][]types.UID{}}
 	got := driveSteps(t, run, pods, boundary(1000), uids, func(step int, _ []*corev1.Pod) {
 		if step == 0 {

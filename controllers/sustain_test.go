@@ -31,10 +31,7 @@ func TestSustainedPhaseReportsWhenItBroke(t *testing.T) {
 	run.Spec.Workload.Interval = &metav1.Duration{Duration: 10 * time.Second}
 	run.Spec.SLA.MaxReplicationLag = &metav1.Duration{Duration: time.Second}
 	run.Spec.Sustain = &benchv1.SustainSpec{Percent: 70, Duration: metav1.Duration{Duration: 5 * time.Minute}}
-	if err := k8s.Create(context.Background(), run); err != nil {
-		t.Fatal(err)
-	}
-	deployAndLoad(t, run, nil)
+	createLoaded(t, run)
 	got := driveSteps(t, run, pods, boundary(100), &jobUIDs{seen: map[string][]types.UID{}}, func(step int, _ []*corev1.Pod) {
 		if step == 0 { // the next step's standby s1 falls behind from interval 20 (minute 3:20)
 			pods.replayLag = func(i int) time.Duration {

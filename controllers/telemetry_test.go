@@ -34,10 +34,7 @@ func TestStepTelemetryReplicationLagAndReport(t *testing.T) {
 	run.Spec.Workload.Interval = &metav1.Duration{Duration: 10 * time.Second}
 	run.Spec.Workload.Clients.Pods = 2
 	run.Spec.SLA.MaxReplicationLag = &metav1.Duration{Duration: time.Second}
-	if err := k8s.Create(context.Background(), run); err != nil {
-		t.Fatal(err)
-	}
-	deployAndLoad(t, run, nil)
+	createLoaded(t, run)
 	uids := &jobUIDs{seen: map[string][]types.UID{}}
 	var live map[string]float64
 	got := driveSteps(t, run, pods, boundary(100), uids, func(_ int, _ []*corev1.Pod) {
