@@ -6,7 +6,7 @@
 #        hack/cluster/status.sh kubeconfig   print the admin kubeconfig's path (exit 1 when not up)
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
-KUBECTL=${KUBECTL:-$(command -v kubectl || echo "$CACHE/k8s-$K8S_VERSION-etcd-3.6.6/kubectl")}
+KUBECTL=${KUBECTL:-$(command -v kubectl || echo "$("$ROOT/hack/k8s-bins.sh" --dir)/kubectl")}
 if [ "${1:-}" = kubeconfig ]; then
   pid_alive kube-apiserver && api_ready && { echo "$KUBECONFIG_FILE"; exit 0; }
   exit 1
