@@ -79,9 +79,15 @@ if [ ${#missing[@]} -gt 0 ]; then
     printf '%s\n' k8s.io/kubernetes/cmd/kube-apiserver "${pkgs[@]}" | sort -u | while read -r p; do printf 'import _ "%s"\n' "$p"; done
   } > tools.go
   go mod tidy >&2
-  # An etcd other than the one Kubernetes requires moves Kubernetes' own etcd client with it (the
-  # graph has one version of each module): say so.
+  # The graph has one version of each module: an ETCD_VERSION newer than the etcd Kubernetes
+  # requires moves Kubernetes' own etcd client with it (said); an older one cannot be selected at
+  # all, and the etcd built would not be the one asked for (refused, naming the variable).
   k8s_etcd=$(awk '$1 == "go.etcd.io/etcd/server/v3" {print $2; exit}' "$gomod")
+  selected=$(go list -m -f '{{.Version}}' go.etcd.io/etcd/server/v3)
+  if [ "$selected" != "v$ETCD_VERSION" ]; then
+    log "ETCD_VERSION=$ETCD_VERSION is older than the etcd Kubernetes v$K8S_VERSION requires ($k8s_etcd): one module graph builds both; give $k8s_etcd or newer, or leave ETCD_VERSION unset"
+    exit 2
+  fi
   [ "$k8s_etcd" = "v$ETCD_VERSION" ] || log "note: Kubernetes v$K8S_VERSION requires etcd $k8s_etcd; ETCD_VERSION=$ETCD_VERSION moves its etcd client to that version"
   minor=$(echo "$K8S_VERSION" | cut -d. -f2)
   ldflags="-s -w -X k8s.io/component-base/version.gitVersion=v$K8S_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
