@@ -304,8 +304,8 @@ func TestChartValues(t *testing.T) {
 				if env := containerEnv(c); env["TPCC_CLIENT_IMAGE"] != "registry.example.com:5000/team/tpcc-operator/tpcc:0.1.0" || env["TPCC_IMAGE_PULL_POLICY"] != "Always" {
 					t.Errorf("manager env %v: want the client image beside the manager's, same policy", env)
 				}
-				if got := strings.Join(args(t, objs), " "); !strings.Contains(got, "--postgres-image=localhost/cnpg/postgresql:15.18-bookworm") {
-					t.Errorf("args %q lack --postgres-image", got)
+				if got := strings.Join(args(t, objs), " "); !strings.Contains(got, "--image=PostgreSQL=localhost/cnpg/postgresql:15.18-bookworm") {
+					t.Errorf("args %q lack --image=PostgreSQL=…", got)
 				}
 			},
 		},

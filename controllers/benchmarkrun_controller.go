@@ -22,14 +22,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
-	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines/registry"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
 )
 
 // Config is how the manager configures the reconciler.
 type Config struct {
-	// Images of the database operands, when runs do not name them.
-	Images engines.Images
+	// Engines lists the engines runs may name (nil: the builtin ones, registry.Default).
+	Engines *registry.Registry
+	// Images of the database operands by engine, when runs do not name them.
+	Images registry.Images
 	// Jobs configures loader, check and client pods (the client image).
 	Jobs jobs.Config
 	// DatabaseReadyTimeout fails a run whose database is not ready this long after it was applied.
@@ -191,7 +193,7 @@ func (r *BenchmarkRunReconciler) reconcileOwnership(ctx context.Context, run *be
 			}
 		}
 	}
-	conn := r.backend(run).Connection(run)
+	conn := r.connection(run)
 	for _, obj := range []client.Object{
 		jobs.LoaderJob(run, conn, r.Config.Jobs), jobs.CheckJob(run, conn, r.Config.Jobs),
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: ReportConfigMapName(run), Namespace: run.Namespace}},

@@ -23,7 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
-	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines/registry"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
 	comparison "github.com/tpcc-operator/tpcc-operator/internal/report"
 )
@@ -44,6 +44,16 @@ type BenchmarkSuiteReconciler struct {
 	// Results configures the results database; Jobs the image of its writer (results.go).
 	Results ResultsConfig
 	Jobs    jobs.Config
+	// Engines lists the engines the suite's databases may name (nil: the builtin ones).
+	Engines *registry.Registry
+}
+
+// engines is the registry the suite's databases find their engine in.
+func (r *BenchmarkSuiteReconciler) engines() *registry.Registry {
+	if r.Engines != nil {
+		return r.Engines
+	}
+	return registry.Default()
 }
 
 // +kubebuilder:rbac:groups=bench.oltp.io,resources=benchmarksuites,verbs=get;list;watch;patch
@@ -106,7 +116,7 @@ func (r *BenchmarkSuiteReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		if previous >= 0 && reuseFrom == "" {
 			prev := runs[plan[previous].Name]
 			if prev == nil {
-				prev = suiteRun(suite, plan[previous], "", "")
+				prev = suiteRun(r.engines(), suite, plan[previous], "", "")
 			} else if prev.Spec.Database.Teardown == benchv1.TeardownRetain {
 				// Kept for a repeat that will not take it over (it failed, or the next run is another
 				// database's): it goes now.
@@ -126,7 +136,7 @@ func (r *BenchmarkSuiteReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 				break
 			}
 		}
-		run := suiteRun(suite, plan[i], reuseFrom, restoreFrom)
+		run := suiteRun(r.engines(), suite, plan[i], reuseFrom, restoreFrom)
 		// A BenchmarkRun of that name that is not the suite's was there first: that run is
 		// recorded as failed, and the suite goes on, leaving it as it is.
 		if err := createOwned(ctx, r.Client, r.APIReader, r.Scheme, suite, run); asConflict(err) != nil {
@@ -144,7 +154,11 @@ func (r *BenchmarkSuiteReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		break
 	}
 
-	compared := comparison.Compare(comparison.Input{Suite: suite.Name, Namespace: suite.Namespace, Spec: suite.Spec, Runs: records, Generated: time.Now()})
+	compared, err := comparison.Compare(comparison.Input{Suite: suite.Name, Namespace: suite.Namespace, Spec: suite.Spec, Runs: records, Generated: time.Now(),
+		Descriptions: r.engines().Descriptions(suite.Spec.Databases)})
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	if suite.Status.Report == nil || !equality.Semantic.DeepEqual(records, suite.Status.Runs) {
 		if err := r.writeComparison(ctx, suite, compared, curves(records, runs)); err != nil {
 			return ctrl.Result{}, r.failOnConflict(ctx, suite, err)
@@ -285,7 +299,7 @@ func (r *BenchmarkSuiteReconciler) databaseGone(ctx context.Context, run *benchv
 	if run.Spec.Database.External != nil {
 		return true, "", nil
 	}
-	backend := backendFor(run, engines.Images{})
+	backend := r.engines().Backend(run, nil)
 	for _, ref := range backend.Observed(run) {
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(ref.GVK)

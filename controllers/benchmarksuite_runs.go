@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines/registry"
 	comparison "github.com/tpcc-operator/tpcc-operator/internal/report"
 )
 
@@ -102,8 +103,8 @@ func reuseSource(suite *benchv1.BenchmarkSuite, plan []plannedRun, records []ben
 // suiteRun is the BenchmarkRun of a planned run: the suite's workload, SLA and search, the
 // database's spec — reusing reuseFrom's data when set, and kept (Retain) for the next repeat when
 // the suite reuses data, torn down (Delete) otherwise — labelled with the suite. The caller sets the
-// suite as its controller.
-func suiteRun(suite *benchv1.BenchmarkSuite, p plannedRun, reuseFrom, restoreFrom string) *benchv1.BenchmarkRun {
+// suite as its controller; reg finds the database's engine.
+func suiteRun(reg *registry.Registry, suite *benchv1.BenchmarkSuite, p plannedRun, reuseFrom, restoreFrom string) *benchv1.BenchmarkRun {
 	database := *p.Database.Database.DeepCopy()
 	database.Teardown = benchv1.TeardownDelete
 	if reusesData(suite) && p.Repeat < suite.Spec.Repeats && database.External == nil {
@@ -121,10 +122,9 @@ func suiteRun(suite *benchv1.BenchmarkSuite, p plannedRun, reuseFrom, restoreFro
 			database.Snapshot = suite.Spec.Snapshot.DeepCopy()
 		}
 	}
-	if (reuseFrom != "" || restoreFrom != "") && database.Postgres != nil {
-		// Nothing is loaded: a kept database already runs with the measured resources, a restored
-		// one is deployed with them.
-		database.Postgres.LoadResources = nil
+	if reuseFrom != "" || restoreFrom != "" {
+		// Nothing is loaded: what applies only while loading goes.
+		reg.Engine(database).WithoutLoad(&database)
 	}
 	return &benchv1.BenchmarkRun{
 		ObjectMeta: metav1.ObjectMeta{Namespace: suite.Namespace, Name: p.Name, Labels: map[string]string{

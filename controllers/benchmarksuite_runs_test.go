@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines/registry"
 )
 
 func TestSuitePlanInterleaves(t *testing.T) {
@@ -56,7 +57,7 @@ func TestSuitePlanReusesData(t *testing.T) {
 		}
 	}
 	for i, teardown := range []benchv1.TeardownPolicy{benchv1.TeardownRetain, benchv1.TeardownRetain, benchv1.TeardownDelete} {
-		run := suiteRun(suite, plan[i], reuseSource(suite, plan, records, i), "")
+		run := suiteRun(registry.Default(), suite, plan[i], reuseSource(suite, plan, records, i), "")
 		if run.Spec.Database.Teardown != teardown {
 			t.Errorf("%s teardown %s, want %s", run.Name, run.Spec.Database.Teardown, teardown)
 		}
@@ -116,14 +117,14 @@ func TestSuitePlanRestoresSnapshots(t *testing.T) {
 			}
 		})
 	}
-	first := suiteRun(suite, plan[0], "", "")
+	first := suiteRun(registry.Default(), suite, plan[0], "", "")
 	if s := first.Spec.Database.Snapshot; s == nil || s.VolumeSnapshotClassName != class || first.Spec.Database.Restore != nil {
 		t.Errorf("the first repeat snapshot %+v restore %+v, want a snapshot of class %s", s, first.Spec.Database.Restore, class)
 	}
 	if first.Spec.Database.Teardown != benchv1.TeardownDelete || first.Spec.Database.Postgres.LoadResources == nil {
 		t.Errorf("the first repeat: teardown %s, loadResources %v", first.Spec.Database.Teardown, first.Spec.Database.Postgres.LoadResources)
 	}
-	restored := suiteRun(suite, plan[2], "", "s-a-1")
+	restored := suiteRun(registry.Default(), suite, plan[2], "", "s-a-1")
 	if r := restored.Spec.Database.Restore; r == nil || r.Run != "s-a-1" || restored.Spec.Database.Snapshot != nil || restored.Spec.Database.Reuse != nil {
 		t.Errorf("a restoring repeat: restore %+v snapshot %+v reuse %+v", r, restored.Spec.Database.Snapshot, restored.Spec.Database.Reuse)
 	}
@@ -134,7 +135,7 @@ func TestSuitePlanRestoresSnapshots(t *testing.T) {
 		t.Error("the suite's own spec was changed")
 	}
 	// The last repeat takes no snapshot nobody would restore.
-	if last := suiteRun(suite, plan[4], "", ""); last.Spec.Database.Snapshot != nil {
+	if last := suiteRun(registry.Default(), suite, plan[4], "", ""); last.Spec.Database.Snapshot != nil {
 		t.Errorf("the last repeat loading afresh snapshots %+v", last.Spec.Database.Snapshot)
 	}
 }
@@ -146,7 +147,7 @@ func TestSuiteRunSpec(t *testing.T) {
 		Workload:  benchv1.WorkloadSpec{Warehouses: 10, Wait: benchv1.WaitNone},
 		Search:    benchv1.SearchSpec{Mode: benchv1.SearchMaxCompliant, StartWarehouses: &start},
 	}}
-	run := suiteRun(suite, suitePlan(suite)[0], "", "")
+	run := suiteRun(registry.Default(), suite, suitePlan(suite)[0], "", "")
 	if run.Name != "s-pg-1" || run.Namespace != "n" || run.Labels[benchv1.SuiteLabel] != "s" || run.Labels[SuiteDatabaseLabel] != "pg" {
 		t.Errorf("run %s/%s labels %v", run.Namespace, run.Name, run.Labels)
 	}

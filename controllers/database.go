@@ -14,35 +14,34 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
-	"github.com/tpcc-operator/tpcc-operator/internal/engines/cockroach"
-	"github.com/tpcc-operator/tpcc-operator/internal/engines/external"
-	"github.com/tpcc-operator/tpcc-operator/internal/engines/postgres"
-	"github.com/tpcc-operator/tpcc-operator/internal/engines/ydb"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines/registry"
 )
 
-// +kubebuilder:rbac:groups=postgresql.cnpg.io,resources=clusters,verbs=get;create;patch;delete
-// +kubebuilder:rbac:groups=crdb.cockroachlabs.com,resources=crdbclusters,verbs=get;create;patch;delete
-// +kubebuilder:rbac:groups=ydb.tech,resources=storages;databases,verbs=get;create;patch;delete
-// +kubebuilder:rbac:groups=apps,resources=statefulsets,verbs=get
+// The vendor objects each engine writes are granted in its folder (internal/engines/<engine>); the
+// external database's Secret here.
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get
 
-// backend is the run's database backend.
-func (r *BenchmarkRunReconciler) backend(run *benchv1.BenchmarkRun) engines.Backend {
-	return backendFor(run, r.Config.Images)
+// engines is the registry runs find their engine in: Config.Engines, or the builtin engines.
+func (r *BenchmarkRunReconciler) engines() *registry.Registry {
+	if r.Config.Engines != nil {
+		return r.Config.Engines
+	}
+	return registry.Default()
 }
 
-// backendFor is a run's database backend, with the operand images used when the run names none.
-func backendFor(run *benchv1.BenchmarkRun, images engines.Images) engines.Backend {
-	switch {
-	case run.Spec.Database.External != nil:
-		return external.Backend{}
-	case run.Spec.Database.Engine == benchv1.EngineCockroachDB:
-		return cockroach.Backend{DefaultImage: images.Cockroach}
-	case run.Spec.Database.Engine == benchv1.EngineYDB:
-		return ydb.Backend{DefaultImage: images.YDB}
-	default:
-		return postgres.Backend{DefaultImage: images.Postgres}
-	}
+// engine is the run's engine (engines.Unknown when no registry lists it).
+func (r *BenchmarkRunReconciler) engine(run *benchv1.BenchmarkRun) engines.Engine {
+	return r.engines().Engine(run.Spec.Database)
+}
+
+// backend is the run's database backend, with the manager's operand image when the run names none.
+func (r *BenchmarkRunReconciler) backend(run *benchv1.BenchmarkRun) engines.Backend {
+	return r.engines().Backend(run, r.Config.Images)
+}
+
+// connection is how the run's pods reach its database, with what the client needs from the engine.
+func (r *BenchmarkRunReconciler) connection(run *benchv1.BenchmarkRun) engines.Connection {
+	return r.engines().Connection(run, r.backend(run))
 }
 
 // reconcileDatabase applies the vendor objects and waits until the database accepts clients. Once it
@@ -72,8 +71,9 @@ func (r *BenchmarkRunReconciler) reconcileDatabase(ctx context.Context, run *ben
 		return false, ctrl.Result{}, err
 	}
 	readiness := backend.Readiness(run, observed)
-	conn := backend.Connection(run)
-	databaseStatus := &benchv1.DatabaseStatus{Endpoint: conn.Endpoint, Sizing: backend.Sizing(run)}
+	conn := r.connection(run)
+	description := r.engines().Describe(run.Spec.Database)
+	databaseStatus := &benchv1.DatabaseStatus{Endpoint: conn.Endpoint, Sizing: backend.Sizing(run), Description: &description}
 	if run.Spec.Database.External != nil {
 		databaseStatus.Name = run.Spec.Database.External.SecretRef.Name
 	} else if len(desired) > 0 {

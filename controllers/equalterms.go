@@ -108,7 +108,8 @@ func stepBottleneck(st *stepSeries, record *benchv1.StepResult) *benchv1.Bottlen
 	return out
 }
 
-// resultEqualTerms adds to a result its tpmC per database vCPU and GiB and the resource that
+// resultEqualTerms adds to a result its tpmC per database vCPU and GiB (of the pods the run's
+// description counts: run is described, registry.Described) and the resource that
 // bounded it: the bottleneck of the step that bounds the result — the non-compliant step above
 // it when the search found one, else the result's own step (a Fixed run, or a result at the
 // loaded warehouses).
@@ -126,7 +127,7 @@ func resultEqualTerms(run *benchv1.BenchmarkRun, result *benchv1.Result) {
 	if result.Step != nil {
 		own = stepAt(*result.Step)
 	}
-	result.PerResource = report.PerResourceOf(run.Spec.Database, result.TpmC, own)
+	result.PerResource = report.PerResourceOf(report.DescriptionOf(run), result.TpmC, own)
 	bound := own
 	for _, i := range result.RestsOn {
 		if s := stepAt(i); s != nil && (own == nil || s.Index != own.Index) {

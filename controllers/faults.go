@@ -471,7 +471,7 @@ func firstInjection(list []benchv1.FaultInjection) *benchv1.FaultInjection {
 // faultsPending reports whether a step measuring faults still waits for a pod that ended: its
 // ledger check (where the engine has one) is not served yet.
 func faultsPending(conn engines.Connection, faults []int, snapshots []*snapshot.Snapshot) bool {
-	if len(faults) == 0 || !jobs.LedgerSupported(conn.Engine) {
+	if len(faults) == 0 || !conn.Ledger {
 		return false
 	}
 	for _, s := range snapshots {
@@ -696,7 +696,7 @@ func (r *BenchmarkRunReconciler) reconcileFaultCheck(ctx context.Context, run *b
 // reports whether the outcome is recorded.
 func (r *BenchmarkRunReconciler) checkAfterFault(ctx context.Context, run *benchv1.BenchmarkRun, i int) (bool, error) {
 	step := run.Status.Steps[i]
-	check := jobs.FaultCheckJob(run, step.Index, r.backend(run).Connection(run), r.Config.Jobs)
+	check := jobs.FaultCheckJob(run, step.Index, r.connection(run), r.Config.Jobs)
 	if err := r.createOnce(ctx, run, check); err != nil {
 		return false, err
 	}

@@ -29,7 +29,7 @@ func (r *BenchmarkRunReconciler) reconcileLoad(ctx context.Context, run *benchv1
 	if run.Spec.Database.Reuse != nil || run.Spec.Database.Restore != nil {
 		return r.reconcileReusedData(ctx, run) // loaded by an earlier run: checked, not loaded
 	}
-	conn := r.backend(run).Connection(run)
+	conn := r.connection(run)
 	loader := jobs.LoaderJob(run, conn, r.Config.Jobs)
 	if err := r.createOnce(ctx, run, loader); err != nil {
 		return false, ctrl.Result{}, err

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
@@ -19,6 +17,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines/registry"
 )
 
 // OperatorChecker checks database objects against what the API server serves: their kinds, and
@@ -122,45 +121,37 @@ type OperatorReport struct {
 	Support  engines.Support
 }
 
-// CheckOperators checks each engine's database operator with the objects of a representative run
-// (every optional field set, so that every field the builders write is checked), for the
-// manager's start-up log.
-func CheckOperators(checker *OperatorChecker) ([]OperatorReport, error) {
+// CheckOperators checks the database operator of each engine of the registry with the objects of
+// a representative run (every optional field set, so that every field the builders write is
+// checked), for the manager's start-up log. Engines that deploy nothing are skipped.
+func CheckOperators(checker *OperatorChecker, reg *registry.Registry) ([]OperatorReport, error) {
 	var out []OperatorReport
-	for _, engine := range []benchv1.Engine{benchv1.EnginePostgreSQL, benchv1.EngineCockroachDB, benchv1.EngineYDB} {
-		run := representativeRun(engine)
-		backend := backendFor(run, engines.Images{})
+	for _, e := range reg.Engines() {
+		run := representativeRun(e)
+		backend := e.Backend("")
+		op := backend.Operator()
+		if op == nil {
+			continue
+		}
 		desired, err := backend.Desired(run)
 		if err != nil {
-			return nil, fmt.Errorf("%s: building the representative objects: %w", engine, err)
+			return nil, fmt.Errorf("%s: building the representative objects: %w", e.Name(), err)
 		}
 		support, err := checker.Check(desired)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, OperatorReport{Engine: engine, Operator: *backend.Operator(), Support: support})
+		out = append(out, OperatorReport{Engine: e.Name(), Operator: *op, Support: support})
 	}
 	return out, nil
 }
 
 // representativeRun is a run of an engine with the optional database fields set.
-func representativeRun(engine benchv1.Engine) *benchv1.BenchmarkRun {
+func representativeRun(e engines.Engine) *benchv1.BenchmarkRun {
 	run := &benchv1.BenchmarkRun{}
 	run.Name, run.Namespace = "operator-check", "default"
-	run.Spec.Database.Engine = engine
+	run.Spec.Database.Engine = e.Name()
 	run.Spec.Workload.Warehouses = 10
-	storage := benchv1.StorageSpec{StorageClass: "standard"}
-	resources := corev1.ResourceRequirements{
-		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("2Gi")},
-		Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("2Gi")},
-	}
-	switch engine {
-	case benchv1.EnginePostgreSQL:
-		run.Spec.Database.Postgres = &benchv1.PostgresSpec{Parameters: map[string]string{"shared_buffers": "128MB"}, Storage: storage, Resources: resources, Image: "postgres:17"}
-	case benchv1.EngineCockroachDB:
-		run.Spec.Database.Cockroach = &benchv1.CockroachSpec{Storage: storage, Resources: resources, Image: "cockroachdb/cockroach:v25.2.0"}
-	case benchv1.EngineYDB:
-		run.Spec.Database.YDB = &benchv1.YDBSpec{Storage: storage, Resources: resources, Image: "ydb:24.4"}
-	}
+	e.Representative(&run.Spec.Database)
 	return run
 }

@@ -27,6 +27,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines/postgres"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines/registry"
 	"github.com/tpcc-operator/tpcc-operator/internal/testenv"
 )
 
@@ -39,7 +40,7 @@ func TestOperatorsSupportedWithTheirCRDs(t *testing.T) {
 	}
 	// The API server publishes a CRD's schema a few seconds after it serves the kind.
 	eventually(t, time.Minute, func() error {
-		reports, err := CheckOperators(checker)
+		reports, err := CheckOperators(checker, registry.Default())
 		if err != nil {
 			return err
 		}
@@ -74,7 +75,7 @@ func TestOperatorMissingOrUnsupportedFailsTheRunAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reports, err := CheckOperators(checker)
+	reports, err := CheckOperators(checker, registry.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func TestOperatorMissingOrUnsupportedFailsTheRunAtOnce(t *testing.T) {
 	}
 	var pg OperatorReport
 	eventually(t, time.Minute, func() error { // the CRD's OpenAPI document is published shortly after
-		reports, err := CheckOperators(checker)
+		reports, err := CheckOperators(checker, registry.Default())
 		if err != nil {
 			return err
 		}

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines/registry"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines/ydb"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
 )
@@ -183,7 +184,7 @@ func TestSuiteRunPlacement(t *testing.T) {
 		Placement: &benchv1.Placement{Database: shared, Clients: shared},
 	}}
 	plan := suitePlan(suite)
-	pg, ext := suiteRun(suite, plan[0], "", "").Spec.Placement, suiteRun(suite, plan[1], "", "").Spec.Placement
+	pg, ext := suiteRun(registry.Default(), suite, plan[0], "", "").Spec.Placement, suiteRun(registry.Default(), suite, plan[1], "", "").Spec.Placement
 	if pg.Database.NodeSelector["pool"] != "pg" || pg.Clients.NodeSelector["pool"] != "clients" || pg.Loader != nil {
 		t.Errorf("pg's placement %+v", pg)
 	}

@@ -138,7 +138,9 @@ func (r *BenchmarkRunReconciler) reconcileResult(ctx context.Context, run *bench
 	if err != nil {
 		return false, ctrl.Result{}, r.fail(ctx, run, "SearchInconsistent", err.Error())
 	}
-	result := resultOf(run, decision, evidence)
+	// The result and the report read the database as its engine described it.
+	described := r.engines().Described(run)
+	result := resultOf(described, decision, evidence)
 	result.Sustained = sustainedResult(run)
 	steps, err := r.readStepData(ctx, run)
 	if err != nil {
@@ -153,7 +155,7 @@ func (r *BenchmarkRunReconciler) reconcileResult(ctx context.Context, run *bench
 	if err != nil {
 		return false, ctrl.Result{}, err
 	}
-	md := report.RunMarkdown(run, result)
+	md := report.RunMarkdown(described, result)
 	binary := map[string][]byte{seriesKey: series}
 	rep.Series = seriesKey
 	body, err := json.MarshalIndent(rep, "", "  ")
@@ -168,7 +170,7 @@ func (r *BenchmarkRunReconciler) reconcileResult(ctx context.Context, run *bench
 		}
 	}
 	data := map[string]string{"report.json": string(body), "report.md": md}
-	if page := reportHTML(run, result, binary[seriesKey], maxReportBytes-len(body)-len(md)-len(binary[seriesKey])); page != "" {
+	if page := reportHTML(described, result, binary[seriesKey], maxReportBytes-len(body)-len(md)-len(binary[seriesKey])); page != "" {
 		data["report.html"] = page
 	}
 	if err := r.applyReport(ctx, run, data, binary); err != nil {
@@ -227,7 +229,7 @@ func slaCompliance(run *benchv1.BenchmarkRun, result benchv1.Result) (metav1.Con
 }
 
 // resultOf is the run's result from the search's decision over its evidence and the recorded
-// steps. It always rests on conclusive full-length steps: the decision's, or, when
+// steps of run (described: registry.Described). It always rests on conclusive full-length steps: the decision's, or, when
 // search.maxSteps stopped the search, the highest compliant full-length step so far.
 func resultOf(run *benchv1.BenchmarkRun, d search.Decision, e evidence) benchv1.Result {
 	warehouses := run.Spec.Workload.Warehouses

@@ -122,7 +122,7 @@ func (r *BenchmarkRunReconciler) checkReuse(ctx context.Context, run *benchv1.Be
 	if err != nil {
 		return true, ctrl.Result{}, nil // reconcileDatabase fails the run with the reason
 	}
-	conn := r.backend(run).Connection(run)
+	conn := r.connection(run)
 	for _, obj := range desired {
 		current := &unstructured.Unstructured{}
 		current.SetGroupVersionKind(obj.GroupVersionKind())
@@ -146,7 +146,7 @@ func (r *BenchmarkRunReconciler) checkReuse(ctx context.Context, run *benchv1.Be
 // (spec.database.restore): the dataset check Job's consistency conditions and the dataset's
 // identity and growth, recorded in status.load.
 func (r *BenchmarkRunReconciler) reconcileReusedData(ctx context.Context, run *benchv1.BenchmarkRun) (bool, ctrl.Result, error) {
-	conn := r.backend(run).Connection(run)
+	conn := r.connection(run)
 	check := jobs.DatasetCheckJob(run, conn, r.Config.Jobs)
 	if err := r.createOnce(ctx, run, check); err != nil {
 		return false, ctrl.Result{}, err
@@ -300,7 +300,7 @@ func (r *BenchmarkRunReconciler) checkReusable(ctx context.Context, run *benchv1
 	case err != nil:
 		return err
 	}
-	if reason, why := reusable(current, run, r.backend(run).Connection(run).Engine); reason != "" {
+	if reason, why := reusable(current, run, r.connection(run).Engine); reason != "" {
 		return &ConflictError{Reason: reason, Kind: obj.GetKind(), Name: obj.GetName(), Why: why}
 	}
 	return nil

@@ -207,7 +207,7 @@ func (r *BenchmarkRunReconciler) checkRestore(ctx context.Context, run *benchv1.
 		return false, ctrl.Result{}, r.fail(ctx, run, benchv1.ReasonRestoreUnavailable,
 			fmt.Sprintf("spec.database.restore: engine %s cannot be restored from snapshots here", run.Spec.Database.Engine))
 	}
-	engine := r.backend(run).Connection(run).Engine
+	engine := r.connection(run).Engine
 	for _, name := range snapshotter.RestoredSnapshots(from) {
 		vs := &unstructured.Unstructured{}
 		vs.SetGroupVersionKind(engines.VolumeSnapshotGVK)

@@ -82,7 +82,7 @@ func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv
 			return false, ctrl.Result{RequeueAfter: r.Config.PollInterval}, err
 		}
 	}
-	conn := r.backend(run).Connection(run)
+	conn := r.connection(run)
 	// Every request to the step's pods from here on presents the run's control token (control.go).
 	if ctx, err = r.controlContext(ctx, run); err != nil {
 		return false, ctrl.Result{}, err

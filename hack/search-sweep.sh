@@ -151,7 +151,7 @@ cat >"$RAW/meta.json" <<EOF
   "command": "PGSYNC_PORT=$PGSYNC_PORT SWEEP_FROM=$FROM SWEEP_TO=$TO SWEEP_REPEATS=$REPEATS SWEEP_LOADED=$LOADED SWEEP_CPU=$CPU SWEEP_RAMP=$RAMP SWEEP_DURATION=$DURATION SWEEP_SEED=$SEED hack/search-sweep.sh",
   "commit": "$(cd "$ROOT" && git rev-parse --short HEAD 2>/dev/null || echo unknown)",
   "machine": "$(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), Linux $(uname -r)",
-  "postgres": "PostgreSQL $PGVERSION: hack/pg-sync.sh (primary + 2 synchronous standbys, ANY 2, remote_apply, shared_buffers ${PGSYNC_SHARED_BUFFERS:-1GB}) on loopback",
+  "database": "PostgreSQL $PGVERSION: hack/pg-sync.sh (primary + 2 synchronous standbys, ANY 2, remote_apply, shared_buffers ${PGSYNC_SHARED_BUFFERS:-1GB}) on loopback",
   "constraint": "each server in its own CPU cgroup ($CG): CFS quota $CPU CPU per ${PERIOD_US}us period (as resources.limits.cpu: $(awk -v c="$CPU" 'BEGIN { printf "%dm", c * 1000 }')), high weight; client in a cgroup with high weight, no quota; load before the quota",
   "workload": "spec keying and think times, 10 terminals per active warehouse, $LOADED warehouses loaded, ramp-up $RAMP, measured $DURATION, 5 s intervals; passes in seeded shuffled order (seed $SEED)"
 }

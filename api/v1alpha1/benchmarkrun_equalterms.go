@@ -29,31 +29,10 @@ const (
 	IsolationSerializable Isolation = "Serializable"
 )
 
-// DefaultIsolation is what each engine's dialect runs when workload.isolation is omitted: what it
-// ran before the field existed.
-func DefaultIsolation(e Engine) Isolation {
-	if e == EnginePostgreSQL {
-		return IsolationReadCommitted
-	}
-	return IsolationSerializable
-}
-
-// EffectiveIsolation is workload.isolation, or the engine's default when it is omitted.
-func (w WorkloadSpec) EffectiveIsolation(e Engine) Isolation {
-	if w.Isolation != "" {
-		return w.Isolation
-	}
-	return DefaultIsolation(e)
-}
-
-// IsolationUnsupported says why an engine cannot run a level ("" when it can). Admission rejects
-// the same combinations with the same words (CEL on BenchmarkRunSpec and BenchmarkSuiteSpec).
-func IsolationUnsupported(e Engine, level Isolation) string {
-	if e == EngineYDB && level == IsolationReadCommitted {
-		return IsolationYDBReadCommittedMessage
-	}
-	return ""
-}
+// Each engine's default level, and the levels it refuses, are its own (internal/engines: an
+// engine's Capabilities, which the registry answers for); admission rejects the refused
+// combinations with the engine's words (CEL on BenchmarkRunSpec and BenchmarkSuiteSpec), and a
+// test holds the two alike.
 
 // IsolationYDBReadCommittedMessage is admission's message for YDB with ReadCommitted.
 const IsolationYDBReadCommittedMessage = "workload.isolation ReadCommitted is not offered by YDB: its read-write transactions are Serializable or, from YDB 25.1, snapshot isolation (RepeatableRead)"

@@ -174,6 +174,10 @@ type DatabaseStatus struct {
 	// absent when the database has no memory request or limit, or is external.
 	// +optional
 	Sizing *DatabaseSizing `json:"sizing,omitempty"`
+	// Description is the engine's account of the database as deployed: topology, durability,
+	// pods and tuning (DatabaseDescription), which reports render.
+	// +optional
+	Description *DatabaseDescription `json:"description,omitempty"`
 }
 
 // DatabaseSizing is what the database's settings were sized from, and the values used.

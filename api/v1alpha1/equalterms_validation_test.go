@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines/registry"
 )
 
 func cockroachRun(extra ...mutation) []mutation {
@@ -84,14 +85,14 @@ func TestAdmissionAcceptsEqualTerms(t *testing.T) {
 		check     func(t *testing.T, spec benchv1.BenchmarkRunSpec)
 	}{
 		{"PostgreSQL default", nil, func(t *testing.T, s benchv1.BenchmarkRunSpec) {
-			if s.Workload.Isolation != "" || s.Workload.EffectiveIsolation(s.Database.Engine) != benchv1.IsolationReadCommitted {
-				t.Errorf("isolation %q (effective %q), want omitted, ReadCommitted", s.Workload.Isolation, s.Workload.EffectiveIsolation(s.Database.Engine))
+			if s.Workload.Isolation != "" || effectiveIsolation(s) != benchv1.IsolationReadCommitted {
+				t.Errorf("isolation %q (effective %q), want omitted, ReadCommitted", s.Workload.Isolation, effectiveIsolation(s))
 			}
 		}},
 		{"PostgreSQL Serializable", []mutation{set("spec.workload.isolation", "Serializable")}, nil},
 		{"PostgreSQL RepeatableRead", []mutation{set("spec.workload.isolation", "RepeatableRead")}, nil},
 		{"CockroachDB default", cockroachRun(), func(t *testing.T, s benchv1.BenchmarkRunSpec) {
-			if got := s.Workload.EffectiveIsolation(s.Database.Engine); got != benchv1.IsolationSerializable {
+			if got := effectiveIsolation(s); got != benchv1.IsolationSerializable {
 				t.Errorf("effective isolation %q, want Serializable", got)
 			}
 		}},
@@ -145,18 +146,30 @@ func TestSuiteAdmissionIsolation(t *testing.T) {
 	}
 }
 
-// IsolationUnsupported says the same as admission.
-func TestIsolationUnsupported(t *testing.T) {
-	for _, e := range []benchv1.Engine{benchv1.EnginePostgreSQL, benchv1.EngineCockroachDB, benchv1.EngineYDB} {
+// effectiveIsolation is the level a run's transactions run at, as its engine answers it.
+func effectiveIsolation(s benchv1.BenchmarkRunSpec) benchv1.Isolation {
+	return registry.Default().Engine(s.Database).Capabilities().Isolation.Effective(s.Workload)
+}
+
+// Admission refuses exactly the levels each engine of the registry refuses, in the engine's words,
+// and each engine's default is one it accepts.
+func TestAdmissionAgreesWithTheEnginesIsolation(t *testing.T) {
+	for _, e := range registry.Default().Engines() {
+		iso := e.Capabilities().Isolation
+		if _, refused := iso.Refused[iso.Default]; refused || iso.Default == "" {
+			t.Errorf("%s: default %q is refused or empty", e.Name(), iso.Default)
+		}
 		for _, l := range []benchv1.Isolation{benchv1.IsolationReadCommitted, benchv1.IsolationRepeatableRead, benchv1.IsolationSerializable} {
-			msg := benchv1.IsolationUnsupported(e, l)
-			if want := e == benchv1.EngineYDB && l == benchv1.IsolationReadCommitted; want != (msg != "") {
-				t.Errorf("%s %s: %q", e, l, msg)
+			name := strings.ToLower(fmt.Sprintf("iso-%s-%s", e.Name(), l))
+			run := manifest(t, name, del("spec.database.postgres"), set("spec.database.engine", string(e.Name())), set("spec.workload.isolation", string(l)))
+			err := createStrict(run)
+			why, refused := iso.Refused[l]
+			switch {
+			case refused && (err == nil || !strings.Contains(err.Error(), why) || !strings.Contains(err.Error(), "spec.workload.isolation")):
+				t.Errorf("%s %s: admission %v, want a rejection naming spec.workload.isolation with %q", e.Name(), l, err, why)
+			case !refused && err != nil:
+				t.Errorf("%s %s: rejected: %v", e.Name(), l, err)
 			}
 		}
-	}
-	if benchv1.DefaultIsolation(benchv1.EnginePostgreSQL) != benchv1.IsolationReadCommitted ||
-		benchv1.DefaultIsolation(benchv1.EngineCockroachDB) != benchv1.IsolationSerializable || benchv1.DefaultIsolation(benchv1.EngineYDB) != benchv1.IsolationSerializable {
-		t.Error("default isolation per engine changed: PostgreSQL ReadCommitted, CockroachDB and YDB Serializable")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines/registry"
 	"github.com/tpcc-operator/tpcc-operator/internal/report"
 )
 
@@ -48,12 +49,15 @@ func compareCommand(o *options) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				runs = append(runs, run)
+				runs = append(runs, registry.Default().Described(run))
 				if !report.Final(run.Status.Phase) {
 					running = append(running, fmt.Sprintf("%s is %s", run.Name, phaseOf(run.Status.Phase)))
 				}
 			}
-			c := report.CompareRuns(runs, o.now())
+			c, err := report.CompareRuns(runs, o.now())
+			if err != nil {
+				return err
+			}
 			var out []byte
 			switch format {
 			case formatJSON:

@@ -11,6 +11,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/chunked"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines/registry"
 	"github.com/tpcc-operator/tpcc-operator/internal/report"
 	"github.com/tpcc-operator/tpcc-operator/internal/results"
 )
@@ -97,6 +98,7 @@ func reportFromResults(ctx context.Context, o *options, rf *resultsFlags, name, 
 		return resultsError(err)
 	}
 	now := o.now()
+	run = registry.Default().Described(run) // recorded before descriptions were: its spec describes it
 	result := report.PartialResult(run)
 	var out []byte
 	switch format {
@@ -138,6 +140,7 @@ type partialReport struct {
 // runReport renders a run's report from its status and series (the report ConfigMap's
 // series.json.gz, else the steps' series ConfigMaps); -o json is report.json as the operator wrote it.
 func runReport(ctx context.Context, k *cluster, run *benchv1.BenchmarkRun, format string, now time.Time) ([]byte, string, error) {
+	run = registry.Default().Described(run) // not deployed yet, or by an operator before descriptions: its spec describes it
 	incomplete := ""
 	if !report.Final(run.Status.Phase) {
 		incomplete = fmt.Sprintf("BenchmarkRun %s/%s is %s: the report holds what is recorded so far", run.Namespace, run.Name, phaseOf(run.Status.Phase))
@@ -226,7 +229,11 @@ func suiteReport(ctx context.Context, k *cluster, suite *benchv1.BenchmarkSuite,
 			return nil, "", fmt.Errorf("ConfigMap %s comparison.json: %w", name, err)
 		}
 	} else {
-		c = report.Compare(report.Input{Suite: suite.Name, Namespace: suite.Namespace, Spec: suite.Spec, Runs: suite.Status.Runs, Generated: now})
+		c, err = report.Compare(report.Input{Suite: suite.Name, Namespace: suite.Namespace, Spec: suite.Spec, Runs: suite.Status.Runs, Generated: now,
+			Descriptions: registry.Default().Descriptions(suite.Spec.Databases)})
+		if err != nil {
+			return nil, "", err
+		}
 	}
 	incomplete := ""
 	if !c.Complete {

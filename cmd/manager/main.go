@@ -23,10 +23,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	cnpgv1 "github.com/cloudnative-pg/api/pkg/api/v1"
-
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/controllers"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines/registry"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
 )
 
@@ -47,9 +46,10 @@ func main() {
 	flag.StringVar(&namespaces, "namespaces", "", "Comma-separated namespaces to watch; empty watches all namespaces.")
 	flag.StringVar(&cfg.Jobs.ClientImage, "client-image", envOr("TPCC_CLIENT_IMAGE", "tpcc-operator/tpcc:dev"), "Image of the tpcc client run by loader, check and client pods.")
 	flag.StringVar(&pullPolicy, "image-pull-policy", envOr("TPCC_IMAGE_PULL_POLICY", string(corev1.PullIfNotPresent)), "Pull policy of the client image: Always, IfNotPresent or Never.")
-	flag.StringVar(&cfg.Images.Postgres, "postgres-image", os.Getenv("TPCC_POSTGRES_IMAGE"), "PostgreSQL operand image for CloudNativePG when a run names none; empty keeps CloudNativePG's default.")
-	flag.StringVar(&cfg.Images.Cockroach, "cockroach-image", os.Getenv("TPCC_COCKROACH_IMAGE"), "CockroachDB image when a run names none.")
-	flag.StringVar(&cfg.Images.YDB, "ydb-image", os.Getenv("TPCC_YDB_IMAGE"), "YDB image when a run names none.")
+	engineRegistry := registry.Default()
+	images := &registry.ImageFlag{Registry: engineRegistry}
+	flag.Var(images, "image", "An engine's operand image when a run names none, ENGINE=REF (repeated; ENGINE one of "+engineNames(engineRegistry)+"); an engine without one uses its operator's default.")
+	legacy := legacyImageFlags(flag.CommandLine, engineRegistry)
 	flag.DurationVar(&cfg.DatabaseReadyTimeout, "database-ready-timeout", cfg.DatabaseReadyTimeout, "Fail a run whose database is not ready this long after it was deployed.")
 	flag.DurationVar(&cfg.PollInterval, "poll-interval", cfg.PollInterval, "How often running steps' snapshots are fetched and waits re-checked.")
 	flag.BoolVar(&networkPolicy, "client-network-policy", false, "Create with each run a NetworkPolicy admitting only the operator's pods (--operator-namespace, --operator-pod-labels) to its client pods' snapshot port. Needs the manager to run in the cluster, and a network plugin that enforces NetworkPolicy to have an effect.")
@@ -57,12 +57,17 @@ func main() {
 	flag.StringVar(&operatorPodLabels, "operator-pod-labels", "", "Labels of the operator's pods, key=value,…, for --client-network-policy.")
 	flag.DurationVar(&cfg.StorageCalibration, "storage-calibration", 10*time.Second, "Before each run's load, measure small fdatasync'd writes (fio, in the client image) on a volume of the database's storage class and size on each database node, for this long; 0 measures nothing.")
 	flag.BoolVar(&kubeletMetrics, "kubelet-metrics", true, "Read the disk and network counters of database and client pods from their nodes' kubelet cAdvisor metrics, through the API server's node proxy (RBAC nodes/proxy get).")
-	flag.StringVar(&resultsSecret, "results-secret", os.Getenv("TPCC_RESULTS_SECRET"), "Default results database of runs and suites that name none: a Secret NAME[/KEY] (key default uri) in each one's namespace holding a postgres:// URI (docs/results.md); empty: none.")
+	flag.StringVar(&resultsSecret, "results-secret", os.Getenv("TPCC_RESULTS_SECRET"), "Default results database of runs and suites that name none: a Secret NAME[/KEY] (key default uri) in each one's namespace holding the results database's URI (docs/results.md); empty: none.")
 	logOpts := zap.Options{}
 	logOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&logOpts)))
 	setupLog := ctrl.Log.WithName("setup")
+	cfg.Engines = engineRegistry
+	cfg.Images = images.Merged(legacy.images())
+	for _, name := range legacy.used() {
+		setupLog.Info("deprecated flag or variable: use --image ENGINE=REF", "used", name)
+	}
 	switch corev1.PullPolicy(pullPolicy) {
 	case corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
 		cfg.Jobs.ImagePullPolicy = corev1.PullPolicy(pullPolicy)
@@ -103,7 +108,7 @@ type managerOptions struct {
 
 func run(ctx context.Context, cfg *rest.Config, o managerOptions) error {
 	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, benchv1.AddToScheme, cnpgv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, benchv1.AddToScheme, o.reconciler.Engines.AddToScheme} {
 		if err := add(scheme); err != nil {
 			return err
 		}
@@ -180,7 +185,7 @@ func run(ctx context.Context, cfg *rest.Config, o managerOptions) error {
 // DatabaseOperatorMissing or DatabaseOperatorUnsupported (docs/troubleshooting.md).
 func logOperators(checker *controllers.OperatorChecker) {
 	log := ctrl.Log.WithName("setup")
-	reports, err := controllers.CheckOperators(checker)
+	reports, err := controllers.CheckOperators(checker, registry.Default())
 	if err != nil {
 		log.Error(err, "cannot check the database operators' CRDs; runs are checked one by one")
 		return

@@ -54,10 +54,17 @@ type Readiness struct {
 }
 
 // Connection is what a pod needs to connect: the `tpcc --engine` value and the URL, which comes
-// from a Secret (never copied into the pod spec or the run's status) or is a plain string.
+// from a Secret (never copied into the pod spec or the run's status) or is a plain string. A
+// backend fills where the database is; the registry adds what the client needs from the engine
+// (Engine, Isolation, Ledger).
 type Connection struct {
-	// Engine is the tpcc client's --engine value: postgres, cockroach or ydb.
+	// Engine is the tpcc client's --engine value: the engine's dialect (Engine.Dialect).
 	Engine string
+	// Isolation is the level every transaction of the run's clients runs at: workload.isolation,
+	// or the engine's default.
+	Isolation benchv1.Isolation
+	// Ledger says whether the client can check the New-Order ledger against the database.
+	Ledger bool
 	// URL without credentials, used when URLFrom is nil.
 	URL string
 	// URLFrom is the Secret key holding the full URL.
@@ -77,12 +84,6 @@ type Connection struct {
 	// ReadSettings name the settings the sampling client pod reads back from the database (the
 	// run's requested ones: Tuner), for status.environment.tuning.
 	ReadSettings []string
-}
-
-// Images are the operand images used when a run does not override them; empty means the vendor
-// operator's default.
-type Images struct {
-	Postgres, Cockroach, YDB string
 }
 
 // DatabaseName is the name of the vendor database object of a run (CloudNativePG Cluster,

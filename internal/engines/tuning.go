@@ -10,25 +10,20 @@ import (
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 )
 
-// Tuner is implemented by the backends whose engine takes settings a run asks for: PostgreSQL's
-// parameters (postgres.parameters, the sizing, synchronous_commit), CockroachDB's cluster
-// settings (cockroach.clusterSettings, and the one workload.isolation needs), YDB's configuration
-// sections (ydb.config, the sizing). The run's environment records each beside the value the
-// database reports (TuningRecord).
+// Tuner is implemented by the backends whose engine takes settings a run asks for (the engine's own
+// spec fields, the sizing, what workload.isolation needs). The run's environment records each
+// beside the value the database reports (TuningRecord).
 type Tuner interface {
 	// Tuning lists the settings the run asks the engine for, in the engine's own names, with
 	// their sources; Effective is left for the database to fill, Note says when it cannot.
 	Tuning(run *benchv1.BenchmarkRun) []benchv1.EngineSetting
 }
 
-// Sources of requested settings (benchv1.EngineSetting.Source).
+// Sources of requested settings every engine may have (benchv1.EngineSetting.Source); an engine's
+// own fields are sources of its own (its folder names them).
 const (
-	SourceParameters        = "postgres.parameters"
-	SourceSynchronousCommit = "postgres.synchronousCommit"
-	SourceSizing            = "sizing"
-	SourceClusterSettings   = "cockroach.clusterSettings"
-	SourceIsolation         = "workload.isolation"
-	SourceYDBConfig         = "ydb.config"
+	SourceSizing    = "sizing"
+	SourceIsolation = "workload.isolation"
 )
 
 // SettingNames are the names of the settings a client reads back (tpcc run --show-setting): those

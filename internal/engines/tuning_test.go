@@ -35,14 +35,14 @@ func TestSameSettingValue(t *testing.T) {
 func TestTuningRecord(t *testing.T) {
 	requested := []benchv1.EngineSetting{
 		{Name: "shared_buffers", Source: SourceSizing, Requested: "2GB"},
-		{Name: "work_mem", Source: SourceParameters, Requested: "64MB"},
+		{Name: "work_mem", Source: "postgres.parameters", Requested: "64MB"},
 		{Name: "max_connections", Source: SourceSizing, Requested: "221"},
 		{Name: "cache", Source: SourceSizing, Requested: "2GiB", Note: "a start flag, not readable through SQL"},
 	}
 	got := TuningRecord(requested, map[string]string{"shared_buffers": "2GB", "work_mem": "4MB"}, "")
 	want := map[string]benchv1.EngineSetting{
 		"shared_buffers":  {Name: "shared_buffers", Source: SourceSizing, Requested: "2GB", Effective: "2GB"},
-		"work_mem":        {Name: "work_mem", Source: SourceParameters, Requested: "64MB", Effective: "4MB", Note: "the database reports another value than the run asked for"},
+		"work_mem":        {Name: "work_mem", Source: "postgres.parameters", Requested: "64MB", Effective: "4MB", Note: "the database reports another value than the run asked for"},
 		"max_connections": {Name: "max_connections", Source: SourceSizing, Requested: "221", Note: "not reported by the database"},
 		"cache":           requested[3],
 	}

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/engines/registry"
 )
 
 // Kind says which object a reason appears on.
@@ -38,16 +40,16 @@ type Reason struct {
 	Meaning, Action string
 }
 
-var catalog = []Reason{
+var catalog = withEngines([]Reason{
 	{
 		Name: "InvalidDatabase", Kind: Run, Phase: "Deploying",
-		Meaning: "The database objects could not be built from spec.database (a combination admission cannot check, e.g. YDB's static configuration for the erasure, or resources that do not convert); the message names the field.",
+		Meaning: "The database objects could not be built from spec.database (a combination admission cannot check, e.g. an engine's static configuration that does not fit its node count, or resources that do not convert); the message names the field.",
 		Action:  "Fix spec.database and create the run again under a new name or after deleting this one (a run's spec is immutable).",
 	},
 	{
 		Name: "DatabaseOperatorMissing", Kind: Run, Phase: "Deploying",
-		Meaning: "The engine's database operator is not installed: its CRD (CloudNativePG clusters.postgresql.cnpg.io, cockroach-operator crdbclusters.crdb.cockroachlabs.com, ydb-operator storages/databases.ydb.tech) does not exist in the cluster. The manager also logs this at start.",
-		Action:  "Install the supported operator version (docs/operations.md: CloudNativePG 1.29.1, cockroach-operator v2.18.3, ydb-operator 0.8.0), then delete and re-create the run.",
+		Meaning: "The engine's database operator is not installed: its CRD ({crds}) does not exist in the cluster. The manager also logs this at start.",
+		Action:  "Install the supported operator version (docs/operations.md: {versions}), then delete and re-create the run.",
 	},
 	{
 		Name: "DatabaseOperatorUnsupported", Kind: Run, Phase: "Deploying",
@@ -56,8 +58,8 @@ var catalog = []Reason{
 	},
 	{
 		Name: "DatabaseNotReady", Kind: Run, Phase: "Deploying, Loading, Running",
-		Meaning: "The database was not ready within the manager's --database-ready-timeout (30m by default): after it was deployed, after the switch from postgres.loadResources, or — between steps — not ready again after a step (the message names that step and the one that never started); the message carries the database operator's own status (or, for spec.database.external, the missing Secret or key).",
-		Action:  "`kubectl describe` the database object (`kubectl get cluster,crdbcluster,database -l bench.oltp.io/run=RUN`) and its pods: Pending pods usually mean the storage class or the requested CPU and memory do not fit; a pod restarting after a step (its liveness probe failed under load, or it was OOM-killed) means the database cannot hold the load it was given at its resources — give it more, or start the search lower. For external, create the Secret with the key `uri`. Large databases may need a longer --database-ready-timeout.",
+		Meaning: "The database was not ready within the manager's --database-ready-timeout (30m by default): after it was deployed, after the switch from the load's resources to the measured ones, or — between steps — not ready again after a step (the message names that step and the one that never started); the message carries the database operator's own status (or, for spec.database.external, the missing Secret or key).",
+		Action:  "`kubectl describe` the database object (`kubectl get {kinds} -l bench.oltp.io/run=RUN`) and its pods: Pending pods usually mean the storage class or the requested CPU and memory do not fit; a pod restarting after a step (its liveness probe failed under load, or it was OOM-killed) means the database cannot hold the load it was given at its resources — give it more, or start the search lower. For external, create the Secret with the key `uri`. Large databases may need a longer --database-ready-timeout.",
 	},
 	{
 		Name: "LoadFailed", Kind: Run, Phase: "Loading",
@@ -82,7 +84,7 @@ var catalog = []Reason{
 	{
 		Name: "DatabaseConflict", Kind: Run, Phase: "Pending or Deploying",
 		Meaning: "An object the run would create for its database (RUN-db of the engine's kind) already exists and is not this run's: no owner reference to it and no bench.oltp.io/owner-uid annotation with its UID. The run stopped before writing anything to it and will not tear it down. With spec.database.reuse: the object is not the database the named run kept.",
-		Action:  "The message names the object and whose it is. Rename the run, or delete the other object if it is really abandoned (`kubectl get cluster,crdbcluster,storage,database RUN-db -o yaml` shows its owners). Never delete someone else's database to make room for a benchmark.",
+		Action:  "The message names the object and whose it is. Rename the run, or delete the other object if it is really abandoned (`kubectl get {kinds} RUN-db -o yaml` shows its owners). Never delete someone else's database to make room for a benchmark.",
 	},
 	{
 		Name: "ObjectConflict", Kind: Run, Phase: "any",
@@ -116,8 +118,8 @@ var catalog = []Reason{
 	},
 	{
 		Name: "SnapshotFailed", Kind: Run, Phase: "Loading",
-		Meaning: "spec.database.snapshot: the snapshot of the freshly loaded data was not taken — CloudNativePG's volume-snapshot Backup failed (its error is in the message: typically no VolumeSnapshotClass for the storage class's CSI driver, a driver without snapshots, or the VolumeSnapshot CRDs installed after CloudNativePG started), was deleted, refused by CloudNativePG's webhook, or not completed within --database-ready-timeout. No step ran.",
-		Action:  "`kubectl describe backup RUN-snapshot` and `kubectl get volumesnapshot RUN-snapshot -o yaml` say what the CSI driver and the snapshot controller reported. Install the external-snapshotter's CRDs and controller (then restart CloudNativePG), give spec.database.snapshot.volumeSnapshotClassName a class of the storage class's driver, or drop spec.database.snapshot (docs/reuse.md).",
+		Meaning: "spec.database.snapshot: the snapshot of the freshly loaded data was not taken — the database operator's volume-snapshot request failed (its error is in the message: typically no VolumeSnapshotClass for the storage class's CSI driver, a driver without snapshots, or the VolumeSnapshot CRDs installed after the database operator started), was deleted, refused by the operator's webhook, or not completed within --database-ready-timeout. No step ran.",
+		Action:  "`kubectl describe` the snapshot request (status.snapshot names it, RUN-snapshot) and `kubectl get volumesnapshot RUN-snapshot -o yaml` say what the CSI driver and the snapshot controller reported. Install the external-snapshotter's CRDs and controller (then restart the database operator), give spec.database.snapshot.volumeSnapshotClassName a class of the storage class's driver, or drop spec.database.snapshot (docs/reuse.md).",
 	},
 	{
 		Name: "RestoreMismatch", Kind: Run, Phase: "Pending or Loading",
@@ -154,7 +156,7 @@ var catalog = []Reason{
 		Meaning: "Every run of the suite ended and none produced a result; the message lists each run with its own reason.",
 		Action:  "Look up each run's reason in the BenchmarkRun table (`kubectl tpcc status SUITE` shows them).",
 	},
-}
+})
 
 // All returns the catalog, runs first, in a stable order.
 func All() []Reason { return append([]Reason(nil), catalog...) }
@@ -205,3 +207,31 @@ func MarkdownTable(kind Kind) string {
 }
 
 func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// withEngines fills in the catalog what depends on the engines the operator knows (the engines'
+// registry): {crds}, each database operator's CRDs; {versions}, each operator's supported version;
+// {kinds}, the kinds of the objects runs deploy, as kubectl get takes them.
+func withEngines(reasons []Reason) []Reason {
+	var crds, versions, kinds []string
+	for _, o := range registry.Default().Operators() {
+		versions = append(versions, o.Operator.Name+" "+o.Operator.Version)
+		groups := map[string][]string{}
+		var order []string
+		for _, k := range o.Kinds {
+			if _, seen := groups[k.Group]; !seen {
+				order = append(order, k.Group)
+			}
+			plural := strings.ToLower(k.Kind) + "s"
+			groups[k.Group] = append(groups[k.Group], plural)
+			kinds = append(kinds, strings.ToLower(k.Kind))
+		}
+		for _, g := range order {
+			crds = append(crds, o.Operator.Name+" "+strings.Join(groups[g], "/")+"."+g)
+		}
+	}
+	fill := strings.NewReplacer("{crds}", strings.Join(crds, ", "), "{versions}", strings.Join(versions, ", "), "{kinds}", strings.Join(kinds, ","))
+	for i := range reasons {
+		reasons[i].Meaning, reasons[i].Action = fill.Replace(reasons[i].Meaning), fill.Replace(reasons[i].Action)
+	}
+	return reasons
+}

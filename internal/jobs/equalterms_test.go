@@ -6,9 +6,11 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines/registry"
 )
 
-// Every step tells its clients the run's isolation level (the engine's default when omitted) and
+// Every step tells its clients the run's isolation level (the engine's default when omitted, as the
+// registry's engines give it) and
 // which settings to read back; the loader applies the connection's cluster settings in name order.
 func TestIsolationAndSettingsArgs(t *testing.T) {
 	for _, c := range []struct {
@@ -24,7 +26,9 @@ func TestIsolationAndSettingsArgs(t *testing.T) {
 	} {
 		run := testRun(10)
 		run.Spec.Database.Engine, run.Spec.Workload.Isolation = c.engine, c.level
-		args := StepJob(run, 0, 10, 0, secretConn, Config{ClientImage: "tpcc:dev"}).Spec.Template.Spec.Containers[0].Args
+		conn := secretConn
+		conn.Isolation = registry.Default().Engine(run.Spec.Database).Capabilities().Isolation.Effective(run.Spec.Workload)
+		args := StepJob(run, 0, 10, 0, conn, Config{ClientImage: "tpcc:dev"}).Spec.Template.Spec.Containers[0].Args
 		if got := arg(t, args, "--isolation"); got != c.want {
 			t.Errorf("%s %q: --isolation %s, want %s", c.engine, c.level, got, c.want)
 		}

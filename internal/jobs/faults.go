@@ -8,6 +8,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+	"github.com/tpcc-operator/tpcc-operator/internal/workload"
 )
 
 // FaultInterval is the length of a fault step's time series intervals: the outage and the recovery
@@ -15,8 +16,8 @@ import (
 const FaultInterval = time.Second
 
 // MeasureFaults turns a step Job into one that measures a fault: one-second intervals, and (where
-// the engine supports it) the New-Order ledger checked against the database before and after
-// the step (--ledger-check).
+// the engine supports it: conn.Ledger) the New-Order ledger checked against the database before
+// and after the step (--ledger-check).
 func MeasureFaults(job *batchv1.Job, conn engines.Connection) {
 	c := &job.Spec.Template.Spec.Containers[0]
 	for i := 0; i+1 < len(c.Args); i++ {
@@ -24,14 +25,10 @@ func MeasureFaults(job *batchv1.Job, conn engines.Connection) {
 			c.Args[i+1] = FaultInterval.String()
 		}
 	}
-	if LedgerSupported(conn.Engine) {
+	if conn.Ledger {
 		c.Args = append(c.Args, "--ledger-check")
 	}
 }
-
-// LedgerSupported reports whether tpcc run --ledger-check supports the engine (its district
-// readings are SQL: PostgreSQL and CockroachDB).
-func LedgerSupported(engine string) bool { return engine == "postgres" || engine == "cockroach" }
 
 // FaultCheckJobName names the consistency check after step index.
 func FaultCheckJobName(run *benchv1.BenchmarkRun, index int32) string {
@@ -42,7 +39,7 @@ func FaultCheckJobName(run *benchv1.BenchmarkRun, index int32) string {
 // 3.3.2.11) after a step with faults: nothing half-applied survived the failover.
 func FaultCheckJob(run *benchv1.BenchmarkRun, index int32, conn engines.Connection, cfg Config) *batchv1.Job {
 	job := newJob(run, FaultCheckJobName(run, index), ComponentCheck, conn, cfg,
-		[]string{"check", "--engine", conn.Engine, "--warehouses", itoa(run.Spec.Workload.Warehouses), "--threads", strconv.Itoa(LoaderThreads)})
+		[]string{"check", "--engine", conn.Engine, "--warehouses", itoa(run.Spec.Workload.Warehouses), "--threads", strconv.Itoa(workload.LoaderThreads)})
 	job.Spec.BackoffLimit = ptr(int32(2))
 	return job
 }

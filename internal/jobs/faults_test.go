@@ -3,15 +3,19 @@ package jobs
 import (
 	"slices"
 	"testing"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines/registry"
 )
 
 func TestMeasureFaults(t *testing.T) {
 	for _, tc := range []struct {
-		engine string
+		engine benchv1.Engine
 		ledger bool
-	}{{"postgres", true}, {"cockroach", true}, {"ydb", false}} {
+	}{{benchv1.EnginePostgreSQL, true}, {benchv1.EngineCockroachDB, true}, {benchv1.EngineYDB, false}} {
+		e, _ := registry.Default().Lookup(tc.engine)
 		conn := secretConn
-		conn.Engine = tc.engine
+		conn.Engine, conn.Ledger = e.Dialect(), e.Capabilities().Ledger
 		job := StepJob(testRun(10), 3, 10, 0, conn, Config{})
 		MeasureFaults(job, conn)
 		args := job.Spec.Template.Spec.Containers[0].Args

@@ -18,9 +18,9 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
-	"github.com/tpcc-operator/tpcc-operator/internal/shard"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
+	"github.com/tpcc-operator/tpcc-operator/internal/workload"
 )
 
 // Labels on every pod and Job, beside engines.Labels.
@@ -37,17 +37,9 @@ const (
 // to the operator only (control.go), and GET /healthz to anyone (its readiness probe).
 const SnapshotPort = 8080
 
-// Sizing defaults when spec.workload.clients.pods or loader.pods is 0.
-const (
-	WarehousesPerClientPod = 500 // 5 000 goroutine terminals
-	MaxClientPods          = 64
-	WarehousesPerLoaderPod = 50
-	MaxLoaderPods          = 16
-	LoaderThreads          = 4
-	// Linger keeps a finished client pod serving its final snapshot until the operator collects it,
-	// so a restarted operator loses no step.
-	Linger = 30 * time.Minute
-)
+// Linger keeps a finished client pod serving its final snapshot until the operator collects it,
+// so a restarted operator loses no step.
+const Linger = 30 * time.Minute
 
 // Config is what the manager decides beside the run: the client image and pull policy.
 type Config struct {
@@ -62,30 +54,14 @@ func StepJobName(run *benchv1.BenchmarkRun, index int32) string {
 	return fmt.Sprintf("%s-step-%d", run.Name, index)
 }
 
-// LoaderPods is how many pods load the warehouses.
-func LoaderPods(run *benchv1.BenchmarkRun) int32 {
-	if p := run.Spec.Workload.Loader.Pods; p > 0 {
-		return min(p, run.Spec.Workload.Warehouses)
-	}
-	return int32(shard.Count(int(run.Spec.Workload.Warehouses), WarehousesPerLoaderPod, MaxLoaderPods))
-}
-
-// ClientPods is how many client pods drive a step of active warehouses.
-func ClientPods(run *benchv1.BenchmarkRun, active int32) int32 {
-	if p := run.Spec.Workload.Clients.Pods; p > 0 {
-		return min(p, active)
-	}
-	return int32(shard.Count(int(active), WarehousesPerClientPod, MaxClientPods))
-}
-
 // LoaderJob loads warehouses 1..N, pod i its shard; a pod that fails is retried on its own
 // (backoffLimitPerIndex) and resumes where it stopped, since the loader skips finished warehouses.
 func LoaderJob(run *benchv1.BenchmarkRun, conn engines.Connection, cfg Config) *batchv1.Job {
-	pods := LoaderPods(run)
+	pods := workload.LoaderPods(run)
 	args := []string{"load", "--engine", conn.Engine,
 		"--warehouses", itoa(run.Spec.Workload.Warehouses),
 		"--shard", "$(JOB_COMPLETION_INDEX)", "--shards", itoa(pods),
-		"--threads", strconv.Itoa(LoaderThreads), "--tables", tables(run)}
+		"--threads", strconv.Itoa(workload.LoaderThreads), "--tables", tables(run)}
 	for _, name := range sortedKeys(conn.LoaderSettings) {
 		args = append(args, "--cluster-setting", name+"="+conn.LoaderSettings[name])
 	}
@@ -114,7 +90,7 @@ const TerminationMessagePath = "/dev/termination-log"
 // the dataset's identity and growth, written as the container's termination message.
 func DatasetCheckJob(run *benchv1.BenchmarkRun, conn engines.Connection, cfg Config) *batchv1.Job {
 	job := newJob(run, CheckJobName(run), ComponentCheck, conn, cfg,
-		[]string{"check", "--engine", conn.Engine, "--warehouses", itoa(run.Spec.Workload.Warehouses), "--threads", strconv.Itoa(LoaderThreads),
+		[]string{"check", "--engine", conn.Engine, "--warehouses", itoa(run.Spec.Workload.Warehouses), "--threads", strconv.Itoa(workload.LoaderThreads),
 			"--dataset-json", TerminationMessagePath})
 	job.Spec.BackoffLimit = ptr(int32(2))
 	return job
@@ -125,7 +101,7 @@ func DatasetCheckJob(run *benchv1.BenchmarkRun, conn engines.Connection, cfg Con
 func CheckJob(run *benchv1.BenchmarkRun, conn engines.Connection, cfg Config) *batchv1.Job {
 	warehouses := itoa(run.Spec.Workload.Warehouses)
 	job := newJob(run, CheckJobName(run), ComponentCheck, conn, cfg,
-		[]string{"check", "--engine", conn.Engine, "--warehouses", warehouses, "--load-time", "--threads", strconv.Itoa(LoaderThreads),
+		[]string{"check", "--engine", conn.Engine, "--warehouses", warehouses, "--load-time", "--threads", strconv.Itoa(workload.LoaderThreads),
 			"--dataset-json", TerminationMessagePath})
 	finish := job.Spec.Template.Spec.Containers[0].DeepCopy()
 	finish.Name = "finish-load"
@@ -134,7 +110,7 @@ func CheckJob(run *benchv1.BenchmarkRun, conn engines.Connection, cfg Config) *b
 	// --threads bounds its connections (PeakConnections); --tables as the load's, which the finish
 	// checks the existing tables against.
 	finish.Args = []string{"load", "--engine", conn.Engine, "--warehouses", warehouses, "--finish", "--vacuum",
-		"--threads", strconv.Itoa(LoaderThreads), "--tables", tables(run)}
+		"--threads", strconv.Itoa(workload.LoaderThreads), "--tables", tables(run)}
 	job.Spec.Template.Spec.InitContainers = []corev1.Container{*finish}
 	job.Spec.BackoffLimit = ptr(int32(2))
 	return job
@@ -145,7 +121,7 @@ func CheckJob(run *benchv1.BenchmarkRun, conn engines.Connection, cfg Config) *b
 // serving their final snapshot until collected — to the operator only: every request but the
 // readiness probe's must present the run's control token (ControlSecret), mounted as a file.
 func StepJob(run *benchv1.BenchmarkRun, index, active int32, measured time.Duration, conn engines.Connection, cfg Config) *batchv1.Job {
-	pods := ClientPods(run, active)
+	pods := workload.ClientPods(run, active)
 	wait := "spec"
 	if run.Spec.Workload.Wait == benchv1.WaitNone {
 		wait = "none"
@@ -161,7 +137,7 @@ func StepJob(run *benchv1.BenchmarkRun, index, active int32, measured time.Durat
 		"--duration", duration.String(), "--ramp-up", rampUp.String(),
 		"--wait", wait,
 		"--interval", Interval(run).String(), "--telemetry-shard", "0",
-		"--isolation", Isolation(run).Flag(),
+		"--isolation", isolation.Level(conn.Isolation).Flag(),
 		"--listen", fmt.Sprintf(":%d", SnapshotPort), "--paused", "--linger", Linger.String()}
 	for _, name := range conn.ReadSettings {
 		args = append(args, "--show-setting", name)
@@ -201,12 +177,6 @@ func clientResources(terminals int) corev1.ResourceRequirements {
 		Requests: corev1.ResourceList{corev1.ResourceCPU: *cpu, corev1.ResourceMemory: *memory},
 		Limits:   corev1.ResourceList{corev1.ResourceMemory: *resource.NewQuantity(memory.Value()*2, resource.BinarySI)},
 	}
-}
-
-// Isolation is the isolation level of the run's transactions: workload.isolation, or the engine's
-// default (every step passes it to its clients explicitly, so a step records what it asked for).
-func Isolation(run *benchv1.BenchmarkRun) isolation.Level {
-	return isolation.Level(run.Spec.Workload.EffectiveIsolation(run.Spec.Database.Engine))
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -12,6 +12,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+	"github.com/tpcc-operator/tpcc-operator/internal/workload"
 )
 
 func testRun(warehouses int32) *benchv1.BenchmarkRun {
@@ -35,29 +36,6 @@ func arg(t *testing.T, args []string, flag string) string {
 		t.Fatalf("%s missing from %v", flag, args)
 	}
 	return args[i+1]
-}
-
-func TestPodCounts(t *testing.T) {
-	for _, tc := range []struct {
-		warehouses, loaderPods, wantLoader int32
-		active, clientPods, wantClient     int32
-	}{
-		{1, 0, 1, 1, 0, 1},
-		{100, 0, 2, 100, 0, 1},
-		{5000, 0, MaxLoaderPods, 5000, 0, 10},
-		{100000, 0, MaxLoaderPods, 100000, 0, MaxClientPods},
-		{10, 4, 4, 3, 8, 3}, // never more pods than warehouses
-	} {
-		run := testRun(tc.warehouses)
-		run.Spec.Workload.Loader.Pods = tc.loaderPods
-		run.Spec.Workload.Clients.Pods = tc.clientPods
-		if got := LoaderPods(run); got != tc.wantLoader {
-			t.Errorf("LoaderPods(%d warehouses, %d asked) = %d, want %d", tc.warehouses, tc.loaderPods, got, tc.wantLoader)
-		}
-		if got := ClientPods(run, tc.active); got != tc.wantClient {
-			t.Errorf("ClientPods(%d active, %d asked) = %d, want %d", tc.active, tc.clientPods, got, tc.wantClient)
-		}
-	}
 }
 
 func TestLoaderJob(t *testing.T) {
@@ -106,7 +84,7 @@ func TestLoaderTables(t *testing.T) {
 				t.Errorf("finish --tables %s, want %s", got, tc.tables)
 			}
 			if got := arg(t, finish, "--threads"); got != "4" {
-				t.Errorf("finish --threads %s, want %d (LoaderThreads)", got, LoaderThreads)
+				t.Errorf("finish --threads %s, want %d (workload.LoaderThreads)", got, workload.LoaderThreads)
 			}
 		})
 	}

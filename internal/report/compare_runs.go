@@ -11,16 +11,20 @@ import (
 
 // CompareRuns compares existing runs as a suite compares its databases: each run is a "database"
 // named after it, with one repeat. The workload, SLA and search shown are the first run's; where
-// the others differ, a note says so beside the durability and resource notes.
-func CompareRuns(runs []*benchv1.BenchmarkRun, generated time.Time) Comparison {
+// the others differ, a note says so beside the durability and resource notes. Each run's database
+// is as its status describes it; a run without a description is an error.
+func CompareRuns(runs []*benchv1.BenchmarkRun, generated time.Time) (Comparison, error) {
 	if len(runs) == 0 {
-		return Comparison{SchemaVersion: SchemaVersion, Generated: generated.UTC()}
+		return Comparison{SchemaVersion: SchemaVersion, Generated: generated.UTC()}, nil
 	}
 	first := runs[0]
-	in := Input{Namespace: first.Namespace, Generated: generated,
+	in := Input{Namespace: first.Namespace, Generated: generated, Descriptions: map[string]benchv1.DatabaseDescription{},
 		Spec: benchv1.BenchmarkSuiteSpec{Workload: first.Spec.Workload, SLA: first.Spec.SLA, Search: first.Spec.Search, Repeats: 1}}
 	for _, run := range runs {
 		in.Spec.Databases = append(in.Spec.Databases, benchv1.SuiteDatabase{Name: run.Name, Database: run.Spec.Database})
+		if db := run.Status.Database; db != nil && db.Description != nil {
+			in.Descriptions[run.Name] = *db.Description
+		}
 		rec := benchv1.SuiteRunRecord{Name: run.Name, Database: run.Name, Repeat: 1, Phase: run.Status.Phase}
 		if run.Status.Phase == benchv1.PhaseSucceeded {
 			rec.Result = RunResult(run)
@@ -34,7 +38,10 @@ func CompareRuns(runs []*benchv1.BenchmarkRun, generated time.Time) Comparison {
 		rec.Placement = PlacementFlags(run)
 		in.Runs = append(in.Runs, rec)
 	}
-	c := Compare(in)
+	c, err := Compare(in)
+	if err != nil {
+		return Comparison{}, err
+	}
 	if first.Namespace != "" {
 		for _, run := range runs[1:] {
 			if run.Namespace != first.Namespace {
@@ -43,7 +50,7 @@ func CompareRuns(runs []*benchv1.BenchmarkRun, generated time.Time) Comparison {
 		}
 	}
 	c.Notes = append(c.Notes, specNotes(runs)...)
-	return c
+	return c, nil
 }
 
 // specNotes say where the runs' workloads, SLAs or searches differ from the first run's.

@@ -80,13 +80,17 @@ type Input struct {
 	// Runs are the suite's run records, planned ones included.
 	Runs      []benchv1.SuiteRunRecord
 	Generated time.Time
+	// Descriptions are the suite's databases as their engines describe them, by database name
+	// (internal/engines/registry: Descriptions).
+	Descriptions map[string]benchv1.DatabaseDescription
 }
 
 // Final says whether a run phase is an end.
 func Final(p benchv1.Phase) bool { return p == benchv1.PhaseSucceeded || p == benchv1.PhaseFailed }
 
-// Compare computes the comparison.
-func Compare(in Input) Comparison {
+// Compare computes the comparison. A database without a description is an error: the report
+// knows no engine of its own to guess from.
+func Compare(in Input) (Comparison, error) {
 	c := Comparison{SchemaVersion: SchemaVersion, Suite: in.Suite, Namespace: in.Namespace, Generated: in.Generated.UTC(),
 		Workload: in.Spec.Workload, SLA: in.Spec.SLA, Search: in.Spec.Search, Repeats: max(1, in.Spec.Repeats),
 		RunsPlanned: len(in.Spec.Databases) * int(max(1, in.Spec.Repeats))}
@@ -98,24 +102,30 @@ func Compare(in Input) Comparison {
 			End: r.CompletionTime, Reason: r.Reason, Message: r.Message, Result: r.Result, Report: r.Report})
 	}
 	c.Complete = c.RunsDone == c.RunsPlanned
-	for _, d := range in.Spec.Databases {
-		c.Databases = append(c.Databases, Database{Name: d.Name, Engine: d.Database.Engine, Durability: DurabilityOf(d.Database),
-			Resources: ResourcesOf(d.Database), Deployment: deployment(d.Database)})
-		r := row(d, c.Repeats, in.Runs)
-		addEqualTerms(&r, d, in.Spec.Workload, in.Runs)
+	descriptions := make([]benchv1.DatabaseDescription, len(in.Spec.Databases))
+	for i, d := range in.Spec.Databases {
+		desc, ok := in.Descriptions[d.Name]
+		if !ok {
+			return Comparison{}, fmt.Errorf("database %s (engine %s) has no description: the report knows no engine of its own", d.Name, d.Database.Engine)
+		}
+		descriptions[i] = desc
+		c.Databases = append(c.Databases, Database{Name: d.Name, Engine: d.Database.Engine, Durability: DurabilityOf(desc),
+			Resources: ResourcesOf(desc), Deployment: desc.Deployment})
+		r := row(d, desc, c.Repeats, in.Runs)
+		addEqualTerms(&r, d, desc, in.Spec.Workload, in.Runs)
 		c.Results = append(c.Results, r)
 	}
 	rank(&c)
 	c.Notes = Notes(c, in.Runs)
-	if n := tuningNote(in.Spec.Databases); n != "" {
+	if n := tuningNote(in.Spec.Databases, descriptions); n != "" {
 		c.Notes = append(c.Notes, n)
 	}
-	return c
+	return c, nil
 }
 
 // row is one database's results over its runs.
-func row(d benchv1.SuiteDatabase, repeats int32, runs []benchv1.SuiteRunRecord) benchv1.SuiteDatabaseResult {
-	r := benchv1.SuiteDatabaseResult{Database: d.Name, Engine: d.Database.Engine, Runs: repeats, Durability: DurabilityOf(d.Database).Words}
+func row(d benchv1.SuiteDatabase, desc benchv1.DatabaseDescription, repeats int32, runs []benchv1.SuiteRunRecord) benchv1.SuiteDatabaseResult {
+	r := benchv1.SuiteDatabaseResult{Database: d.Name, Engine: d.Database.Engine, Runs: repeats, Durability: desc.Durability.Words}
 	var warehouses, tpmC, efficiency []float64
 	latency := map[benchv1.Transaction][3][]time.Duration{}
 	for _, run := range runs {
@@ -190,31 +200,5 @@ func rank(c *Comparison) {
 		} else {
 			r.Versus = "no compliant step"
 		}
-	}
-}
-
-// deployment summarises a database's topology.
-func deployment(db benchv1.DatabaseSpec) string {
-	if db.External != nil {
-		return fmt.Sprintf("%s, external", db.Engine)
-	}
-	switch db.Engine {
-	case benchv1.EngineCockroachDB:
-		return fmt.Sprintf("CockroachDB, %d nodes", db.EffectiveCockroach().Nodes)
-	case benchv1.EngineYDB:
-		y := db.EffectiveYDB()
-		return fmt.Sprintf("YDB, %d storage + %d database nodes, erasure %s", y.StorageNodes, y.DatabaseNodes, y.Erasure)
-	default:
-		p := db.EffectivePostgres()
-		if FsyncOff(p.Parameters) { // synchronous_commit's level then names no disk: not said
-			if *p.SynchronousReplicas == 0 {
-				return fmt.Sprintf("PostgreSQL, %d %s, asynchronous, fsync off", p.Instances, pluralWord(int(p.Instances), "instance", "instances"))
-			}
-			return fmt.Sprintf("PostgreSQL, %d instances, %d synchronous, fsync off", p.Instances, *p.SynchronousReplicas)
-		}
-		if *p.SynchronousReplicas == 0 { // synchronous_commit then waits for the local flush only
-			return fmt.Sprintf("PostgreSQL, %d %s, asynchronous", p.Instances, pluralWord(int(p.Instances), "instance", "instances"))
-		}
-		return fmt.Sprintf("PostgreSQL, %d instances, %d synchronous (%s)", p.Instances, *p.SynchronousReplicas, p.SynchronousCommit)
 	}
 }

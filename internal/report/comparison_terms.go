@@ -14,8 +14,8 @@ import (
 
 // addEqualTerms fills a database's row with its isolation, per-resource statistics and
 // bottlenecks, from its runs that succeeded.
-func addEqualTerms(r *benchv1.SuiteDatabaseResult, d benchv1.SuiteDatabase, workload benchv1.WorkloadSpec, runs []benchv1.SuiteRunRecord) {
-	r.Isolation = workload.EffectiveIsolation(d.Database.Engine)
+func addEqualTerms(r *benchv1.SuiteDatabaseResult, d benchv1.SuiteDatabase, desc benchv1.DatabaseDescription, workload benchv1.WorkloadSpec, runs []benchv1.SuiteRunRecord) {
+	r.Isolation = effectiveIsolation(workload, desc)
 	perVCPU, perGiB := map[benchv1.ResourceBasis][]float64{}, map[benchv1.ResourceBasis][]float64{}
 	bottlenecks := map[benchv1.BottleneckResource]int{}
 	succeeded := 0
@@ -79,13 +79,13 @@ func isolationNote(c Comparison) string {
 // tuningNote says when the databases' specs ask their engines for different settings.
 // The operator sizes every engine's memory alike (docs/sizing.md); a note appears when some
 // deployed database's spec asks for more than that.
-func tuningNote(dbs []benchv1.SuiteDatabase) string {
+func tuningNote(dbs []benchv1.SuiteDatabase, descriptions []benchv1.DatabaseDescription) string {
 	var parts []string
 	asked := false
-	for _, d := range dbs {
-		t, n := tuningWords(d.Database)
-		asked = asked || n > 0
-		parts = append(parts, d.Name+" "+t)
+	for i, d := range dbs {
+		t := descriptions[i].Tuning
+		asked = asked || t.Settings > 0
+		parts = append(parts, d.Name+" "+t.Words)
 	}
 	if !asked || len(dbs) < 2 {
 		return ""
@@ -93,25 +93,12 @@ func tuningNote(dbs []benchv1.SuiteDatabase) string {
 	return "tuning: " + strings.Join(parts, "; ") + " (each run's report lists every setting beside the value the database reports)"
 }
 
-// tuningWords sums up what a database's spec asks its engine for beyond the operator's own sizing.
-func tuningWords(db benchv1.DatabaseSpec) (string, int) {
-	if db.External != nil {
-		return "external (tuned by whoever runs it)", 0
+// effectiveIsolation is workload.isolation, or the engine's default as its description says.
+func effectiveIsolation(w benchv1.WorkloadSpec, desc benchv1.DatabaseDescription) benchv1.Isolation {
+	if w.Isolation != "" {
+		return w.Isolation
 	}
-	var n int
-	var what string
-	switch db.Engine {
-	case benchv1.EngineCockroachDB:
-		n, what = len(db.EffectiveCockroach().ClusterSettings), "cluster settings"
-	case benchv1.EngineYDB:
-		n, what = len(db.EffectiveYDB().Config), "ydb.config sections"
-	default:
-		n, what = len(db.EffectivePostgres().Parameters), "postgres.parameters"
-	}
-	if n == 0 {
-		return "sets no " + what, 0
-	}
-	return fmt.Sprintf("sets %d %s", n, what), n
+	return desc.DefaultIsolation
 }
 
 // equalTermsRows are the comparison's terms table: database, isolation, tpmC per vCPU and per GiB

@@ -37,12 +37,13 @@ func equalTermsBlocks(run *benchv1.BenchmarkRun, result benchv1.Result) []termsB
 
 	// Isolation and retries.
 	iso := termsBlock{Heading: "Isolation and retries"}
-	asked := run.Spec.Workload.EffectiveIsolation(run.Spec.Database.Engine)
+	desc := DescriptionOf(run)
+	asked := effectiveIsolation(run.Spec.Workload, desc)
 	how := "workload.isolation"
 	if run.Spec.Workload.Isolation == "" {
 		how = "the engine's default: workload.isolation omitted"
 	}
-	iso.Items = append(iso.Items, fmt.Sprintf("asked for %s (%s)%s", asked, how, isolationCaveat(run.Spec.Database.Engine)))
+	iso.Items = append(iso.Items, fmt.Sprintf("asked for %s (%s)%s", asked, how, isolationCaveat(desc)))
 	var transactions, retries int64
 	for _, s := range steps {
 		for _, ts := range s.Transactions {
@@ -194,15 +195,12 @@ func equalTermsHTML(p *page, blocks []termsBlock) {
 	}
 }
 
-// isolationCaveat says what the engine's level means where it differs from the name.
-func isolationCaveat(e benchv1.Engine) string {
-	switch e {
-	case benchv1.EnginePostgreSQL:
-		return "; PostgreSQL's READ COMMITTED takes explicit row locks in one global order, its REPEATABLE READ is snapshot isolation"
-	case benchv1.EngineYDB:
-		return "; YDB reports no level to read back: its executor asks for SerializableReadWrite, or SnapshotReadWrite for RepeatableRead"
+// isolationCaveat is the engine's word on what its levels mean, as a clause to append.
+func isolationCaveat(desc benchv1.DatabaseDescription) string {
+	if desc.IsolationCaveat == "" {
+		return ""
 	}
-	return ""
+	return "; " + desc.IsolationCaveat
 }
 
 // bottleneckSentence says what bounded the result and which step says so.

@@ -130,7 +130,7 @@ func run20() *benchv1.BenchmarkRun {
 	run.Status.Result = &benchv1.Result{MaxCompliantWarehouses: 131, TpmC: run.Status.Steps[best].TpmC, Efficiency: run.Status.Steps[best].Efficiency,
 		Step: &best, Precision: 1, RestsOn: []int32{15, 8}, SearchTime: pdur(91 * time.Minute),
 		Message: fmt.Sprintf("131 active warehouses compliant: %.1f tpmC, %.2f%% efficiency (bracket closed at the precision)", run.Status.Steps[best].TpmC, run.Status.Steps[best].Efficiency)}
-	run.Status.Result.PerResource = PerResourceOf(run.Spec.Database, run.Status.Result.TpmC, &run.Status.Steps[best])
+	run.Status.Result.PerResource = PerResourceOf(describe(run.Spec.Database), run.Status.Result.TpmC, &run.Status.Steps[best])
 	run.Status.Result.Bottleneck = run.Status.Steps[8].Telemetry.Bottleneck.DeepCopy()
 	run.Status.Result.Bottleneck.Step = i32(8)
 	run.Status.Report = &benchv1.ReportRef{ConfigMapName: "pg-capacity-report"}
@@ -257,7 +257,7 @@ func suite3() (Comparison, []Curve) {
 			// Equal terms: per resource on the requests (4 CPU and 16Gi per pod, 3 pods) and the
 			// bottleneck of the step above the result.
 			peakStep := stepAt(3, benchv1.StepFull, w, start)
-			rec.Result.PerResource = PerResourceOf(d.Database, rec.Result.TpmC, &peakStep)
+			rec.Result.PerResource = PerResourceOf(describe(d.Database), rec.Result.TpmC, &peakStep)
 			rec.Result.Bottleneck = &benchv1.Bottleneck{Resource: map[string]benchv1.BottleneckResource{"pg-sync": benchv1.BottleneckReplication,
 				"pg-async": benchv1.BottleneckDatabaseCPU, "crdb": benchv1.BottleneckDatabaseCPU}[d.Name]}
 			if d.Name == "pg-sync" && r == 3 {
@@ -274,6 +274,6 @@ func suite3() (Comparison, []Curve) {
 			curves = append(curves, Curve{Run: name, Database: d.Name, Steps: steps})
 		}
 	}
-	c := Compare(Input{Suite: "study", Namespace: "bench", Spec: spec, Runs: runs, Generated: t0.Add(16 * time.Hour)})
+	c := mustCompare(Input{Suite: "study", Namespace: "bench", Spec: spec, Runs: runs, Generated: t0.Add(16 * time.Hour)})
 	return c, curves
 }

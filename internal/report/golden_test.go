@@ -109,9 +109,9 @@ loop:
 
 func TestRunGolden(t *testing.T) {
 	run := run20()
-	md := RunMarkdown(run, *run.Status.Result)
+	md := RunMarkdown(described(run), *run.Status.Result)
 	golden(t, "run20.md", md)
-	page := RunHTML(RunInput{Run: run, Result: *run.Status.Result, Series: series20(run), Generated: t0.Add(3 * time.Hour)})
+	page := RunHTML(RunInput{Run: described(run), Result: *run.Status.Result, Series: series20(run), Generated: t0.Add(3 * time.Hour)})
 	golden(t, "run20.html", page)
 	// 2 capacity charts, the p90 per step, and per step p90 over time, replay lag, database CPU.
 	// ... and the fault step's disk and network of the pods.
@@ -130,12 +130,12 @@ func TestRunGolden(t *testing.T) {
 
 func TestRunHTMLDropsTheSeriesWhenTooLarge(t *testing.T) {
 	run := run20()
-	full := RunHTML(RunInput{Run: run, Result: *run.Status.Result, Series: series20(run), Generated: t0})
-	small := RunHTML(RunInput{Run: run, Result: *run.Status.Result, Series: series20(run), Generated: t0, MaxBytes: len(full) - 1})
+	full := RunHTML(RunInput{Run: described(run), Result: *run.Status.Result, Series: series20(run), Generated: t0})
+	small := RunHTML(RunInput{Run: described(run), Result: *run.Status.Result, Series: series20(run), Generated: t0, MaxBytes: len(full) - 1})
 	if wellFormed(t, small) != 3 || !strings.Contains(small, "The time-series charts are left out") || len(small) >= len(full) {
 		t.Errorf("the page over its bound keeps its time series (%d of %d bytes)", len(small), len(full))
 	}
-	none := RunHTML(RunInput{Run: run, Result: *run.Status.Result, SeriesNote: "series.json.gz was too large for the report ConfigMap", Generated: t0})
+	none := RunHTML(RunInput{Run: described(run), Result: *run.Status.Result, SeriesNote: "series.json.gz was too large for the report ConfigMap", Generated: t0})
 	if !strings.Contains(none, "series.json.gz was too large") {
 		t.Error("the page without series does not say why")
 	}
@@ -154,8 +154,8 @@ func TestRunReportsOfARunUnderWay(t *testing.T) {
 		run := run20()
 		run.Status.Phase, run.Status.Steps, run.Status.Result, run.Status.Report = tc.phase, run.Status.Steps[:tc.steps], nil, nil
 		result := PartialResult(run)
-		md := RunMarkdown(run, result)
-		page := RunHTML(RunInput{Run: run, Result: result, Generated: t0})
+		md := RunMarkdown(described(run), result)
+		page := RunHTML(RunInput{Run: described(run), Result: result, Generated: t0})
 		wellFormed(t, page)
 		if !strings.Contains(md, tc.want) || !strings.Contains(page, tc.want) || !strings.Contains(page, "this report shows what is recorded so far") {
 			t.Errorf("%s: the reports lack %q", tc.phase, tc.want)
@@ -195,7 +195,7 @@ func TestCompareRunsGolden(t *testing.T) {
 	b.Status.Report.ConfigMapName = "pg-async-report"
 	c := run20()
 	c.Name, c.Status.Phase, c.Status.Result, c.Status.Report, c.Status.Steps = "pg-running", benchv1.PhaseRunning, nil, nil, c.Status.Steps[:4]
-	cmp := CompareRuns([]*benchv1.BenchmarkRun{a, b, c}, t0)
+	cmp := mustCompareRuns([]*benchv1.BenchmarkRun{described(a), described(b), described(c)}, t0)
 	md := Markdown(cmp)
 	golden(t, "compare.md", md)
 	page := ComparisonHTML(cmp, []Curve{{Run: a.Name, Database: a.Name, Steps: a.Status.Steps}, {Run: b.Name, Database: b.Name, Steps: b.Status.Steps}})

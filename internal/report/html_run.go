@@ -73,7 +73,7 @@ func runHead(in RunInput) string {
 		p.para(s)
 	}
 	p.para(fmt.Sprintf("Workload: %s; %s.", workloadWords(run.Spec.Workload), slaWords(run.Spec.SLA)))
-	p.para(DurabilitySentence(run.Spec.Database))
+	p.para(DurabilitySentence(DescriptionOf(run)))
 	if s := DataOrigin(run); s != "" {
 		p.para(s)
 	}

@@ -9,12 +9,12 @@ import (
 )
 
 // PerResourceOf divides a result's tpmC by its database's CPU and memory on three bases: the
-// database pods' requests and limits as the run's spec gives them (every pod of the database, as
+// database pods' requests and limits as its engine describes them (every pod of the database, as
 // deployed), and the sum of each database pod's peak use during the result step (status
 // telemetry; a sum of peaks, so an upper bound of the pods' use at any one moment). A basis whose
 // denominator is unknown (no request, no limit, no resource metrics, an external database) is
 // absent; a result without a compliant step has none.
-func PerResourceOf(db benchv1.DatabaseSpec, tpmC float64, step *benchv1.StepResult) []benchv1.PerResource {
+func PerResourceOf(db benchv1.DatabaseDescription, tpmC float64, step *benchv1.StepResult) []benchv1.PerResource {
 	if tpmC <= 0 {
 		return nil
 	}

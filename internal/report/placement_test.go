@@ -48,7 +48,7 @@ func TestPlacementFlags(t *testing.T) {
 func TestPlacementSections(t *testing.T) {
 	run := placedRun()
 	run.Namespace, run.Name = "ns", "demo"
-	md := RunMarkdown(run, benchv1.Result{Message: "m"})
+	md := RunMarkdown(described(run), benchv1.Result{Message: "m"})
 	for _, want := range []string{
 		"## Placement",
 		"**Does not survive the loss of a machine: database instances shared a node (n1) in step 1.**",
@@ -61,7 +61,7 @@ func TestPlacementSections(t *testing.T) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
 		}
 	}
-	page := RunHTML(RunInput{Run: run, Result: benchv1.Result{Message: "m"}, Generated: time.Unix(0, 0)})
+	page := RunHTML(RunInput{Run: described(run), Result: benchv1.Result{Message: "m"}, Generated: time.Unix(0, 0)})
 	wellFormed(t, page)
 	for _, want := range []string{"<h2>Placement</h2>", "Does not survive the loss of a machine", "demo-step-1-0-y n3", "Load: loader pods"} {
 		if !strings.Contains(page, want) {
@@ -78,7 +78,7 @@ func TestPlacementNote(t *testing.T) {
 	spec := study()
 	run := succeeded("s-pg-1", "pg", 1, 100, 97)
 	run.Placement = PlacementFlags(placedRun())
-	c := Compare(Input{Suite: "s", Spec: spec, Runs: []benchv1.SuiteRunRecord{run}})
+	c := mustCompare(Input{Suite: "s", Spec: spec, Runs: []benchv1.SuiteRunRecord{run}})
 	want := []string{
 		"placement: s-pg-1 (pg) does not survive the loss of a machine: database instances shared a node (n1) in step 1",
 		"placement: s-pg-1 (pg) clients shared a node with a database pod (n3) in step 1: they took CPU and memory from the database they measured",

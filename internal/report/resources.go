@@ -19,54 +19,46 @@ type Resources struct {
 	Memory *resource.Quantity `json:"memory,omitempty"`
 }
 
-// ResourcesOf totals the requests of a database's pods: PostgreSQL's instances, CockroachDB's
-// nodes, YDB's storage and database nodes (each gets the block's resources).
-func ResourcesOf(db benchv1.DatabaseSpec) Resources {
+// ResourcesOf totals the requests of a database's pods, group by group as its engine described
+// them (a request a pod lacks defaults to its limit).
+func ResourcesOf(db benchv1.DatabaseDescription) Resources {
 	return resourcesOf(db, false)
 }
 
 // LimitsOf totals the limits of a database's pods (a resource some pod has no limit for is absent).
-func LimitsOf(db benchv1.DatabaseSpec) Resources {
+func LimitsOf(db benchv1.DatabaseDescription) Resources {
 	return resourcesOf(db, true)
 }
 
-func resourcesOf(db benchv1.DatabaseSpec, limits bool) Resources {
-	if db.External != nil {
-		return Resources{}
+func resourcesOf(db benchv1.DatabaseDescription, limits bool) Resources {
+	var r Resources
+	for _, g := range db.Pods {
+		r.Pods += g.Count
 	}
-	var pods int32
-	var per corev1.ResourceRequirements
-	switch db.Engine {
-	case benchv1.EngineCockroachDB:
-		c := db.EffectiveCockroach()
-		pods, per = c.Nodes, c.Resources
-	case benchv1.EngineYDB:
-		y := db.EffectiveYDB()
-		pods, per = y.StorageNodes+y.DatabaseNodes, y.Resources
-	default:
-		p := db.EffectivePostgres()
-		pods, per = p.Instances, p.Resources
+	if r.Pods == 0 {
+		return r
 	}
-	r := Resources{Pods: pods}
 	total := func(name corev1.ResourceName) *resource.Quantity {
-		if limits {
-			q, ok := per.Limits[name]
+		var sum *resource.Quantity
+		for _, g := range db.Pods {
+			q, ok := g.Resources.Limits[name]
+			if !limits {
+				if q, ok = g.Resources.Requests[name]; !ok {
+					q, ok = g.Resources.Limits[name] // requests default to limits
+				}
+			}
 			if !ok {
 				return nil
 			}
 			t := q.DeepCopy()
-			t.Mul(int64(pods))
-			return &t
-		}
-		q, ok := per.Requests[name]
-		if !ok {
-			if q, ok = per.Limits[name]; !ok { // requests default to limits
-				return nil
+			t.Mul(int64(g.Count))
+			if sum == nil {
+				sum = &t
+			} else {
+				sum.Add(t)
 			}
 		}
-		t := q.DeepCopy()
-		t.Mul(int64(pods))
-		return &t
+		return sum
 	}
 	r.CPU, r.Memory = total(corev1.ResourceCPU), total(corev1.ResourceMemory)
 	return r
@@ -117,20 +109,29 @@ func RequirementsWords(r corev1.ResourceRequirements) string {
 }
 
 // resourceSwitchLine is the report's line on a database deployed and loaded under other resources
-// than it was measured with (postgres.loadResources); empty for any other run.
+// than it was measured with (its description's load resources); empty for any other run.
 func resourceSwitchLine(run *benchv1.BenchmarkRun) string {
-	pg := run.Spec.Database.Postgres
-	if pg == nil || pg.LoadResources == nil || run.Spec.Database.Reuse != nil {
+	db := run.Status.Database
+	var group *benchv1.DatabasePodGroup
+	if db != nil && db.Description != nil {
+		for i := range db.Description.Pods {
+			if db.Description.Pods[i].LoadResources != nil {
+				group = &db.Description.Pods[i]
+				break
+			}
+		}
+	}
+	if group == nil {
 		return ""
 	}
-	line := fmt.Sprintf("- each instance was deployed and loaded with %s and measured with %s", RequirementsWords(*pg.LoadResources), RequirementsWords(pg.Resources))
-	db, load := run.Status.Database, run.Status.Load
+	line := fmt.Sprintf("- each %s was deployed and loaded with %s and measured with %s", group.Role, RequirementsWords(*group.LoadResources), RequirementsWords(group.Resources))
+	load := run.Status.Load
 	switch {
-	case db != nil && db.ResourcesSwitchTime != nil && load != nil && load.CompletionTime != nil:
-		line += fmt.Sprintf(": every instance ran with the latter %s after the load ended, before the first step",
-			db.ResourcesSwitchTime.Sub(load.CompletionTime.Time).Round(time.Second))
-	case db != nil && db.ResourcesSwitchTime != nil:
-		line += ": every instance ran with the latter before the first step"
+	case db.ResourcesSwitchTime != nil && load != nil && load.CompletionTime != nil:
+		line += fmt.Sprintf(": every %s ran with the latter %s after the load ended, before the first step",
+			group.Role, db.ResourcesSwitchTime.Sub(load.CompletionTime.Time).Round(time.Second))
+	case db.ResourcesSwitchTime != nil:
+		line += fmt.Sprintf(": every %s ran with the latter before the first step", group.Role)
 	default:
 		line += " (not switched yet)"
 	}

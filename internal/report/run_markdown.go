@@ -31,7 +31,7 @@ func RunMarkdown(run *benchv1.BenchmarkRun, result benchv1.Result) string {
 	if s := SustainedSentence(result.Sustained, run.Status.Steps); s != "" {
 		fmt.Fprintf(&b, "%s\n\n", s)
 	}
-	fmt.Fprintf(&b, "%s\n\n", DurabilitySentence(run.Spec.Database))
+	fmt.Fprintf(&b, "%s\n\n", DurabilitySentence(DescriptionOf(run)))
 	if s := DataOrigin(run); s != "" {
 		fmt.Fprintf(&b, "%s\n\n", s)
 	}

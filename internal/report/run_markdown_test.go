@@ -48,8 +48,8 @@ func TestRunReportStatesDurability(t *testing.T) {
 			run := run20()
 			run.Spec.Database.Postgres.Parameters = tc.parameters
 			run.Status.Environment = nil // its settings list what the server reported, word for word
-			md := RunMarkdown(run, *run.Status.Result)
-			page := RunHTML(RunInput{Run: run, Result: *run.Status.Result})
+			md := RunMarkdown(described(run), *run.Status.Result)
+			page := RunHTML(RunInput{Run: described(run), Result: *run.Status.Result})
 			for name, doc := range map[string]string{"report.md": md, "report.html": page} {
 				want := tc.want
 				if name == "report.html" {
@@ -66,13 +66,14 @@ func TestRunReportStatesDurability(t *testing.T) {
 	}
 	external := run20()
 	external.Spec.Database = benchv1.DatabaseSpec{Engine: benchv1.EnginePostgreSQL, External: &benchv1.ExternalSpec{SecretRef: benchv1.SecretKeyRef{Name: "db"}}}
-	if md := RunMarkdown(external, *external.Status.Result); !strings.Contains(md, "Durability: not known: an external database the operator did not deploy.") {
+	if md := RunMarkdown(described(external), *external.Status.Result); !strings.Contains(md, "Durability: not known: an external database the operator did not deploy.") {
 		t.Errorf("external run: %s", md)
 	}
 }
 
 // A database deployed and loaded under loadResources says so, with both sets of resources and when
-// it switched; any other run says nothing.
+// it switched; any other run says nothing. The load resources come from the database's
+// description, as its engine gives it.
 func TestResourceSwitchLine(t *testing.T) {
 	measured := corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("150m"), corev1.ResourceMemory: resource.MustParse("1Gi")}}
 	loading := corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}}
@@ -96,7 +97,7 @@ func TestResourceSwitchLine(t *testing.T) {
 		{"not yet", run(&loading, false), "- each instance was deployed and loaded with requests none, limits memory=1Gi and measured with requests none, limits cpu=150m memory=1Gi (not switched yet)\n"},
 	}
 	for _, c := range cases {
-		if got := resourceSwitchLine(c.run); got != c.want {
+		if got := resourceSwitchLine(described(c.run)); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
 	}

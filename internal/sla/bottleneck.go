@@ -144,7 +144,7 @@ func NameBottleneck(s BottleneckSignals) Bottleneck {
 			context = append(context, shares)
 		}
 	} else {
-		context = append(context, "the database's sessions were not sampled by wait event (PostgreSQL only)")
+		context = append(context, "the database's sessions were not sampled by wait event (only some engines' clients can sample them)")
 	}
 
 	if s.Transactions > 0 {

@@ -90,10 +90,10 @@ func (Backend) Sizing(run *benchv1.BenchmarkRun) *benchv1.DatabaseSizing {
 	if !ok {
 		return nil
 	}
-	sized := engines.SizeCockroach(memory)
+	sized := SizeMemory(memory)
 	return engines.SizingStatus(memory, from, 0, map[string]string{
-		"cache":        engines.CockroachSize(sized.Cache),
-		"maxSQLMemory": engines.CockroachSize(sized.MaxSQLMemory),
+		"cache":        FlagSize(sized.Cache),
+		"maxSQLMemory": FlagSize(sized.MaxSQLMemory),
 	}, nil)
 }
 
@@ -106,7 +106,7 @@ func ClusterSettings(run *benchv1.BenchmarkRun) map[string]string {
 	for k, v := range run.Spec.Database.EffectiveCockroach().ClusterSettings {
 		out[k] = v
 	}
-	level := isolation.Level(run.Spec.Workload.EffectiveIsolation(benchv1.EngineCockroachDB))
+	level := isolation.Level(Engine{}.Capabilities().Isolation.Effective(run.Spec.Workload))
 	if s := isolation.CockroachEnablingSetting(level); s != "" {
 		if _, own := out[s]; !own {
 			out[s] = "true"
@@ -124,7 +124,7 @@ func (b Backend) Tuning(run *benchv1.BenchmarkRun) []benchv1.EngineSetting {
 	own := run.Spec.Database.EffectiveCockroach().ClusterSettings
 	var out []benchv1.EngineSetting
 	for name, value := range ClusterSettings(run) {
-		source := engines.SourceClusterSettings
+		source := SourceClusterSettings
 		if _, given := own[name]; !given {
 			source = engines.SourceIsolation
 		}
@@ -196,7 +196,7 @@ func (b Backend) Connection(run *benchv1.BenchmarkRun) engines.Connection {
 	host := fmt.Sprintf("%s-public.%s", name, run.Namespace)
 	readOnly := int32(0o440)
 	return engines.Connection{
-		Engine:         "cockroach",
+		Engine:         Engine{}.Dialect(),
 		LoaderSettings: ClusterSettings(run),
 		ReadSettings:   engines.SettingNames(b.Tuning(run)),
 		URL: fmt.Sprintf("postgres://root@%s:26257/defaultdb?sslmode=verify-full&sslrootcert=%s/ca.crt&sslcert=%s/client.root.crt&sslkey=%s/client.root.key",

@@ -15,13 +15,6 @@ import (
 // SecretGVK is the kind of the Secret holding the URI.
 var SecretGVK = corev1.SchemeGroupVersion.WithKind("Secret")
 
-// ClientEngine is the tpcc client's --engine value for each engine.
-var ClientEngine = map[benchv1.Engine]string{
-	benchv1.EnginePostgreSQL:  "postgres",
-	benchv1.EngineCockroachDB: "cockroach",
-	benchv1.EngineYDB:         "ydb",
-}
-
 // Backend reads an external database's Secret.
 type Backend struct{}
 
@@ -62,14 +55,14 @@ func (Backend) Readiness(run *benchv1.BenchmarkRun, observed map[engines.Ref]*un
 	return engines.Readiness{Ready: true, Reason: "ExternalDatabase", Message: fmt.Sprintf("using the external database named by Secret %s", ref.Name)}
 }
 
-// Connection implements engines.Backend.
 // DatabasePods implements engines.Backend: an external database has no pods of the run.
 func (Backend) DatabasePods(*benchv1.BenchmarkRun) map[string]string { return nil }
 
+// Connection implements engines.Backend: the URI from the Secret; the registry adds the engine's
+// client dialect.
 func (Backend) Connection(run *benchv1.BenchmarkRun) engines.Connection {
 	ref := secretRef(run)
 	return engines.Connection{
-		Engine: ClientEngine[run.Spec.Database.Engine],
 		URLFrom: &corev1.SecretKeySelector{
 			LocalObjectReference: corev1.LocalObjectReference{Name: ref.Name},
 			Key:                  ref.Key,

@@ -16,7 +16,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
-	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
+	"github.com/tpcc-operator/tpcc-operator/internal/workload"
 )
 
 // Database and Owner are the application database and role CloudNativePG creates; its
@@ -38,7 +38,7 @@ type Backend struct {
 
 // Sizing implements engines.Backend: with a memory request or limit, shared_buffers,
 // effective_cache_size, maintenance_work_mem, work_mem, max_wal_size and max_connections are sized
-// from it, the run's warehouses and the connections its Jobs open (engines.SizePostgres); each
+// from it, the run's warehouses and the connections its Jobs open (Size); each
 // parameter the run sets itself keeps the run's value.
 func (Backend) Sizing(run *benchv1.BenchmarkRun) *benchv1.DatabaseSizing {
 	spec := run.Spec.Database.EffectivePostgres()
@@ -46,8 +46,8 @@ func (Backend) Sizing(run *benchv1.BenchmarkRun) *benchv1.DatabaseSizing {
 	if !ok {
 		return nil
 	}
-	connections := jobs.PeakConnections(run)
-	in := engines.SizingInput{
+	connections := workload.PeakConnections(run)
+	in := SizingInput{
 		Memory: memory, Connections: connections,
 		Warehouses: int(run.Spec.Workload.Warehouses), Storage: spec.Storage.Size.Value(),
 	}
@@ -56,12 +56,12 @@ func (Backend) Sizing(run *benchv1.BenchmarkRun) *benchv1.DatabaseSizing {
 	}
 	// work_mem divides what the user's own shared_buffers and max_connections leave.
 	if v, ok := spec.Parameters["shared_buffers"]; ok {
-		in.SharedBuffers, _ = engines.ParsePostgresSize(v, 8<<10)
+		in.SharedBuffers, _ = ParseSize(v, 8<<10)
 	}
 	if v, ok := spec.Parameters["max_connections"]; ok {
 		in.MaxConnections, _ = strconv.Atoi(strings.TrimSpace(v))
 	}
-	sized := engines.SizePostgres(in)
+	sized := Size(in)
 	return engines.SizingStatus(memory, from, connections, sized.Parameters(), spec.Parameters)
 }
 
@@ -176,9 +176,9 @@ func (b Backend) Tuning(run *benchv1.BenchmarkRun) []benchv1.EngineSetting {
 		source := engines.SourceSizing
 		switch _, own := spec.Parameters[name]; {
 		case own:
-			source = engines.SourceParameters
+			source = SourceParameters
 		case name == "synchronous_commit":
-			source = engines.SourceSynchronousCommit
+			source = SourceSynchronousCommit
 		}
 		out = append(out, benchv1.EngineSetting{Name: name, Source: source, Requested: value})
 	}
@@ -312,7 +312,7 @@ func (Backend) DatabasePods(run *benchv1.BenchmarkRun) map[string]string {
 func (b Backend) Connection(run *benchv1.BenchmarkRun) engines.Connection {
 	name := engines.DatabaseName(run)
 	return engines.Connection{
-		Engine:       "postgres",
+		Engine:       Engine{}.Dialect(),
 		ReadSettings: engines.SettingNames(b.Tuning(run)),
 		URLFrom: &corev1.SecretKeySelector{
 			LocalObjectReference: corev1.LocalObjectReference{Name: name + "-app"},

@@ -52,7 +52,7 @@ func (b Backend) Desired(run *benchv1.BenchmarkRun) ([]*unstructured.Unstructure
 	spec := run.Spec.Database.EffectiveYDB()
 	var hardLimit int64
 	if memory, _, ok := engines.MemoryOf(spec.Resources); ok {
-		hardLimit = engines.YDBHardLimit(memory)
+		hardLimit = HardLimit(memory)
 	}
 	configuration, drives, err := StorageConfiguration(spec.Erasure, int(spec.StorageNodes), hardLimit, spec.Config)
 	if err != nil {
@@ -129,7 +129,7 @@ func (Backend) Sizing(run *benchv1.BenchmarkRun) *benchv1.DatabaseSizing {
 		return nil
 	}
 	return engines.SizingStatus(memory, from, 0,
-		map[string]string{HardLimitSetting: strconv.FormatInt(engines.YDBHardLimit(memory), 10)}, nil)
+		map[string]string{HardLimitSetting: strconv.FormatInt(HardLimit(memory), 10)}, nil)
 }
 
 // Tuning implements engines.Tuner: the leaves of ydb.config and the memory hard limit sized from
@@ -140,10 +140,10 @@ func (b Backend) Tuning(run *benchv1.BenchmarkRun) []benchv1.EngineSetting {
 	var out []benchv1.EngineSetting
 	leaves, err := ConfigLeaves(run.Spec.Database.EffectiveYDB().Config)
 	if err != nil {
-		return []benchv1.EngineSetting{{Name: "ydb.config", Source: engines.SourceYDBConfig, Note: err.Error()}}
+		return []benchv1.EngineSetting{{Name: "ydb.config", Source: SourceYDBConfig, Note: err.Error()}}
 	}
 	for name, value := range leaves {
-		out = append(out, benchv1.EngineSetting{Name: name, Source: engines.SourceYDBConfig, Requested: value, Note: note})
+		out = append(out, benchv1.EngineSetting{Name: name, Source: SourceYDBConfig, Requested: value, Note: note})
 	}
 	if sizing := b.Sizing(run); sizing != nil {
 		for name, value := range sizing.Settings {
@@ -216,5 +216,5 @@ func (Backend) PodGroup(labels map[string]string) string {
 func (Backend) Connection(run *benchv1.BenchmarkRun) engines.Connection {
 	name := engines.DatabaseName(run)
 	endpoint := fmt.Sprintf("grpc://%s-grpc.%s:%d/%s/%s", name, run.Namespace, GRPCPort, Domain, name)
-	return engines.Connection{Engine: "ydb", URL: endpoint, Endpoint: endpoint, DatabasePods: Backend{}.DatabasePods(run)}
+	return engines.Connection{Engine: Engine{}.Dialect(), URL: endpoint, Endpoint: endpoint, DatabasePods: Backend{}.DatabasePods(run)}
 }

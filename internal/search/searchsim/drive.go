@@ -83,8 +83,8 @@ type Case struct {
 var TPCCSLA = SLA{MinEfficiencyPercent: 85, LatencyLimit: 5 * time.Second, MaxErrorPercent: 1}
 
 // Population is count simulated databases, reproducible from seed: boundaries
-// log-uniform in 1..20 000 warehouses; half PostgreSQL-like (short base
-// latency, sharp knee, long tail), half like the distributed engines (higher
+// log-uniform in 1..20 000 warehouses; half like a single writer with synchronous
+// standbys (short base latency, sharp knee, long tail), half like the distributed engines (higher
 // base latency, gentle knee, short tail); compliance ended by latency (half),
 // efficiency (a quarter) or errors (a quarter); loaded warehouses 1.15–4× the
 // boundary, and for one case in twenty fewer than the boundary (every count
@@ -104,7 +104,7 @@ func Population(count int, seed uint64, noise float64) []Case {
 			db.Base = time.Duration(between(40, 150) * float64(time.Millisecond))
 			db.Knee, db.Tail = between(0.08, 0.3), between(1.6, 2)
 		} else {
-			db.Name += "-postgres"
+			db.Name += "-single-writer"
 			db.Base = time.Duration(between(5, 40) * float64(time.Millisecond))
 			db.Knee, db.Tail = between(0.02, 0.1), between(2, 4)
 		}

@@ -29,7 +29,7 @@ type SweepMeta struct {
 	Command    string `json:"command"`
 	Commit     string `json:"commit"`
 	Machine    string `json:"machine"`
-	Postgres   string `json:"postgres"`
+	Database   string `json:"database"`
 	Constraint string `json:"constraint"`
 	Workload   string `json:"workload"`
 	// Load is the machine's other load while the sweep ran (it is shared): the range and median

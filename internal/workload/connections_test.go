@@ -1,7 +1,10 @@
-package jobs
+package workload
 
 import (
 	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/k6ext"
@@ -54,5 +57,39 @@ func TestStepConnectionsMatchTheClient(t *testing.T) {
 				t.Errorf("wait %s, %d active on %d pods: StepConnections = %d, the pods open %d", wait, active, pods, got, want)
 			}
 		}
+	}
+}
+
+func TestPodCounts(t *testing.T) {
+	for _, tc := range []struct {
+		warehouses, loaderPods, wantLoader int32
+		active, clientPods, wantClient     int32
+	}{
+		{1, 0, 1, 1, 0, 1},
+		{100, 0, 2, 100, 0, 1},
+		{5000, 0, MaxLoaderPods, 5000, 0, 10},
+		{100000, 0, MaxLoaderPods, 100000, 0, MaxClientPods},
+		{10, 4, 4, 3, 8, 3}, // never more pods than warehouses
+	} {
+		run := testRun(tc.warehouses)
+		run.Spec.Workload.Loader.Pods = tc.loaderPods
+		run.Spec.Workload.Clients.Pods = tc.clientPods
+		if got := LoaderPods(run); got != tc.wantLoader {
+			t.Errorf("LoaderPods(%d warehouses, %d asked) = %d, want %d", tc.warehouses, tc.loaderPods, got, tc.wantLoader)
+		}
+		if got := ClientPods(run, tc.active); got != tc.wantClient {
+			t.Errorf("ClientPods(%d active, %d asked) = %d, want %d", tc.active, tc.clientPods, got, tc.wantClient)
+		}
+	}
+}
+
+func testRun(warehouses int32) *benchv1.BenchmarkRun {
+	return &benchv1.BenchmarkRun{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: "r"},
+		Spec: benchv1.BenchmarkRunSpec{
+			Database: benchv1.DatabaseSpec{Engine: benchv1.EnginePostgreSQL},
+			Workload: benchv1.WorkloadSpec{Warehouses: warehouses,
+				Duration: &metav1.Duration{Duration: 5 * time.Minute}, RampUp: &metav1.Duration{Duration: time.Minute}},
+		},
 	}
 }

@@ -1,4 +1,4 @@
-package jobs
+package workload
 
 import benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 
