@@ -87,8 +87,8 @@ func (s *laggingStatus) Patch(ctx context.Context, obj client.Object, patch clie
 // TestLaggingCacheRepeatsNothing: the reconciler decides from the run as the API server has it,
 // never from a cache that has not yet seen its last status write. On a cache a write behind, a
 // pass right after a step was recorded (and its Job deleted) takes the step for one still to
-// run and creates its Job again (CI, stop 32: a client pod of a finished step started again on a
-// loaded 2-core machine); a fault step would apply its fault twice. Every Job is created once.
+// run and creates its Job again (a client pod of a finished step starts again, as seen on a loaded
+// 2-core machine); a fault step would apply its fault twice. Every Job is created once.
 func TestLaggingCacheRepeatsNothing(t *testing.T) {
 	ns := newNamespace(t, "lagging")
 	pods := newClientPods()

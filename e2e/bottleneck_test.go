@@ -43,7 +43,7 @@ func TestProvokedBottlenecks(t *testing.T) {
 	clientBound := smallSyncRun(ns, "client-bound")
 	noWait(clientBound)
 	// 20 no-wait terminals on 2 warehouses are lock-bound near 1 000 tpmC, where the client takes
-	// ~60m of CPU (measured 2026-11-25): a limit of 30m starves it.
+	// ~60m of CPU (measured on the local cluster): a limit of 30m starves it.
 	clientBound.Spec.Workload.Clients.Resources = corev1.ResourceRequirements{
 		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("30m"), corev1.ResourceMemory: resource.MustParse("128Mi")},
 		Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("30m"), corev1.ResourceMemory: resource.MustParse("512Mi")},

@@ -262,9 +262,10 @@ func rawEstimate(p Params, steps []StepOutcome, b bracket) float64 {
 // step passed more than falsifiedMargin precisions above where the estimate
 // says compliance ends, or failed as far below it. Such an estimate rests on
 // a step that did not measure the curve the later ones did (the first step
-// of a run on a cold database, a step disturbed by a neighbour: the demo's
-// CI run of 2026-11-27 failed its first step at 20 warehouses at 44 %
-// efficiency, which predicts an end at 10.5, then passed 9, 11, 12 … 16),
+// of a run on a cold database, a step disturbed by a neighbour: a first step
+// at 20 warehouses measured at 44 % efficiency predicts an end at 10.5, and
+// the same database then passes 9, 11, 12 … 16 —
+// TestGuidedRecoversFromAFalsifiedEstimate),
 // and clamped to the bracket's end it would move the search one precision a
 // step; the search bisects instead, as it does without figures.
 func modelEstimate(p Params, steps []StepOutcome, b bracket) float64 {
@@ -321,10 +322,10 @@ func (p Params) fit(steps []StepOutcome, b bracket) float64 {
 			continue
 		}
 		// A step that failed a latency bound is on the latency curve's rising
-		// part whatever its efficiency: the demo's CI run of 2026-11-28 failed
-		// 16 warehouses at 95.9 % efficiency on NewOrder's p90 (ratio 1.59,
-		// after 2.94 at 20), and without that point the search had no estimate
-		// and halved to 7 instead of stepping to 13.
+		// part whatever its efficiency: 16 warehouses failing at 95.9 %
+		// efficiency on NewOrder's p90 (ratio 1.59, after 2.94 at 20) is such a
+		// point, and without it the search has no estimate and halves to 7
+		// instead of stepping to 13 (TestGuidedUsesALatencyFailureAtHighEfficiency).
 		saturated := s.EfficiencyPercent < saturatedEfficiency
 		if !saturated && s.LatencyRatio < 1 {
 			continue

@@ -235,7 +235,7 @@ const demoSample = "../../config/samples/demo.yaml"
 // TestReplayTheDemosSearch replays the search config/samples/demo.yaml asks for (the default
 // strategy, Guided, started at the loaded count, with its probeDuration) on the recorded sweep,
 // beside the same search with the default probes. The sweep's servers ran at 100m of CPU, the
-// demo's at 35m (75m until 2026-11-28) on machines of different speeds, so the replay keeps the demo's search rather
+// demo's at 35m on machines of different speeds, so the replay keeps the demo's search rather
 // than its numbers: loaded ≈ 4/3 of the boundary (here 8 for the sweep's 6). The
 // demo's choice must answer within precision of the sweep's boundary in every trial, resting on
 // full-length steps, inside the demo's maxSteps, and cost no more time than probes would.

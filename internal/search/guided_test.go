@@ -198,7 +198,7 @@ func TestFitLine(t *testing.T) {
 	}
 }
 
-// The demo's CI run of 2026-11-27 (config/samples/demo.yaml: Guided, full-length
+// A demo run as CI recorded it (config/samples/demo.yaml: Guided, full-length
 // steps, from the loaded 20, maxSteps 8): its first step, at 20 warehouses,
 // measured 44.5 % efficiency and a latency ratio of 6.475 — half the throughput
 // the same database reached at 16 later — which puts the end of compliance at
@@ -228,7 +228,7 @@ func TestGuidedRecoversFromAFalsifiedEstimate(t *testing.T) {
 	t.Logf("%d steps: %v", len(steps), steps)
 }
 
-// The demo's warm CI run of 2026-11-28 (run13): 20 failed at 75.5 % efficiency
+// A demo run as CI recorded it: 20 failed at 75.5 % efficiency
 // (latency ratio 2.94), 16 failed at 95.9 % on NewOrder's p90 (7.93 s of 5 s).
 // 16 is not saturated, but its latency failure places it on the latency curve:
 // the two points cross 1 near 14.3, so the next step goes there, not to the

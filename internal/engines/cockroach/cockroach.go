@@ -183,14 +183,14 @@ func initialized(cluster *unstructured.Unstructured) bool {
 	return false
 }
 
-// Connection implements engines.Backend: the public Service with verify-full TLS, the CA from the
-// node Secret and the root client certificate, mounted read-only from Secrets.
 // DatabasePods implements engines.Backend: cockroach-operator's StatefulSet pods carry the
 // CrdbCluster's name as app.kubernetes.io/instance (not verified against a running operator here).
 func (Backend) DatabasePods(run *benchv1.BenchmarkRun) map[string]string {
 	return map[string]string{"app.kubernetes.io/instance": engines.DatabaseName(run)}
 }
 
+// Connection implements engines.Backend: the public Service with verify-full TLS, the CA from the
+// node Secret and the root client certificate, mounted read-only from Secrets.
 func (b Backend) Connection(run *benchv1.BenchmarkRun) engines.Connection {
 	name := engines.DatabaseName(run)
 	host := fmt.Sprintf("%s-public.%s", name, run.Namespace)

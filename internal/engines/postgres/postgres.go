@@ -202,7 +202,7 @@ func (b Backend) Desired(run *benchv1.BenchmarkRun) ([]*unstructured.Unstructure
 // wait behind PostgreSQL's backends for the CFS quota. With CloudNativePG's defaults (a 1 s
 // timeout, 3 failures) a primary at its limit was marked not ready within 30 s, dropped from the
 // -rw Service and every client connection refused (measured on the local cluster: 150m per
-// instance, 12 warehouses with keying and think times, 2026-11-25) — the step then measures the
+// instance, 12 warehouses with keying and think times) — the step then measures the
 // probe, not the database. Here readiness and liveness allow 10 s per probe and a minute of
 // failures; an instance that stops answering for longer is still restarted or failed over.
 func saturationTolerantProbes() *cnpgv1.ProbesConfiguration {
@@ -302,13 +302,13 @@ func (Backend) Readiness(run *benchv1.BenchmarkRun, observed map[engines.Ref]*un
 	return engines.Readiness{Ready: true, Reason: "ClusterReady", Message: fmt.Sprintf("CloudNativePG Cluster %s is ready with %d instances", cluster.Name, want)}
 }
 
-// Connection implements engines.Backend: the `uri` of CloudNativePG's application Secret, which
-// points at the read-write Service.
 // DatabasePods implements engines.Backend: CloudNativePG labels its instances with their Cluster.
 func (Backend) DatabasePods(run *benchv1.BenchmarkRun) map[string]string {
 	return map[string]string{"cnpg.io/cluster": engines.DatabaseName(run)}
 }
 
+// Connection implements engines.Backend: the `uri` of CloudNativePG's application Secret, which
+// points at the read-write Service.
 func (b Backend) Connection(run *benchv1.BenchmarkRun) engines.Connection {
 	name := engines.DatabaseName(run)
 	return engines.Connection{

@@ -179,7 +179,6 @@ func (b Backend) Readiness(run *benchv1.BenchmarkRun, observed map[engines.Ref]*
 	return engines.Readiness{Ready: true, Reason: "DatabaseReady", Message: "YDB Storage and Database are Ready"}
 }
 
-// Connection implements engines.Backend: the Database's gRPC Service and its path under the domain.
 // DatabasePods implements engines.Backend: the storage and database nodes carry the label Desired
 // gives both objects' additionalLabels, which ydb-operator copies onto their pods (not verified
 // against a running operator here).
@@ -213,6 +212,7 @@ func (Backend) PodGroup(labels map[string]string) string {
 	return ""
 }
 
+// Connection implements engines.Backend: the Database's gRPC Service and its path under the domain.
 func (Backend) Connection(run *benchv1.BenchmarkRun) engines.Connection {
 	name := engines.DatabaseName(run)
 	endpoint := fmt.Sprintf("grpc://%s-grpc.%s:%d/%s/%s", name, run.Namespace, GRPCPort, Domain, name)
