@@ -24,6 +24,7 @@ import (
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines/registry"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
+	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 )
 
 // Config is how the manager configures the reconciler.
@@ -149,7 +150,7 @@ func (r *BenchmarkRunReconciler) reconcilePhases(ctx context.Context, run *bench
 	}
 	for _, p := range []phase{r.reconcileOperator, r.reconcileOwnership, r.reconcileDatabase, r.reconcileStorageCalibration, r.reconcileLoad, r.reconcileSnapshot, r.reconcileResourceSwitch, r.reconcileFaultCheck, r.reconcileSteps, r.reconcileResult} {
 		done, result, err := p(ctx, run)
-		if conflict := asConflict(err); conflict != nil {
+		if conflict := kube.AsConflict(err); conflict != nil {
 			// Someone else's object has a name the run needs: stop, having touched nothing of it.
 			err = r.fail(ctx, run, conflict.Reason, conflict.Error())
 		}
@@ -188,7 +189,7 @@ func (r *BenchmarkRunReconciler) reconcileOwnership(ctx context.Context, run *be
 			return true, ctrl.Result{}, nil // reconcileDatabase fails the run with the reason
 		}
 		for _, obj := range desired {
-			if err := checkOwned(ctx, r.APIReader, r.Scheme, run, obj, benchv1.ReasonDatabaseConflict); err != nil && !meta.IsNoMatchError(err) {
+			if err := kube.CheckOwned(ctx, r.APIReader, r.Scheme, run, obj, benchv1.ReasonDatabaseConflict); err != nil && !meta.IsNoMatchError(err) {
 				return false, ctrl.Result{}, err
 			}
 		}
@@ -199,7 +200,7 @@ func (r *BenchmarkRunReconciler) reconcileOwnership(ctx context.Context, run *be
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: ReportConfigMapName(run), Namespace: run.Namespace}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: jobs.ControlSecretName(run), Namespace: run.Namespace}},
 	} {
-		if err := checkOwned(ctx, r.APIReader, r.Scheme, run, obj, benchv1.ReasonObjectConflict); err != nil {
+		if err := kube.CheckOwned(ctx, r.APIReader, r.Scheme, run, obj, benchv1.ReasonObjectConflict); err != nil {
 			return false, ctrl.Result{}, err
 		}
 	}

@@ -25,6 +25,7 @@ import (
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines/registry"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
+	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 	comparison "github.com/tpcc-operator/tpcc-operator/internal/report"
 )
 
@@ -86,7 +87,7 @@ func (r *BenchmarkSuiteReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	}
 	if suite.Status.Report == nil { // before the suite writes anything
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: ComparisonConfigMapName(suite), Namespace: suite.Namespace}}
-		if err := checkOwned(ctx, r.APIReader, r.Scheme, suite, cm, benchv1.ReasonObjectConflict); err != nil {
+		if err := kube.CheckOwned(ctx, r.APIReader, r.Scheme, suite, cm, benchv1.ReasonObjectConflict); err != nil {
 			return ctrl.Result{}, r.failOnConflict(ctx, suite, err)
 		}
 	}
@@ -139,10 +140,10 @@ func (r *BenchmarkSuiteReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		run := suiteRun(r.engines(), suite, plan[i], reuseFrom, restoreFrom)
 		// A BenchmarkRun of that name that is not the suite's was there first: that run is
 		// recorded as failed, and the suite goes on, leaving it as it is.
-		if err := createOwned(ctx, r.Client, r.APIReader, r.Scheme, suite, run); asConflict(err) != nil {
+		if err := kube.CreateOwned(ctx, r.Client, r.APIReader, r.Scheme, suite, run); kube.AsConflict(err) != nil {
 			now := metav1.Now()
 			records[i].Phase, records[i].Reason, records[i].CompletionTime = benchv1.PhaseFailed, "RunNameTaken", &now
-			records[i].Message = fmt.Sprintf("a BenchmarkRun named %s exists and is not this suite's (%s)", run.Name, asConflict(err).Why)
+			records[i].Message = fmt.Sprintf("a BenchmarkRun named %s exists and is not this suite's (%s)", run.Name, kube.AsConflict(err).Why)
 			continue
 		} else if err != nil {
 			return ctrl.Result{}, err
@@ -187,18 +188,18 @@ func (r *BenchmarkSuiteReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 }
 
 // failOnConflict stops a suite whose object name is taken by someone else's object (err is a
-// ConflictError): phase Failed, condition Failed with the object named, nothing of it changed.
+// kube.ConflictError): phase Failed, condition Failed with the object named, nothing of it changed.
 // Other errors are returned as they are.
 func (r *BenchmarkSuiteReconciler) failOnConflict(ctx context.Context, suite *benchv1.BenchmarkSuite, err error) error {
-	conflict := asConflict(err)
+	conflict := kube.AsConflict(err)
 	if conflict == nil {
 		return err
 	}
 	r.event(suite, corev1.EventTypeWarning, conflict.Reason, "Fail", "%s", conflict.Error())
 	return r.updateStatus(ctx, suite, func(s *benchv1.BenchmarkSuiteStatus) {
 		s.Phase = benchv1.PhaseFailed
-		setConditionIn(&s.Conditions, suite.Generation, benchv1.ConditionFailed, metav1.ConditionTrue, conflict.Reason, conflict.Error())
-		setConditionIn(&s.Conditions, suite.Generation, benchv1.ConditionComplete, metav1.ConditionFalse, conflict.Reason, conflict.Error())
+		kube.SetCondition(&s.Conditions, suite.Generation, benchv1.ConditionFailed, metav1.ConditionTrue, conflict.Reason, conflict.Error())
+		kube.SetCondition(&s.Conditions, suite.Generation, benchv1.ConditionComplete, metav1.ConditionFalse, conflict.Reason, conflict.Error())
 	})
 }
 
@@ -216,13 +217,13 @@ func suiteConditions(s *benchv1.BenchmarkSuiteStatus, generation int64, c compar
 		if c.Leader != "" {
 			message += "; leader " + c.Leader
 		}
-		setConditionIn(&s.Conditions, generation, benchv1.ConditionComplete, metav1.ConditionTrue, "AllRunsEnded", message)
-		setConditionIn(&s.Conditions, generation, benchv1.ConditionFailed, metav1.ConditionFalse, "AllRunsEnded", message)
+		kube.SetCondition(&s.Conditions, generation, benchv1.ConditionComplete, metav1.ConditionTrue, "AllRunsEnded", message)
+		kube.SetCondition(&s.Conditions, generation, benchv1.ConditionFailed, metav1.ConditionFalse, "AllRunsEnded", message)
 	case c.Complete:
 		s.Phase = benchv1.PhaseFailed
 		message := progress + ", none with a result: " + failedRuns(c)
-		setConditionIn(&s.Conditions, generation, benchv1.ConditionComplete, metav1.ConditionFalse, "NoResult", message)
-		setConditionIn(&s.Conditions, generation, benchv1.ConditionFailed, metav1.ConditionTrue, "NoResult", message)
+		kube.SetCondition(&s.Conditions, generation, benchv1.ConditionComplete, metav1.ConditionFalse, "NoResult", message)
+		kube.SetCondition(&s.Conditions, generation, benchv1.ConditionFailed, metav1.ConditionTrue, "NoResult", message)
 	default:
 		s.Phase = benchv1.PhaseRunning
 		if c.RunsDone == 0 && len(c.Runs) > 0 && c.Runs[0].Phase == "" {
@@ -232,8 +233,8 @@ func suiteConditions(s *benchv1.BenchmarkSuiteStatus, generation int64, c compar
 		if waiting != "" {
 			message += "; " + waiting
 		}
-		setConditionIn(&s.Conditions, generation, benchv1.ConditionComplete, metav1.ConditionFalse, "RunsUnderWay", message)
-		setConditionIn(&s.Conditions, generation, benchv1.ConditionFailed, metav1.ConditionFalse, "RunsUnderWay", message)
+		kube.SetCondition(&s.Conditions, generation, benchv1.ConditionComplete, metav1.ConditionFalse, "RunsUnderWay", message)
+		kube.SetCondition(&s.Conditions, generation, benchv1.ConditionFailed, metav1.ConditionFalse, "RunsUnderWay", message)
 	}
 }
 
@@ -333,10 +334,10 @@ func (r *BenchmarkSuiteReconciler) writeComparison(ctx context.Context, suite *b
 	}
 	labels := map[string]string{"app.kubernetes.io/managed-by": "tpcc-operator", benchv1.SuiteLabel: suite.Name}
 	data := map[string]string{"comparison.json": string(body), "comparison.md": comparison.Markdown(c)}
-	if page := comparison.ComparisonHTML(c, curves); len(body)+len(data["comparison.md"])+len(page) <= maxReportBytes {
+	if page := comparison.ComparisonHTML(c, curves); len(body)+len(data["comparison.md"])+len(page) <= kube.ConfigMapBudget {
 		data["report.html"] = page
 	}
-	return applyConfigMapFor(ctx, r.Client, r.APIReader, r.Scheme, suite, ComparisonConfigMapName(suite), labels, data, nil, suite.Spec.RetainReports)
+	return kube.ApplyConfigMap(ctx, r.Client, r.APIReader, r.Scheme, suite, ComparisonConfigMapName(suite), labels, data, nil, suite.Spec.RetainReports)
 }
 
 // curves are the steps of the suite's runs that exist, in the plan's order.
@@ -352,7 +353,7 @@ func curves(records []benchv1.SuiteRunRecord, runs map[string]*benchv1.Benchmark
 
 // updateStatus writes the suite's status (writeStatus) and announces a phase change.
 func (r *BenchmarkSuiteReconciler) updateStatus(ctx context.Context, suite *benchv1.BenchmarkSuite, mutate func(*benchv1.BenchmarkSuiteStatus)) error {
-	before, after, err := writeStatus(ctx, r.APIReader, r.Client, suite, func() *benchv1.BenchmarkSuite { return &benchv1.BenchmarkSuite{} },
+	before, after, err := kube.WriteStatus(ctx, r.APIReader, r.Client, suite, func() *benchv1.BenchmarkSuite { return &benchv1.BenchmarkSuite{} },
 		func(o *benchv1.BenchmarkSuite) *benchv1.BenchmarkSuiteStatus { return &o.Status },
 		func(current *benchv1.BenchmarkSuite, s *benchv1.BenchmarkSuiteStatus) {
 			mutate(s)
@@ -361,12 +362,12 @@ func (r *BenchmarkSuiteReconciler) updateStatus(ctx context.Context, suite *benc
 			if c := meta.FindStatusCondition(s.Conditions, benchv1.ConditionComplete); c != nil {
 				message = c.Message
 			}
-			endConditions(&s.Conditions, current.Generation, s.Phase, message)
+			kube.EndConditions(&s.Conditions, current.Generation, s.Phase, message)
 		})
 	if err != nil {
 		return err
 	}
-	announcePhase(r.Recorder, suite, before.Phase, after.Phase)
+	kube.AnnouncePhase(r.Recorder, suite, before.Phase, after.Phase)
 	return nil
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,6 +17,7 @@ import (
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines/registry"
+	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 )
 
 // The vendor objects each engine writes are granted in its folder (internal/engines/<engine>); the
@@ -144,9 +147,20 @@ func (r *BenchmarkRunReconciler) teardown(ctx context.Context, run *benchv1.Benc
 		}
 		// Only the run's own object, by UID: an object of that name someone else made (the run
 		// then failed with DatabaseConflict) or made since is left alone.
-		if _, err := deleteOwned(ctx, r.Client, run, u, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
+		if _, err := kube.DeleteOwned(ctx, r.Client, run, u, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
 			return fmt.Errorf("tearing down %s %s: %w", ref.GVK.Kind, ref.Name, err)
 		}
 	}
 	return nil
+}
+
+// replication is how many standbys the run's database is configured with and whether commits
+// wait for synchronous ones, as its engine's backend says (engines.Replication).
+func (r *BenchmarkRunReconciler) replication(run *benchv1.BenchmarkRun) measure.Replication {
+	rep, ok := r.backend(run).(engines.Replication)
+	if !ok {
+		return measure.Replication{}
+	}
+	standbys, synchronous := rep.Standbys(run)
+	return measure.Replication{Known: true, Standbys: standbys, Synchronous: synchronous}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,9 +20,9 @@ import (
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
+	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 	"github.com/tpcc-operator/tpcc-operator/internal/search"
-	"github.com/tpcc-operator/tpcc-operator/internal/sla"
-	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+	"github.com/tpcc-operator/tpcc-operator/internal/workload"
 )
 
 // Faults (spec.faults) are applied while a step measures: at the planned offset into its measured
@@ -68,7 +70,7 @@ func faultStepPlan(run *benchv1.BenchmarkRun, d search.Decision) (int32, bool) {
 		return 0, false
 	}
 	for _, s := range run.Status.Steps {
-		if s.Kind == benchv1.StepFault && stepVerdict(s) != benchv1.VerdictInconclusive {
+		if s.Kind == benchv1.StepFault && s.EffectiveVerdict() != benchv1.VerdictInconclusive {
 			return 0, false // an inconclusive one is retried
 		}
 	}
@@ -114,11 +116,11 @@ func (r *BenchmarkRunReconciler) setInjection(ctx context.Context, run *benchv1.
 // Injected with the marked client time. A restarted operator repeats the mark (the pods return
 // the first moment) and the deletion (which finds the pod gone, or a re-created one it does not
 // touch). Mark disrupts nothing: the disruption is the user's.
-func (r *BenchmarkRunReconciler) applyFaults(ctx context.Context, run *benchv1.BenchmarkRun, index int32, faults []int, st *stepSeries, measured time.Duration, mark markFunc, hold bool) (time.Duration, error) {
+func (r *BenchmarkRunReconciler) applyFaults(ctx context.Context, run *benchv1.BenchmarkRun, index int32, faults []int, st *measure.StepSeries, measured time.Duration, mark markFunc, hold bool) (time.Duration, error) {
 	if len(faults) == 0 || st.Origin.IsZero() || run.Status.Current == nil {
 		return 0, nil
 	}
-	_, rampUp := jobs.Durations(run)
+	_, rampUp := workload.Durations(run)
 	start := st.Origin.Add(rampUp)
 	targets, ok := r.backend(run).(engines.FaultTargets)
 	var next time.Duration
@@ -167,7 +169,7 @@ func (r *BenchmarkRunReconciler) applyFaults(ctx context.Context, run *benchv1.B
 		done := *inj
 		done.State = benchv1.FaultInjected
 		// The moment, in the clients' clocks, before anything is disrupted.
-		clientTime, err := mark(ctx, faultLabel(fi))
+		clientTime, err := mark(ctx, measure.FaultLabel(fi))
 		if !clientTime.IsZero() {
 			done.ClientTime = &metav1.MicroTime{Time: clientTime}
 		}
@@ -200,18 +202,6 @@ func (r *BenchmarkRunReconciler) applyFaults(ctx context.Context, run *benchv1.B
 // markFunc marks a moment under a label in every client pod's clock and returns it in the first
 // pod's; an error names the pods it could not mark.
 type markFunc func(ctx context.Context, label string) (time.Time, error)
-
-// faultMoment is when an injection disrupted the database, in the clock of the step's series
-// (the clients'): the mark, or, when no client could be marked, the operator's moment.
-func faultMoment(inj *benchv1.FaultInjection) time.Time {
-	if inj.ClientTime != nil {
-		return inj.ClientTime.Time
-	}
-	return inj.Time.Time
-}
-
-// faultLabel is the mark of spec.faults[fault] in the clients' commit records.
-func faultLabel(fault int) string { return fmt.Sprintf("fault-%d", fault) }
 
 // observeFaultTargets reads the database's objects and the controller chain of its pods.
 func (r *BenchmarkRunReconciler) observeFaultTargets(ctx context.Context, run *benchv1.BenchmarkRun, targets engines.FaultTargets) (map[engines.Ref]*unstructured.Unstructured, error) {
@@ -282,8 +272,8 @@ func (r *BenchmarkRunReconciler) verifyDatabasePod(run *benchv1.BenchmarkRun, ta
 		}
 		obj = u
 	}
-	if !ownedBy(obj, run) {
-		return fmt.Errorf("%s is not the database of run %s (uid %s): %s", obj.GetName(), run.Name, run.UID, whose(obj))
+	if !kube.OwnedBy(obj, run) {
+		return fmt.Errorf("%s is not the database of run %s (uid %s): %s", obj.GetName(), run.Name, run.UID, kube.Whose(obj))
 	}
 	return nil
 }
@@ -303,35 +293,17 @@ func (r *BenchmarkRunReconciler) deletePod(ctx context.Context, run *benchv1.Ben
 	return false, fmt.Errorf("deleting pod %s: %w", name, err)
 }
 
-// openFaultWindow starts accumulating the minute after the step's first fault once it is
-// applied or under way, and reports whether it did. It runs before any interval is folded (a
-// restarted operator collects the intervals it missed first): an injection still Injecting is
-// placed by the operator's moment of decision, which precedes the clients' mark.
-func openFaultWindow(run *benchv1.BenchmarkRun, st *stepSeries) bool {
-	if run.Status.Current == nil || st == nil || st.AfterFault != nil || st.LengthSeconds <= 0 || st.Origin.IsZero() {
-		return false
-	}
-	first := firstInjection(run.Status.Current.Faults)
-	if first == nil {
-		return false
-	}
-	length := time.Duration(st.LengthSeconds * float64(time.Second))
-	k := sla.FaultIntervalIndex(st.Origin, length, faultMoment(first))
-	st.AfterFault = &faultWindow{From: k, To: k + int(time.Minute/length)}
-	return true
-}
-
 // observeFailover records, for each injection, the primary the engine's operator chose after it
 // and when the deleted pod's replacement and every instance were ready again. Each is recorded
 // once, when first seen.
-func (r *BenchmarkRunReconciler) observeFailover(ctx context.Context, run *benchv1.BenchmarkRun, index int32, targets engines.FaultTargets, st *stepSeries) error {
+func (r *BenchmarkRunReconciler) observeFailover(ctx context.Context, run *benchv1.BenchmarkRun, index int32, targets engines.FaultTargets, st *measure.StepSeries) error {
 	var pending []benchv1.FaultInjection
 	for _, inj := range run.Status.Current.Faults {
 		if inj.State == benchv1.FaultInjected && inj.ReadyTime == nil {
 			pending = append(pending, inj)
 		}
 	}
-	if openFaultWindow(run, st) {
+	if measure.OpenFaultWindow(run, st) {
 		if err := r.saveSeries(ctx, run, index, st); err != nil {
 			return err
 		}
@@ -441,231 +413,7 @@ func (r *BenchmarkRunReconciler) awaitRecovery(ctx context.Context, run *benchv1
 			return false, err
 		}
 	}
-	return len(updated) == len(pending) && allReady(updated), nil
-}
-
-func allReady(list []benchv1.FaultInjection) bool {
-	for _, inj := range list {
-		if inj.ReadyTime == nil {
-			return false
-		}
-	}
-	return true
-}
-
-// firstInjection is the earliest applied injection, nil when none was applied.
-func firstInjection(list []benchv1.FaultInjection) *benchv1.FaultInjection {
-	var first *benchv1.FaultInjection
-	for i := range list {
-		inj := &list[i]
-		if inj.Time == nil || (inj.State != benchv1.FaultInjected && inj.State != benchv1.FaultInjecting) {
-			continue
-		}
-		if first == nil || inj.Time.Time.Before(first.Time.Time) {
-			first = inj
-		}
-	}
-	return first
-}
-
-// faultsPending reports whether a step measuring faults still waits for a pod that ended: its
-// ledger check (where the engine has one) is not served yet.
-func faultsPending(conn engines.Connection, faults []int, snapshots []*snapshot.Snapshot) bool {
-	if len(faults) == 0 || !conn.Ledger {
-		return false
-	}
-	for _, s := range snapshots {
-		if s.Phase == snapshot.PhaseDone && s.LedgerCheck == nil {
-			return true
-		}
-	}
-	return false
-}
-
-// ledgerOf sums the pods' ledger checks over a step of want pods; nil when no pod made one. A
-// district that could not be checked — a pod that is gone or failed, a reading that failed — is
-// named in NotChecked: it is not a lost commit, and the ledger does not pass.
-func ledgerOf(snapshots []*snapshot.Snapshot, want int32) *benchv1.LedgerCheck {
-	var out *benchv1.LedgerCheck
-	checked := 0
-	for _, s := range snapshots {
-		c := s.LedgerCheck
-		if c == nil {
-			continue
-		}
-		if out == nil {
-			out = &benchv1.LedgerCheck{Pass: true}
-		}
-		checked++
-		if c.Error != "" {
-			out.NotChecked = append(out.NotChecked, fmt.Sprintf("pod %s: %s", s.Identity.Pod, c.Error))
-			continue
-		}
-		out.Pass = out.Pass && c.Pass
-		out.Districts += int32(c.Districts)
-		out.Acknowledged += c.Acknowledged
-		out.Unknown += c.Unknown
-		out.Growth += c.Growth
-		out.Failures = append(out.Failures, c.Failures...)
-	}
-	if out == nil {
-		return nil
-	}
-	for _, s := range snapshots {
-		if s.LedgerCheck == nil {
-			out.NotChecked = append(out.NotChecked, fmt.Sprintf("pod %s: not checked: its run did not end with a check (phase %s)", s.Identity.Pod, s.Phase))
-		}
-	}
-	if missing := int(want) - len(snapshots); missing > 0 {
-		out.NotChecked = append(out.NotChecked, fmt.Sprintf("%d of %d client pods are gone: their districts were not checked", missing, want))
-	}
-	if len(out.NotChecked) > 0 {
-		out.Pass = false
-	}
-	if len(out.Failures) > 10 {
-		out.Failures = append(out.Failures[:10], fmt.Sprintf("and %d more", len(out.Failures)-10))
-	}
-	return out
-}
-
-// faultRecord is what a step's faults did and cost, from the injections in status, the step's
-// series and the pods' snapshots (want pods planned); it also returns the checks the verdict gets.
-//
-// The outage is measured from the acknowledged commits of every client pod, each in its own
-// clock relative to the fault's mark (sla.MeasureOutage); the baseline, the recovery and the
-// errors from the per-second series, against the fault's moment in the first pod's clock. What
-// cannot be measured is said, never taken as zero: with sla.maxUnavailability it makes the step
-// inconclusive.
-func faultRecord(run *benchv1.BenchmarkRun, injections []benchv1.FaultInjection, st *stepSeries, snapshots []*snapshot.Snapshot, want int32) (*benchv1.FaultRecord, []sla.Check) {
-	rec := &benchv1.FaultRecord{Injections: injections, Ledger: ledgerOf(snapshots, want)}
-	var checks []sla.Check
-	if l := rec.Ledger; l != nil {
-		switch {
-		case len(l.Failures) > 0:
-			detail := fmt.Sprintf("%d acknowledged New-Orders, %d with an unknown outcome, d_next_o_id grew by %d: %s",
-				l.Acknowledged, l.Unknown, l.Growth, strings.Join(l.Failures, "; "))
-			checks = append(checks, sla.LedgerFailure(detail))
-		case len(l.NotChecked) > 0:
-			checks = append(checks, sla.Check{Name: "ledger", Status: sla.Inconclusive, Detail: "ledger: not checked: " + strings.Join(l.NotChecked, "; ")})
-		}
-	}
-	first := firstInjection(injections)
-	if first == nil || st == nil || st.Origin.IsZero() {
-		return rec, checks
-	}
-	bound := run.Spec.SLA.MaxUnavailability
-	notMeasured := func(why string) (*benchv1.FaultRecord, []sla.Check) {
-		rec.Measurement = &benchv1.FaultMeasurement{NotMeasured: why}
-		if bound != nil {
-			checks = append(checks, sla.Check{Name: "unavailability", Status: sla.Inconclusive, Detail: "unavailability: cannot be judged: " + why})
-		}
-		return rec, checks
-	}
-	records, pods := make([]*snapshot.CommitRecord, len(snapshots)), make([]string, len(snapshots))
-	for i, s := range snapshots {
-		records[i], pods[i] = s.Commits, s.Identity.Pod
-	}
-	if int32(len(snapshots)) < want {
-		return notMeasured(fmt.Sprintf("%d of %d client pods are gone: the commits they saw are unknown", int(want)-len(snapshots), want))
-	}
-	outage, err := sla.MeasureOutage(records, pods, faultLabel(int(first.Fault)))
-	if err != nil {
-		return notMeasured(err.Error())
-	}
-	_, rampUp := jobs.Durations(run)
-	figures, err := sla.MeasureFault(st.Series, st.Origin, st.Origin.Add(rampUp), faultMoment(first))
-	if err != nil {
-		return notMeasured(err.Error())
-	}
-	m := &benchv1.FaultMeasurement{
-		Unavailability:             metav1.Duration{Duration: outage.Unavailability.Round(time.Millisecond)},
-		UnavailableAtEnd:           outage.AtEnd,
-		UnavailabilityMethod:       "commits",
-		BaselineNewOrdersPerSecond: round2(figures.BaselineNewOrdersPerSecond),
-	}
-	if outage.Unavailability > 0 {
-		m.UnavailableFrom = &metav1.MicroTime{Time: outage.From}
-		if !outage.AtEnd {
-			m.UnavailableTo = &metav1.MicroTime{Time: outage.To}
-		}
-	}
-	if figures.Recovered {
-		m.Recovery = &metav1.Duration{Duration: figures.Recovery.Round(time.Millisecond)}
-	}
-	for t, n := range figures.Errors {
-		if m.Errors == nil {
-			m.Errors = map[benchv1.Transaction]int64{}
-		}
-		m.Errors[benchv1.Transaction(t)] = n
-	}
-	for _, s := range snapshots {
-		for _, d := range s.Ledger {
-			m.CommitsUnknown += d.Unknown
-		}
-	}
-	m.LatencyAfter = st.AfterFault.stats()
-	rec.Measurement = m
-	if bound != nil {
-		checks = append(checks, sla.UnavailabilityCheck(outage.Unavailability, bound.Duration, outage.AtEnd))
-	}
-	return rec, checks
-}
-
-// faultWindow accumulates the exact histograms of the minute after a step's first fault: the
-// intervals [From, To) of its series.
-type faultWindow struct {
-	From       int                             `json:"from"`
-	To         int                             `json:"to"`
-	Histograms map[snapshot.Transaction]string `json:"histograms,omitempty"`
-}
-
-// add merges one merged interval's histograms into the window when the interval is in it.
-func (w *faultWindow) add(m snapshot.MergedInterval) error {
-	if w == nil || m.Index < w.From || m.Index >= w.To {
-		return nil
-	}
-	if w.Histograms == nil {
-		w.Histograms = map[snapshot.Transaction]string{}
-	}
-	for t, mt := range m.Transactions {
-		if mt == nil || mt.Histogram == nil || mt.Histogram.TotalCount() == 0 {
-			continue
-		}
-		h := snapshot.NewHistogram()
-		if enc := w.Histograms[t]; enc != "" {
-			var err error
-			if h, err = snapshot.DecodeHistogram(enc); err != nil {
-				return fmt.Errorf("the window after the fault: %w", err)
-			}
-		}
-		h.Merge(mt.Histogram)
-		enc, err := snapshot.EncodeHistogram(h)
-		if err != nil {
-			return err
-		}
-		w.Histograms[t] = enc
-	}
-	return nil
-}
-
-// stats reads the window's percentiles per transaction type.
-func (w *faultWindow) stats() map[benchv1.Transaction]benchv1.TransactionStats {
-	if w == nil || len(w.Histograms) == 0 {
-		return nil
-	}
-	out := map[benchv1.Transaction]benchv1.TransactionStats{}
-	for t, enc := range w.Histograms {
-		h, err := snapshot.DecodeHistogram(enc)
-		if err != nil {
-			continue
-		}
-		q := func(p float64) metav1.Duration {
-			return metav1.Duration{Duration: snapshot.Micros(h.ValueAtQuantile(p))}
-		}
-		out[benchv1.Transaction(t)] = benchv1.TransactionStats{Count: h.TotalCount(), P50: q(50), P90: q(90), P95: q(95), P99: q(99),
-			Max: metav1.Duration{Duration: snapshot.Micros(h.Max())}}
-	}
-	return out
+	return len(updated) == len(pending) && measure.AllReady(updated), nil
 }
 
 // reconcileFaultCheck runs, after every step that applied a fault (whatever its verdict), the
@@ -673,7 +421,7 @@ func (w *faultWindow) stats() map[benchv1.Transaction]benchv1.TransactionStats {
 // readyWait after the fault, for the database to be whole again before the next step starts.
 func (r *BenchmarkRunReconciler) reconcileFaultCheck(ctx context.Context, run *benchv1.BenchmarkRun) (bool, ctrl.Result, error) {
 	for i, s := range run.Status.Steps {
-		if s.Fault == nil || firstInjection(s.Fault.Injections) == nil {
+		if s.Fault == nil || measure.FirstInjection(s.Fault.Injections) == nil {
 			continue
 		}
 		whole, err := r.awaitRecovery(ctx, run, i)
@@ -704,9 +452,9 @@ func (r *BenchmarkRunReconciler) checkAfterFault(ctx context.Context, run *bench
 		return false, client.IgnoreNotFound(err)
 	}
 	outcome := ""
-	if c := jobCondition(check, "Failed"); c != nil {
+	if c := kube.JobCondition(check, "Failed"); c != nil {
 		outcome = fmt.Sprintf("failed: Job %s: %s (its log names the TPC-C condition)", check.Name, c.Message)
-	} else if jobCondition(check, "Complete") != nil {
+	} else if kube.JobCondition(check, "Complete") != nil {
 		outcome = "passed"
 	}
 	if outcome == "" {

@@ -9,13 +9,13 @@ import (
 	"sort"
 	"time"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/rest"
 
-	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/cadvisor"
-	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 )
 
 // Disk and network per pod: each poll of a running step reads the cAdvisor metrics of every node
@@ -70,16 +70,9 @@ func KubeletMetricsReader(cfg *rest.Config) (NodeMetricsReader, error) {
 	}, nil
 }
 
-// ioReading is a pod's counters at the time they were read, kept between polls (and in the
-// series ConfigMap, so a restarted manager goes on from them).
-type ioReading struct {
-	At       time.Time         `json:"at"`
-	Counters cadvisor.Counters `json:"counters"`
-}
-
 // sampleIO reads the disk and network counters of the run's database and client pods and records
 // their rates since the previous reading in st.
-func (r *BenchmarkRunReconciler) sampleIO(ctx context.Context, st *stepSeries, namespace string, pods []corev1.Pod, roles map[string]string) {
+func (r *BenchmarkRunReconciler) sampleIO(ctx context.Context, st *measure.StepSeries, namespace string, pods []corev1.Pod, roles map[string]string) {
 	if st.Origin.IsZero() {
 		return
 	}
@@ -115,53 +108,7 @@ func (r *BenchmarkRunReconciler) sampleIO(ctx context.Context, st *stepSeries, n
 			continue
 		}
 		st.IOMetrics = IOMetricsSource
-		st.addIO(counters, roles, at)
-	}
-}
-
-// addIO records one reading of pods' counters taken at at: the rate since each pod's previous
-// reading goes into the interval the reading falls in — by cAdvisor's update times when the scrape
-// carries them (a reading not updated since the last is skipped), else by the scrapes'. It is pure.
-func (st *stepSeries) addIO(counters map[string]cadvisor.Counters, roles map[string]string, at time.Time) {
-	if st.IOCounters == nil {
-		st.IOCounters = map[string]*ioReading{}
-	}
-	for pod, c := range counters {
-		prev := st.IOCounters[pod]
-		if prev == nil {
-			st.IOCounters[pod] = &ioReading{At: at, Counters: c}
-			continue
-		}
-		// Each reading's time: cAdvisor's own update time when both carry one (a reading it has
-		// not updated since the previous tells nothing new and keeps that one as the baseline),
-		// else the scrape's.
-		since, when := prev.At, at
-		if !c.At.IsZero() && !prev.Counters.At.IsZero() {
-			if !c.At.After(prev.Counters.At) {
-				continue
-			}
-			since, when = prev.Counters.At, c.At
-		}
-		st.IOCounters[pod] = &ioReading{At: at, Counters: c}
-		if st.LengthSeconds <= 0 || when.Before(st.Origin) {
-			continue
-		}
-		rate, ok := cadvisor.Rate(prev.Counters, c, when.Sub(since))
-		if !ok {
-			continue
-		}
-		if st.Resources == nil {
-			st.Resources = map[string]*snapshot.PodSeries{}
-		}
-		p := st.Resources[pod]
-		if p == nil {
-			p = &snapshot.PodSeries{Role: roles[pod]}
-			st.Resources[pod] = p
-		}
-		p.AddIO(int(when.Sub(st.Origin).Seconds()/st.LengthSeconds), snapshot.IORates{
-			DiskReadBytes: rate.DiskReadBytes, DiskWriteBytes: rate.DiskWriteBytes, DiskReads: rate.DiskReads, DiskWrites: rate.DiskWrites,
-			NetReceiveBytes: rate.NetReceiveBytes, NetTransmitBytes: rate.NetTransmitBytes,
-			NetReceivePackets: rate.NetReceivePackets, NetTransmitPackets: rate.NetTransmitPackets})
+		st.AddIO(counters, roles, at)
 	}
 }
 
@@ -173,16 +120,4 @@ func ioMetricsAbsent(node string, err error) string {
 	default:
 		return fmt.Sprintf("absent: node %s: %v", node, err)
 	}
-}
-
-// podIO is a pod's peak disk and network rates for status, nil without any.
-func podIO(p *snapshot.PodSeries) *benchv1.PodIO {
-	peak, ok := p.PeakIO()
-	if !ok {
-		return nil
-	}
-	return &benchv1.PodIO{DiskReadBytesPerSecond: peak.DiskReadBytes, DiskWriteBytesPerSecond: peak.DiskWriteBytes,
-		DiskReadsPerSecond: peak.DiskReads, DiskWritesPerSecond: peak.DiskWrites,
-		NetworkReceiveBytesPerSecond: peak.NetReceiveBytes, NetworkTransmitBytesPerSecond: peak.NetTransmitBytes,
-		NetworkReceivePacketsPerSecond: peak.NetReceivePackets, NetworkTransmitPacketsPerSecond: peak.NetTransmitPackets}
 }

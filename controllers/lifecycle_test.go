@@ -25,6 +25,7 @@ import (
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+	"github.com/tpcc-operator/tpcc-operator/internal/workload"
 )
 
 func testConfig(pods *clientPods) Config {
@@ -232,7 +233,7 @@ func assertSearchResult(t *testing.T, got *benchv1.BenchmarkRun, boundaryWarehou
 	probes := 0
 	for i, s := range got.Status.Steps {
 		switch {
-		case s.Kind == benchv1.StepProbe && s.Duration != nil && s.Duration.Duration == jobs.ProbeDuration(got) && s.Duration.Duration < duration:
+		case s.Kind == benchv1.StepProbe && s.Duration != nil && s.Duration.Duration == workload.ProbeDuration(got) && s.Duration.Duration < duration:
 			probes++
 		case s.Kind == benchv1.StepFull && s.Duration != nil && s.Duration.Duration == duration:
 		default:

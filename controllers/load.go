@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -15,6 +14,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
+	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 	"github.com/tpcc-operator/tpcc-operator/internal/shard"
 )
 
@@ -53,10 +53,10 @@ func (r *BenchmarkRunReconciler) reconcileLoad(ctx context.Context, run *benchv1
 	}); err != nil {
 		return false, ctrl.Result{}, err
 	}
-	if failed := jobCondition(loader, batchv1.JobFailed); failed != nil {
+	if failed := kube.JobCondition(loader, batchv1.JobFailed); failed != nil {
 		return false, ctrl.Result{}, r.fail(ctx, run, "LoadFailed", fmt.Sprintf("Job %s failed: %s", loader.Name, failed.Message))
 	}
-	if jobCondition(loader, batchv1.JobComplete) == nil {
+	if kube.JobCondition(loader, batchv1.JobComplete) == nil {
 		return false, ctrl.Result{}, nil // the Job's next status change requeues
 	}
 
@@ -67,11 +67,11 @@ func (r *BenchmarkRunReconciler) reconcileLoad(ctx context.Context, run *benchv1
 	if err := r.Get(ctx, client.ObjectKeyFromObject(check), check); err != nil {
 		return false, ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if failed := jobCondition(check, batchv1.JobFailed); failed != nil {
+	if failed := kube.JobCondition(check, batchv1.JobFailed); failed != nil {
 		return false, ctrl.Result{}, r.fail(ctx, run, "ConsistencyCheckFailed",
 			fmt.Sprintf("Job %s failed (its log names the TPC-C condition): %s", check.Name, failed.Message))
 	}
-	if jobCondition(check, batchv1.JobComplete) == nil {
+	if kube.JobCondition(check, batchv1.JobComplete) == nil {
 		return false, ctrl.Result{}, nil
 	}
 	r.recordLoadedDataset(ctx, run, check)
@@ -135,19 +135,10 @@ func parseIndexes(list string) ([]int, error) {
 	return out, nil
 }
 
-func jobCondition(job *batchv1.Job, conditionType batchv1.JobConditionType) *batchv1.JobCondition {
-	for i, c := range job.Status.Conditions {
-		if c.Type == conditionType && c.Status == corev1.ConditionTrue {
-			return &job.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
 // deleteJob removes a finished Job and its pods; a failure only leaves it for garbage collection
 // with the run.
 func (r *BenchmarkRunReconciler) deleteJob(ctx context.Context, run *benchv1.BenchmarkRun, job *batchv1.Job) {
-	if _, err := deleteOwned(ctx, r.Client, run, job, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
+	if _, err := kube.DeleteOwned(ctx, r.Client, run, job, client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "deleting a finished Job", "job", job.Name)
 	}
 }

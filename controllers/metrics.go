@@ -3,6 +3,8 @@ package controllers
 import (
 	"slices"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -106,7 +108,7 @@ var (
 		Name: "tpcc_run_result_tpmc_per_gibibyte", Help: "The result's tpmC per GiB of the database pods' memory, by basis as tpcc_run_result_tpmc_per_vcpu.",
 	}, []string{"namespace", "run", "basis"})
 	resultBottleneck = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "tpcc_run_result_bottleneck", Help: "1 for the resource named saturated at the result's bound (DatabaseCPU, ClientCPU, DiskLatency, LockWaits, Replication, NotDetermined).",
+		Name: "tpcc_run_result_bottleneck", Help: "1 for the resource named saturated at the result's bound (DatabaseCPU, ClientCPU, DiskLatency, LockWaits, measure.Replication, NotDetermined).",
 	}, []string{"namespace", "run", "resource"})
 )
 
@@ -200,7 +202,7 @@ type liveTelemetry struct {
 }
 
 // latestTelemetry reads the latest interval of a step's series; it is pure.
-func latestTelemetry(st *stepSeries) liveTelemetry {
+func latestTelemetry(st *measure.StepSeries) liveTelemetry {
 	out := liveTelemetry{ReplayLagSeconds: map[string]float64{}, DatabaseCPUCores: map[string]float64{},
 		WriteLagSeconds: map[string]float64{}, FlushLagSeconds: map[string]float64{},
 		DiskRead: map[string]float64{}, DiskWrite: map[string]float64{}, NetReceive: map[string]float64{}, NetTransmit: map[string]float64{}}
@@ -226,7 +228,7 @@ func latestTelemetry(st *stepSeries) liveTelemetry {
 		out.Checkpoints = ptr(float64(sum(s.Checkpoints)))
 	}
 	for pod, p := range st.Resources {
-		if v, ok := last(p.CPUMillis); ok && p.Role == roleDatabase {
+		if v, ok := last(p.CPUMillis); ok && p.Role == measure.RoleDatabase {
 			out.DatabaseCPUCores[pod] = float64(v) / 1000
 		}
 		for _, c := range []struct {
@@ -258,7 +260,7 @@ func latestTelemetry(st *stepSeries) liveTelemetry {
 
 // recordLiveTelemetry sets a running step's telemetry metrics from its series. Labels (standbys,
 // pods) absent from the latest interval are dropped, so a standby that went away stops showing.
-func recordLiveTelemetry(run *benchv1.BenchmarkRun, st *stepSeries) {
+func recordLiveTelemetry(run *benchv1.BenchmarkRun, st *measure.StepSeries) {
 	if st == nil || run.Status.Current == nil {
 		return
 	}
@@ -357,4 +359,12 @@ func deleteRun(collectors []prometheus.Collector, namespace, name string) {
 			v.DeletePartialMatch(labels)
 		}
 	}
+}
+
+func sum(v []int64) int64 {
+	var s int64
+	for _, x := range v {
+		s += x
+	}
+	return s
 }

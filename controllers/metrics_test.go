@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -47,8 +49,8 @@ func metricsRun(namespace, name string) *benchv1.BenchmarkRun {
 }
 
 // metricsSeries is a step series of three intervals with PostgreSQL telemetry and pod resources.
-func metricsSeries() *stepSeries {
-	st := &stepSeries{Version: seriesVersion, Origin: time.Unix(1000, 0), LengthSeconds: 10}
+func metricsSeries() *measure.StepSeries {
+	st := &measure.StepSeries{Version: measure.SeriesVersion, Origin: time.Unix(1000, 0), LengthSeconds: 10}
 	st.Series = snapshot.CompactSeries{
 		Index: []int{0, 1, 2},
 		ReplayLagMillis: map[string][]int64{
@@ -62,12 +64,12 @@ func metricsSeries() *stepSeries {
 		WriteLagMillis:    map[string][]int64{"pg-2": {1, 2, 3}, "pg-3": {1, 1, -1}},
 		FlushLagMillis:    map[string][]int64{"pg-2": {2, 4, 25}, "pg-3": {1, 2, -1}},
 	}
-	st.addResources("pg-1", roleDatabase, 1000, time.Unix(1001, 0), 400, 64<<20)
-	st.addResources("pg-1", roleDatabase, 1000, time.Unix(1025, 0), 850, 64<<20)
-	st.addResources("client-0", roleClient, 500, time.Unix(1025, 0), 300, 32<<20)
-	roles := map[string]string{"pg-1": roleDatabase, "client-0": roleClient}
-	st.addIO(map[string]cadvisor.Counters{"pg-1": {Disk: true, Net: true}, "client-0": {Net: true}}, roles, time.Unix(1020, 0))
-	st.addIO(map[string]cadvisor.Counters{"pg-1": {DiskReadBytes: 5e5, DiskWriteBytes: 4e7, Disk: true, NetReceiveBytes: 1e7, NetTransmitBytes: 2e7, Net: true},
+	st.AddResources("pg-1", measure.RoleDatabase, 1000, time.Unix(1001, 0), 400, 64<<20)
+	st.AddResources("pg-1", measure.RoleDatabase, 1000, time.Unix(1025, 0), 850, 64<<20)
+	st.AddResources("client-0", measure.RoleClient, 500, time.Unix(1025, 0), 300, 32<<20)
+	roles := map[string]string{"pg-1": measure.RoleDatabase, "client-0": measure.RoleClient}
+	st.AddIO(map[string]cadvisor.Counters{"pg-1": {Disk: true, Net: true}, "client-0": {Net: true}}, roles, time.Unix(1020, 0))
+	st.AddIO(map[string]cadvisor.Counters{"pg-1": {DiskReadBytes: 5e5, DiskWriteBytes: 4e7, Disk: true, NetReceiveBytes: 1e7, NetTransmitBytes: 2e7, Net: true},
 		"client-0": {NetReceiveBytes: 2e7, NetTransmitBytes: 1e7, Net: true}}, roles, time.Unix(1025, 0))
 	return st
 }
@@ -261,18 +263,18 @@ func emptyLive() liveTelemetry {
 func TestLatestTelemetry(t *testing.T) {
 	tests := []struct {
 		name string
-		st   *stepSeries
+		st   *measure.StepSeries
 		want liveTelemetry
 	}{
 		{
 			name: "no series yet",
-			st:   &stepSeries{},
+			st:   &measure.StepSeries{},
 			want: emptyLive(),
 		},
 		{
 			name: "a database without telemetry (no columns)",
-			st: &stepSeries{Series: snapshot.CompactSeries{Index: []int{0}}, Resources: map[string]*snapshot.PodSeries{
-				"db-0": {Role: roleDatabase, Index: []int{0}, CPUMillis: []int64{1200}, MemoryMiB: []int64{100}},
+			st: &measure.StepSeries{Series: snapshot.CompactSeries{Index: []int{0}}, Resources: map[string]*snapshot.PodSeries{
+				"db-0": {Role: measure.RoleDatabase, Index: []int{0}, CPUMillis: []int64{1200}, MemoryMiB: []int64{100}},
 			}},
 			want: func() liveTelemetry { l := emptyLive(); l.DatabaseCPUCores["db-0"] = 1.2; return l }(),
 		},

@@ -19,6 +19,7 @@ import (
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
+	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 )
 
 // someonesCluster creates a CloudNativePG Cluster that no run made, as its owner would.
@@ -167,22 +168,22 @@ func TestDeleteOwned(t *testing.T) {
 		t.Fatal(err)
 	}
 	mine := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "mine", Namespace: ns,
-		Annotations: map[string]string{OwnerUIDAnnotation: string(owner.UID)}}}
+		Annotations: map[string]string{kube.OwnerUIDAnnotation: string(owner.UID)}}}
 	theirs := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "theirs", Namespace: ns}}
 	for _, cm := range []*corev1.ConfigMap{mine, theirs} {
 		if err := k8s.Create(context.Background(), cm); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if deleted, err := deleteOwned(context.Background(), k8s, owner, theirs); deleted || err != nil {
+	if deleted, err := kube.DeleteOwned(context.Background(), k8s, owner, theirs); deleted || err != nil {
 		t.Errorf("deleted someone else's: %v %v", deleted, err)
 	}
 	stale := mine.DeepCopy()
 	stale.UID = types.UID("00000000-0000-0000-0000-000000000000") // an instance that is gone
-	if deleted, err := deleteOwned(context.Background(), k8s, owner, stale); deleted || err != nil {
+	if deleted, err := kube.DeleteOwned(context.Background(), k8s, owner, stale); deleted || err != nil {
 		t.Errorf("deleted another instance of the name: %v %v", deleted, err)
 	}
-	if deleted, err := deleteOwned(context.Background(), k8s, owner, mine); !deleted || err != nil {
+	if deleted, err := kube.DeleteOwned(context.Background(), k8s, owner, mine); !deleted || err != nil {
 		t.Errorf("did not delete its own: %v %v", deleted, err)
 	}
 	for name, want := range map[string]bool{"theirs": true, "mine": false} {

@@ -3,6 +3,8 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -108,10 +110,10 @@ func placementRecord(database, clients []corev1.Pod, primary string, group func(
 				p.Name, p.Spec.NodeName, strings.Join(beside, ", ")))
 		}
 	}
-	rec.ClientsOnDatabaseNodes = sortedKeys(shared)
+	rec.ClientsOnDatabaseNodes = slices.Sorted(maps.Keys(shared))
 	together := map[string]bool{}
-	for _, g := range sortedKeys(groupOnNode) {
-		for _, node := range sortedKeys(groupOnNode[g]) {
+	for _, g := range slices.Sorted(maps.Keys(groupOnNode)) {
+		for _, node := range slices.Sorted(maps.Keys(groupOnNode[g])) {
 			pods := groupOnNode[g][node]
 			if len(pods) < 2 {
 				continue
@@ -126,7 +128,7 @@ func placementRecord(database, clients []corev1.Pod, primary string, group func(
 				kind, strings.Join(pods, " and "), node))
 		}
 	}
-	rec.SharedDatabaseNodes = sortedKeys(together)
+	rec.SharedDatabaseNodes = slices.Sorted(maps.Keys(together))
 	sortPlacement(rec.Pods)
 	return rec
 }

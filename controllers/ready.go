@@ -4,9 +4,9 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 )
 
 // runReadyConditions derives a run's Ready and Ended conditions (api/v1alpha1/conditions_ready.go)
@@ -53,30 +53,5 @@ func runReadyConditions(s *benchv1.BenchmarkRunStatus, generation int64) {
 	default:
 		message = "not started"
 	}
-	endConditions(&s.Conditions, generation, s.Phase, message)
-}
-
-// endConditions sets Ready and Ended from the phase: under way, both False with the phase as
-// reason; Succeeded, both with reason Succeeded; Failed, both with the Failed condition's reason
-// and message.
-func endConditions(conditions *[]metav1.Condition, generation int64, phase benchv1.Phase, message string) {
-	ready, ended := metav1.ConditionFalse, metav1.ConditionFalse
-	reason := string(phase)
-	if reason == "" {
-		reason = string(benchv1.PhasePending)
-	}
-	switch phase {
-	case benchv1.PhaseSucceeded:
-		ready, ended, reason = metav1.ConditionTrue, metav1.ConditionTrue, benchv1.ReasonSucceeded
-	case benchv1.PhaseFailed:
-		ended, reason = metav1.ConditionTrue, string(benchv1.PhaseFailed)
-		if c := meta.FindStatusCondition(*conditions, benchv1.ConditionFailed); c != nil && c.Status == metav1.ConditionTrue {
-			reason, message = c.Reason, c.Message
-		}
-	}
-	if message == "" {
-		message = string(phase)
-	}
-	setConditionIn(conditions, generation, benchv1.ConditionReady, ready, reason, message)
-	setConditionIn(conditions, generation, benchv1.ConditionEnded, ended, reason, message)
+	kube.EndConditions(&s.Conditions, generation, s.Phase, message)
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -22,20 +24,17 @@ import (
 // podMetricsGVK is the resource metrics API's pod kind (metrics-server and its peers serve it).
 var podMetricsGVK = schema.GroupVersionKind{Group: "metrics.k8s.io", Version: "v1beta1", Kind: "PodMetricsList"}
 
-// ResourceMetricsSource names where step pods' CPU and memory come from when the API answers.
-const ResourceMetricsSource = "metrics.k8s.io"
-
 // sampleResources reads the current CPU and memory of the database pods and the step's client
 // pods from the cluster's resource metrics API into the step's series. Without the API the series
 // says so and the step goes on.
-func (r *BenchmarkRunReconciler) sampleResources(ctx context.Context, run *benchv1.BenchmarkRun, st *stepSeries, clients []corev1.Pod) {
+func (r *BenchmarkRunReconciler) sampleResources(ctx context.Context, run *benchv1.BenchmarkRun, st *measure.StepSeries, clients []corev1.Pod) {
 	if st.Origin.IsZero() {
 		return
 	}
 	limits := map[string]int64{}
 	roles := map[string]string{}
 	for _, p := range clients {
-		roles[p.Name], limits[p.Name] = roleClient, cpuLimitMillis(p)
+		roles[p.Name], limits[p.Name] = measure.RoleClient, cpuLimitMillis(p)
 	}
 	selectors := []client.MatchingLabels{}
 	all := append([]corev1.Pod(nil), clients...)
@@ -44,7 +43,7 @@ func (r *BenchmarkRunReconciler) sampleResources(ctx context.Context, run *bench
 		pods := &corev1.PodList{}
 		if err := r.APIReader.List(ctx, pods, client.InNamespace(run.Namespace), client.MatchingLabels(sel)); err == nil {
 			for _, p := range pods.Items {
-				roles[p.Name], limits[p.Name] = roleDatabase, cpuLimitMillis(p)
+				roles[p.Name], limits[p.Name] = measure.RoleDatabase, cpuLimitMillis(p)
 			}
 			all = append(all, pods.Items...)
 		}
@@ -61,7 +60,7 @@ func (r *BenchmarkRunReconciler) sampleResources(ctx context.Context, run *bench
 			st.ResourceMetrics = resourceMetricsAbsent(err)
 			return
 		}
-		st.ResourceMetrics = ResourceMetricsSource
+		st.ResourceMetrics = measure.ResourceMetricsSource
 		for _, item := range list.Items {
 			role, ok := roles[item.GetName()]
 			if !ok {
@@ -71,7 +70,7 @@ func (r *BenchmarkRunReconciler) sampleResources(ctx context.Context, run *bench
 			if err != nil {
 				continue
 			}
-			st.addResources(item.GetName(), role, limits[item.GetName()], at, cpu, memory)
+			st.AddResources(item.GetName(), role, limits[item.GetName()], at, cpu, memory)
 		}
 	}
 }

@@ -8,22 +8,22 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
-	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
+	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 	"github.com/tpcc-operator/tpcc-operator/internal/report"
 	"github.com/tpcc-operator/tpcc-operator/internal/search"
 	"github.com/tpcc-operator/tpcc-operator/internal/sla"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+	"github.com/tpcc-operator/tpcc-operator/internal/workload"
 )
 
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;create;patch
@@ -40,9 +40,6 @@ type stepData struct {
 // reportVersion is report.json's schema version: 2 added environment, steps[].step.telemetry and
 // the series.json.gz key beside it.
 const reportVersion = 2
-
-// maxReportBytes keeps the report ConfigMap under the API server's 1 MiB with room for its metadata.
-const maxReportBytes = 1000 << 10
 
 // reportDoc is the report ConfigMap's report.json.
 type reportDoc struct {
@@ -88,43 +85,7 @@ func (r *BenchmarkRunReconciler) writeStepConfigMap(ctx context.Context, run *be
 }
 
 func (r *BenchmarkRunReconciler) applyConfigMap(ctx context.Context, run *benchv1.BenchmarkRun, name string, data map[string]string, binaryData map[string][]byte) error {
-	return applyOwnedConfigMap(ctx, r.Client, r.APIReader, r.Scheme, run, name, engines.Labels(run), data, binaryData)
-}
-
-// applyOwnedConfigMap server-side applies a ConfigMap controlled by owner; a ConfigMap of that
-// name that is not owner's is refused (ConflictError) and left as it is.
-func applyOwnedConfigMap(ctx context.Context, c client.Client, reader client.Reader, scheme *runtime.Scheme, owner client.Object, name string, labels, data map[string]string, binaryData map[string][]byte) error {
-	return applyConfigMapFor(ctx, c, reader, scheme, owner, name, labels, data, binaryData, false)
-}
-
-// applyConfigMapFor is applyOwnedConfigMap; with retain, the ConfigMap is only annotated with
-// owner's UID, not controlled by it, so it outlives owner (spec.retainReports).
-func applyConfigMapFor(ctx context.Context, c client.Client, reader client.Reader, scheme *runtime.Scheme, owner client.Object, name string, labels, data map[string]string, binaryData map[string][]byte, retain bool) error {
-	cm := &corev1.ConfigMap{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: owner.GetNamespace(), Labels: labels},
-		Data:       data,
-		BinaryData: binaryData,
-	}
-	if !retain {
-		if err := controllerutil.SetControllerReference(owner, cm, scheme); err != nil {
-			return err
-		}
-	}
-	markOwner(cm, owner)
-	if err := checkOwned(ctx, reader, scheme, owner, cm, benchv1.ReasonObjectConflict); err != nil {
-		return err
-	}
-	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(cm)
-	if err != nil {
-		return err
-	}
-	u := &unstructured.Unstructured{Object: content}
-	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
-	if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(FieldOwner), client.ForceOwnership); err != nil {
-		return fmt.Errorf("applying ConfigMap %s: %w", name, err)
-	}
-	return nil
+	return kube.ApplyOwnedConfigMap(ctx, r.Client, r.APIReader, r.Scheme, run, name, engines.Labels(run), data, binaryData)
 }
 
 // reconcileResult ends a run whose search is over: the result, the report, the conditions.
@@ -141,7 +102,7 @@ func (r *BenchmarkRunReconciler) reconcileResult(ctx context.Context, run *bench
 	// The result and the report read the database as its engine described it.
 	described := r.engines().Described(run)
 	result := resultOf(described, decision, evidence)
-	result.Sustained = sustainedResult(run)
+	result.Sustained = measure.SustainedResult(run)
 	steps, err := r.readStepData(ctx, run)
 	if err != nil {
 		return false, ctrl.Result{}, err
@@ -162,7 +123,7 @@ func (r *BenchmarkRunReconciler) reconcileResult(ctx context.Context, run *bench
 	if err != nil {
 		return false, ctrl.Result{}, err
 	}
-	if len(body)+len(md)+len(series) > maxReportBytes {
+	if len(body)+len(md)+len(series) > kube.ConfigMapBudget {
 		binary = nil
 		rep.Series = fmt.Sprintf("too large for the report ConfigMap (%d bytes gzipped): in the steps' ConfigMaps %s-step-N-series", len(series), run.Name)
 		if body, err = json.MarshalIndent(rep, "", "  "); err != nil {
@@ -170,7 +131,7 @@ func (r *BenchmarkRunReconciler) reconcileResult(ctx context.Context, run *bench
 		}
 	}
 	data := map[string]string{"report.json": string(body), "report.md": md}
-	if page := reportHTML(described, result, binary[seriesKey], maxReportBytes-len(body)-len(md)-len(binary[seriesKey])); page != "" {
+	if page := reportHTML(described, result, binary[seriesKey], kube.ConfigMapBudget-len(body)-len(md)-len(binary[seriesKey])); page != "" {
 		data["report.html"] = page
 	}
 	if err := r.applyReport(ctx, run, data, binary); err != nil {
@@ -197,7 +158,7 @@ func (r *BenchmarkRunReconciler) reconcileResult(ctx context.Context, run *bench
 		s.Report = &benchv1.ReportRef{ConfigMapName: ReportConfigMapName(run)}
 		setCondition(s, run.Generation, benchv1.ConditionSLACompliant, slaValue, slaReason, slaMessage)
 		if run.Spec.Sustain != nil {
-			value, reason, message := sustainedCondition(result.Sustained)
+			value, reason, message := measure.SustainedCondition(result.Sustained)
 			setCondition(s, run.Generation, benchv1.ConditionSustained, value, reason, message)
 		}
 		setCondition(s, run.Generation, benchv1.ConditionComplete, metav1.ConditionTrue, "SearchFinished", result.Message)
@@ -218,7 +179,7 @@ func slaCompliance(run *benchv1.BenchmarkRun, result benchv1.Result) (metav1.Con
 	}
 	var broken []string
 	for _, s := range run.Status.Steps {
-		if s.Kind == benchv1.StepFault && stepVerdict(s) == benchv1.VerdictNonCompliant {
+		if s.Kind == benchv1.StepFault && s.EffectiveVerdict() == benchv1.VerdictNonCompliant {
 			broken = append(broken, fmt.Sprintf("fault step %d at %d active warehouses is not compliant: %s", s.Index, s.ActiveWarehouses, strings.Join(s.Reasons, "; ")))
 		}
 	}
@@ -239,7 +200,7 @@ func resultOf(run *benchv1.BenchmarkRun, d search.Decision, e evidence) benchv1.
 	if !d.Done { // stopped by search.maxSteps: report the best compliant full step so far
 		best = -1
 		for _, i := range e.at {
-			if s := steps[i]; s.Kind != benchv1.StepProbe && stepVerdict(s) == benchv1.VerdictCompliant &&
+			if s := steps[i]; s.Kind != benchv1.StepProbe && s.EffectiveVerdict() == benchv1.VerdictCompliant &&
 				(best < 0 || s.ActiveWarehouses > steps[best].ActiveWarehouses) {
 				best = i
 			}
@@ -247,7 +208,7 @@ func resultOf(run *benchv1.BenchmarkRun, d search.Decision, e evidence) benchv1.
 	}
 	// The search's time: every step it ran, inconclusive ones and their retries included.
 	var searchTime time.Duration
-	_, rampUp := jobs.Durations(run)
+	_, rampUp := workload.Durations(run)
 	for _, s := range steps {
 		if s.Kind == benchv1.StepFault || s.Kind == benchv1.StepSustain {
 			continue

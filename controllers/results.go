@@ -19,6 +19,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
+	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 	"github.com/tpcc-operator/tpcc-operator/internal/outbox"
 )
 
@@ -150,11 +151,11 @@ func (rr *resultsRecorder) startWriter(ctx context.Context, t *recordable, secre
 		return 0, t.update(ctx, func(r *benchv1.ResultsRecording, c *[]metav1.Condition) {
 			if t.kind == outbox.KindSuite && !r.EndWritten {
 				// A suite has one row, written at its end: nothing is in the database yet.
-				setConditionIn(c, t.obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionUnknown, benchv1.ReasonResultsPending,
+				kube.SetCondition(c, t.obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionUnknown, benchv1.ReasonResultsPending,
 					"the suite is written to the results database (Secret "+r.Secret+") once it has ended and its runs' ends are there")
 				return
 			}
-			setConditionIn(c, t.obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionTrue, benchv1.ReasonResultsWritten, writtenWords(t, r))
+			kube.SetCondition(c, t.obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionTrue, benchv1.ReasonResultsWritten, writtenWords(t, r))
 		})
 	}
 	if next := rec.NextAttempt; next != nil && time.Until(next.Time) > 0 {
@@ -167,7 +168,7 @@ func (rr *resultsRecorder) startWriter(ctx context.Context, t *recordable, secre
 	if err := rr.APIReader.Get(ctx, client.ObjectKey{Namespace: t.obj.GetNamespace(), Name: secret.Name}, s); apierrors.IsNotFound(err) {
 		msg := fmt.Sprintf("Secret %s not found in namespace %s; still to write once it is there: %s", secret.Name, t.obj.GetNamespace(), backlogWords(t, rec))
 		return time.Minute, t.update(ctx, func(r *benchv1.ResultsRecording, c *[]metav1.Condition) {
-			setConditionIn(c, t.obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionFalse, benchv1.ReasonResultsSecretAbsent, msg)
+			kube.SetCondition(c, t.obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionFalse, benchv1.ReasonResultsSecretAbsent, msg)
 		})
 	} else if err != nil {
 		return 0, err
@@ -180,7 +181,7 @@ func (rr *resultsRecorder) startWriter(ctx context.Context, t *recordable, secre
 		}
 		decided = r.Writer.DeepCopy()
 		if r.Failures == 0 {
-			setConditionIn(c, t.obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionFalse, benchv1.ReasonResultsWriting,
+			kube.SetCondition(c, t.obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionFalse, benchv1.ReasonResultsWriting,
 				fmt.Sprintf("writing %s to the results database (Job %s)", backlogWords(t, r), r.Writer.Job))
 		}
 	}); err != nil {
@@ -202,19 +203,19 @@ func (rr *resultsRecorder) ensureWriter(ctx context.Context, t *recordable, w be
 	}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: w.Job, Namespace: t.obj.GetNamespace(), Labels: writerLabels(t)},
 		Data: map[string]string{outbox.RecordKey: string(body)}}
-	err = createOwned(ctx, rr.Client, rr.APIReader, rr.Scheme, t.obj, cm)
+	err = kube.CreateOwned(ctx, rr.Client, rr.APIReader, rr.Scheme, t.obj, cm)
 	if err == nil {
 		sources = append([]outbox.Source{{ConfigMap: w.Job, Items: []outbox.Item{{Key: outbox.RecordKey, Path: outbox.RecordFile}}}}, sources...)
 		job := jobs.ResultsWriterJob(t.obj.GetNamespace(), w.Job, writerLabels(t), secret, sources, rr.Jobs)
-		err = createOwned(ctx, rr.Client, rr.APIReader, rr.Scheme, t.obj, job)
+		err = kube.CreateOwned(ctx, rr.Client, rr.APIReader, rr.Scheme, t.obj, job)
 	}
-	if conflict := asConflict(err); conflict != nil {
+	if conflict := kube.AsConflict(err); conflict != nil {
 		rr.event(t, corev1.EventTypeWarning, benchv1.ReasonObjectConflict, "%s", conflict.Error())
 		return time.Second, t.update(ctx, func(r *benchv1.ResultsRecording, c *[]metav1.Condition) {
 			if r.Writer != nil && r.Writer.Job == w.Job {
 				r.Writer = nil // the next write takes the next name
 			}
-			setConditionIn(c, t.obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionFalse, benchv1.ReasonObjectConflict, conflict.Error())
+			kube.SetCondition(c, t.obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionFalse, benchv1.ReasonObjectConflict, conflict.Error())
 		})
 	}
 	return 0, err
@@ -233,7 +234,7 @@ func (rr *resultsRecorder) observeWriter(ctx context.Context, t *recordable, w b
 	if err != nil {
 		return false, 0, err
 	}
-	if !ownedBy(job, t.obj) {
+	if !kube.OwnedBy(job, t.obj) {
 		return false, 0, t.update(ctx, func(r *benchv1.ResultsRecording, _ *[]metav1.Condition) {
 			if r.Writer != nil && r.Writer.Job == w.Job {
 				r.Writer = nil
@@ -241,7 +242,7 @@ func (rr *resultsRecorder) observeWriter(ctx context.Context, t *recordable, w b
 		})
 	}
 	switch {
-	case jobCondition(job, batchv1.JobComplete) != nil:
+	case kube.JobCondition(job, batchv1.JobComplete) != nil:
 		rep := rr.writerReport(ctx, job)
 		if t.written != nil {
 			if err := t.written(ctx, rep, w); err != nil {
@@ -258,7 +259,7 @@ func (rr *resultsRecorder) observeWriter(ctx context.Context, t *recordable, w b
 			r.Writer, r.Failures, r.LastError, r.NextAttempt = nil, 0, "", nil
 			r.LastWritten = &metav1.Time{Time: time.Now()}
 			if t.steps <= r.StepsWritten && (!t.ended || r.EndWritten) {
-				setConditionIn(c, t.obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionTrue, benchv1.ReasonResultsWritten, writtenWords(t, r))
+				kube.SetCondition(c, t.obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionTrue, benchv1.ReasonResultsWritten, writtenWords(t, r))
 			}
 		}); err != nil {
 			return false, 0, err
@@ -269,11 +270,11 @@ func (rr *resultsRecorder) observeWriter(ctx context.Context, t *recordable, w b
 		}
 		rr.deleteWriter(ctx, t, w.Job)
 		return true, 0, nil
-	case jobCondition(job, batchv1.JobFailed) != nil:
+	case kube.JobCondition(job, batchv1.JobFailed) != nil:
 		rep := rr.writerReport(ctx, job)
 		msg := rep.Error
 		if msg == "" {
-			msg = "the writer Job failed: " + jobCondition(job, batchv1.JobFailed).Message
+			msg = "the writer Job failed: " + kube.JobCondition(job, batchv1.JobFailed).Message
 		}
 		msg = truncateWords(msg, 1024)
 		var next time.Time
@@ -288,7 +289,7 @@ func (rr *resultsRecorder) observeWriter(ctx context.Context, t *recordable, w b
 			r.LastError = msg
 			next = time.Now().Add(rr.backoff(r.Failures))
 			r.NextAttempt = &metav1.Time{Time: next}
-			setConditionIn(c, t.obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionFalse, benchv1.ReasonResultsUnavailable,
+			kube.SetCondition(c, t.obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionFalse, benchv1.ReasonResultsUnavailable,
 				fmt.Sprintf("write %d failed: %s; still to write: %s; the next attempt at %s (the benchmark goes on)",
 					r.Failures, msg, backlogWords(t, r), next.UTC().Format(time.RFC3339)))
 		}); err != nil {
@@ -350,7 +351,7 @@ func (rr *resultsRecorder) deleteWriter(ctx context.Context, t *recordable, name
 	for _, obj := range []client.Object{&batchv1.Job{}, &corev1.ConfigMap{}} {
 		err := rr.APIReader.Get(ctx, client.ObjectKey{Namespace: t.obj.GetNamespace(), Name: name}, obj)
 		if err == nil {
-			_, err = deleteOwned(ctx, rr.Client, t.obj, obj, client.PropagationPolicy(metav1.DeletePropagationBackground))
+			_, err = kube.DeleteOwned(ctx, rr.Client, t.obj, obj, client.PropagationPolicy(metav1.DeletePropagationBackground))
 		}
 		if err != nil && !apierrors.IsNotFound(err) {
 			ctrl.LoggerFrom(ctx).Error(err, "deleting a results writer's object", "name", name)

@@ -16,6 +16,7 @@ import (
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/chunked"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 	"github.com/tpcc-operator/tpcc-operator/internal/outbox"
 	"github.com/tpcc-operator/tpcc-operator/internal/report"
 )
@@ -119,7 +120,7 @@ func (r *BenchmarkRunReconciler) configMapExists(ctx context.Context, run *bench
 	if err != nil {
 		return nil, err
 	}
-	if !ownedBy(cm, run) {
+	if !kube.OwnedBy(cm, run) {
 		return nil, nil // someone else's: never handed to the writer as the run's
 	}
 	return cm, nil

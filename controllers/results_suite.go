@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 	"github.com/tpcc-operator/tpcc-operator/internal/outbox"
 	"github.com/tpcc-operator/tpcc-operator/internal/report"
 )
@@ -44,7 +45,7 @@ func (r *BenchmarkSuiteReconciler) recordResults(ctx context.Context, suite *ben
 			reason, message = benchv1.ReasonBaselineNoDatabase, "spec.baseline needs a results database: set spec.results or the operator's --results-secret"
 		}
 		if err := r.updateStatus(ctx, suite, func(s *benchv1.BenchmarkSuiteStatus) {
-			setConditionIn(&s.Conditions, suite.Generation, benchv1.ConditionBaselineHeld, metav1.ConditionUnknown, reason, message)
+			kube.SetCondition(&s.Conditions, suite.Generation, benchv1.ConditionBaselineHeld, metav1.ConditionUnknown, reason, message)
 		}); err != nil {
 			ctrl.LoggerFrom(ctx).Error(err, "setting BaselineHeld")
 		}
@@ -125,7 +126,7 @@ func (r *BenchmarkSuiteReconciler) suiteRecord(ctx context.Context, suite *bench
 	case apierrors.IsNotFound(err):
 	case err != nil:
 		return outbox.Record{}, nil, err
-	case ownedBy(cm, suite) && json.Valid([]byte(cm.Data["comparison.json"])):
+	case kube.OwnedBy(cm, suite) && json.Valid([]byte(cm.Data["comparison.json"])):
 		rec.Comparison = json.RawMessage(cm.Data["comparison.json"])
 	}
 	if w.End {
@@ -162,7 +163,7 @@ func (r *BenchmarkSuiteReconciler) judgeBaseline(ctx context.Context, suite *ben
 	newOrders := map[string]float64{}
 	for _, rec := range suite.Status.Runs {
 		run := &benchv1.BenchmarkRun{}
-		if rec.Result == nil || r.APIReader.Get(ctx, client.ObjectKey{Namespace: suite.Namespace, Name: rec.Name}, run) != nil || !ownedBy(run, suite) {
+		if rec.Result == nil || r.APIReader.Get(ctx, client.ObjectKey{Namespace: suite.Namespace, Name: rec.Name}, run) != nil || !kube.OwnedBy(run, suite) {
 			continue
 		}
 		if res := run.Status.Result; res != nil && res.Step != nil && int(*res.Step) < len(run.Status.Steps) {
@@ -213,7 +214,7 @@ func (r *BenchmarkSuiteReconciler) judgeBaseline(ctx context.Context, suite *ben
 func (r *BenchmarkSuiteReconciler) setBaseline(ctx context.Context, suite *benchv1.BenchmarkSuite, st *benchv1.RegressionStatus, value metav1.ConditionStatus, reason, message string) error {
 	return r.updateStatus(ctx, suite, func(s *benchv1.BenchmarkSuiteStatus) {
 		s.Regression = st
-		setConditionIn(&s.Conditions, suite.Generation, benchv1.ConditionBaselineHeld, value, reason, truncateWords(message, 2048))
+		kube.SetCondition(&s.Conditions, suite.Generation, benchv1.ConditionBaselineHeld, value, reason, truncateWords(message, 2048))
 	})
 }
 

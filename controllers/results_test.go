@@ -23,6 +23,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
+	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 	"github.com/tpcc-operator/tpcc-operator/internal/outbox"
 	"github.com/tpcc-operator/tpcc-operator/internal/pgtest"
 	"github.com/tpcc-operator/tpcc-operator/internal/report"
@@ -73,7 +74,7 @@ func (k *writerKubelet) runPending(ctx context.Context) {
 	}
 	for i := range list.Items {
 		job := &list.Items[i]
-		if job.DeletionTimestamp != nil || jobCondition(job, batchv1.JobComplete) != nil || jobCondition(job, batchv1.JobFailed) != nil {
+		if job.DeletionTimestamp != nil || kube.JobCondition(job, batchv1.JobComplete) != nil || kube.JobCondition(job, batchv1.JobFailed) != nil {
 			continue
 		}
 		k.mu.Lock()
@@ -511,8 +512,8 @@ func TestSuiteBaselineVerdict(t *testing.T) {
 		if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, cm); err != nil {
 			t.Fatal(err)
 		}
-		if len(cm.OwnerReferences) != 0 || cm.Annotations[OwnerUIDAnnotation] != string(owner) {
-			t.Errorf("retained %s: owners %+v, annotation %q", name, cm.OwnerReferences, cm.Annotations[OwnerUIDAnnotation])
+		if len(cm.OwnerReferences) != 0 || cm.Annotations[kube.OwnerUIDAnnotation] != string(owner) {
+			t.Errorf("retained %s: owners %+v, annotation %q", name, cm.OwnerReferences, cm.Annotations[kube.OwnerUIDAnnotation])
 		}
 	}
 	cm := &corev1.ConfigMap{}
@@ -530,7 +531,7 @@ func TestSuiteBaselineVerdict(t *testing.T) {
 		if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "nightly-b-pg-1-report"}, cm); err != nil {
 			return err
 		}
-		if len(cm.OwnerReferences) != 0 || cm.Annotations[OwnerUIDAnnotation] != string(run.UID) {
+		if len(cm.OwnerReferences) != 0 || cm.Annotations[kube.OwnerUIDAnnotation] != string(run.UID) {
 			return fmt.Errorf("owners %+v", cm.OwnerReferences)
 		}
 		return nil

@@ -20,6 +20,7 @@ import (
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
+	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 )
 
@@ -69,13 +70,13 @@ func databaseAnnotations(run *benchv1.BenchmarkRun) map[string]string {
 // reusable says why an existing database object cannot be taken over by a run reusing it, ""
 // when it can (or is the run's already). It is pure.
 func reusable(obj metav1.Object, run *benchv1.BenchmarkRun, engine string) (reason, why string) {
-	if ownedBy(obj, run) {
+	if kube.OwnedBy(obj, run) {
 		return "", ""
 	}
 	from := run.Spec.Database.Reuse.Run
 	a := obj.GetAnnotations()
 	if a[OwnerRunAnnotation] != from {
-		return benchv1.ReasonDatabaseConflict, fmt.Sprintf("%s is not the database run %s kept (%s)", obj.GetName(), from, whose(obj))
+		return benchv1.ReasonDatabaseConflict, fmt.Sprintf("%s is not the database run %s kept (%s)", obj.GetName(), from, kube.Whose(obj))
 	}
 	if h := a[DatabaseSpecAnnotation]; h != databaseSpecHash(run) {
 		return benchv1.ReasonReuseMismatch, fmt.Sprintf("run %s deployed %s with another spec.database (engine and its block must be equal; spec hash %s, this run's %s)",
@@ -184,11 +185,11 @@ func (r *BenchmarkRunReconciler) reconcileReusedData(ctx context.Context, run *b
 	}); err != nil {
 		return false, ctrl.Result{}, err
 	}
-	if failed := jobCondition(check, batchv1.JobFailed); failed != nil {
+	if failed := kube.JobCondition(check, batchv1.JobFailed); failed != nil {
 		return false, ctrl.Result{}, r.fail(ctx, run, "ConsistencyCheckFailed",
 			fmt.Sprintf("Job %s failed on %s (its log names the TPC-C condition): %s", check.Name, fmt.Sprintf(checking, from), failed.Message))
 	}
-	if jobCondition(check, batchv1.JobComplete) == nil {
+	if kube.JobCondition(check, batchv1.JobComplete) == nil {
 		return false, ctrl.Result{}, nil
 	}
 	ds, err := r.checkedDataset(ctx, run, check)
@@ -289,7 +290,7 @@ func (r *BenchmarkRunReconciler) recordLoadedDataset(ctx context.Context, run *b
 }
 
 // checkReusable is checkOwned for a reusing run's database object: the run's own, or one it may
-// take over (reusable); anything else is a ConflictError.
+// take over (reusable); anything else is a kube.ConflictError.
 func (r *BenchmarkRunReconciler) checkReusable(ctx context.Context, run *benchv1.BenchmarkRun, obj *unstructured.Unstructured) error {
 	current := &unstructured.Unstructured{}
 	current.SetGroupVersionKind(obj.GroupVersionKind())
@@ -301,7 +302,7 @@ func (r *BenchmarkRunReconciler) checkReusable(ctx context.Context, run *benchv1
 		return err
 	}
 	if reason, why := reusable(current, run, r.connection(run).Engine); reason != "" {
-		return &ConflictError{Reason: reason, Kind: obj.GetKind(), Name: obj.GetName(), Why: why}
+		return &kube.ConflictError{Reason: reason, Kind: obj.GetKind(), Name: obj.GetName(), Why: why}
 	}
 	return nil
 }

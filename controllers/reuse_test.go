@@ -18,6 +18,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
+	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 )
 
 func cluster(t *testing.T, namespace, name string) *unstructured.Unstructured {
@@ -60,7 +61,7 @@ func TestRunReusesAKeptDatabase(t *testing.T) {
 	}
 	kept := cluster(t, ns, "pga-db")
 	a := kept.GetAnnotations()
-	if a[OwnerRunAnnotation] != "pga" || a[OwnerUIDAnnotation] != string(got.UID) || !strings.Contains(a[DatasetAnnotation], `"warehouses":8`) || a[DatabaseSpecAnnotation] == "" {
+	if a[OwnerRunAnnotation] != "pga" || a[kube.OwnerUIDAnnotation] != string(got.UID) || !strings.Contains(a[DatasetAnnotation], `"warehouses":8`) || a[DatabaseSpecAnnotation] == "" {
 		t.Fatalf("the kept database's annotations %v", a)
 	}
 
@@ -98,7 +99,7 @@ func TestRunReusesAKeptDatabase(t *testing.T) {
 		t.Errorf("database %+v: want pga's", second.Status.Database)
 	}
 	taken := cluster(t, ns, "pga-db")
-	if a := taken.GetAnnotations(); a[OwnerRunAnnotation] != "pgb" || a[OwnerUIDAnnotation] != string(second.UID) {
+	if a := taken.GetAnnotations(); a[OwnerRunAnnotation] != "pgb" || a[kube.OwnerUIDAnnotation] != string(second.UID) {
 		t.Errorf("the database was not taken over: %v", a)
 	}
 

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/chunked"
+	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 )
 
 // A series larger than a ConfigMap holds is kept in parts beside it, through the real API
@@ -36,7 +37,7 @@ func TestSeriesSplitAcrossConfigMaps(t *testing.T) {
 		if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cm); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if !ownedBy(cm, run) {
+		if !kube.OwnedBy(cm, run) {
 			t.Errorf("%s is not the run's", name)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
+	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 	"github.com/tpcc-operator/tpcc-operator/internal/report"
 )
 
@@ -108,7 +109,7 @@ func TestRunSnapshotsAndRestores(t *testing.T) {
 	backup := getUnstructured(t, "postgresql.cnpg.io/v1", "Backup", ns, "snapa-snapshot")
 	spec, _, _ := unstructured.NestedMap(backup.Object, "spec")
 	if spec["method"] != "volumeSnapshot" || spec["online"] != false || spec["target"] != "prefer-standby" ||
-		spec["cluster"].(map[string]any)["name"] != "snapa-db" || !ownedBy(backup, getRun(t, first)) {
+		spec["cluster"].(map[string]any)["name"] != "snapa-db" || !kube.OwnedBy(backup, getRun(t, first)) {
 		t.Errorf("Backup spec %v, owners %v", spec, backup.GetOwnerReferences())
 	}
 	setBackupStatus(t, ns, "snapa-snapshot", map[string]any{"phase": "running", "method": "volumeSnapshot",

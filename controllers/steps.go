@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+
 	"errors"
 	"net/http"
 
@@ -20,9 +22,11 @@ import (
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
+	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 	"github.com/tpcc-operator/tpcc-operator/internal/search"
 	"github.com/tpcc-operator/tpcc-operator/internal/sla"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+	"github.com/tpcc-operator/tpcc-operator/internal/workload"
 )
 
 // +kubebuilder:rbac:groups="",resources=pods,verbs=list
@@ -64,7 +68,7 @@ func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv
 			active, kind, measured = warehouses, benchv1.StepSustain, run.Spec.Sustain.Duration.Duration
 		} else if warehouses, ok := faultStepPlan(run, decision); ok {
 			active, kind = warehouses, benchv1.StepFault
-			measured, _ = jobs.Durations(run)
+			measured, _ = workload.Durations(run)
 		} else {
 			return true, ctrl.Result{}, nil
 		}
@@ -175,7 +179,7 @@ type stepOutcome struct {
 	verdict   *sla.Verdict
 	podURLs   []string
 	// series is the step's time series so far, for the live telemetry metrics.
-	series *stepSeries
+	series *measure.StepSeries
 }
 
 // observeStep reads the step's pods and snapshots, releases paused pods together once all are ready,
@@ -191,16 +195,16 @@ type stepOutcome struct {
 func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.BenchmarkRun, job *batchv1.Job, active int32, kind benchv1.StepKind, duration time.Duration, conn engines.Connection, faults []int) (stepOutcome, error) {
 	index := run.Status.Current.Index
 	want := *job.Spec.Completions
-	_, rampUp := jobs.Durations(run)
+	_, rampUp := workload.Durations(run)
 	age := time.Since(job.CreationTimestamp.Time)
 	deadline := startupGrace + rampUp + duration + collectGrace
 	inconclusive := func(cause string, urls []string) stepOutcome {
-		return stepOutcome{record: inconclusiveStep(index, active, want, job.CreationTimestamp, cause), podURLs: urls}
+		return stepOutcome{record: measure.InconclusiveStep(index, active, want, job.CreationTimestamp, cause), podURLs: urls}
 	}
 
 	// broken is the cause that makes the step inconclusive, once one is known.
 	broken := ""
-	if c := jobCondition(job, batchv1.JobFailed); c != nil {
+	if c := kube.JobCondition(job, batchv1.JobFailed); c != nil {
 		broken = fmt.Sprintf("client Job %s failed: %s", job.Name, c.Message)
 	}
 	pods, err := r.stepPods(ctx, run, index)
@@ -239,7 +243,7 @@ func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.B
 		return stepOutcome{}, r.fail(ctx, run, "InvalidSLA", err.Error())
 	}
 	if kind == benchv1.StepSustain && series.Sustain == nil {
-		series.Sustain = newSustainWatch(run, active, criteria)
+		series.Sustain = measure.NewSustainWatch(run, active, criteria)
 	}
 	urls := make([]string, len(ready))
 	snapshots := make([]*snapshot.Snapshot, len(ready))
@@ -288,7 +292,7 @@ func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.B
 	case len(merged.Failures) > 0:
 		broken = fmt.Sprintf("client pod %s failed: %s", merged.Failures[0].Pod, merged.Failures[0].Message)
 	default:
-		broken = cutShort(ready, snapshots, duration, jobs.Interval(run), len(faults) > 0)
+		broken = measure.CutShort(ready, snapshots, duration, workload.Interval(run), len(faults) > 0)
 	}
 	// A broken step applies no further fault, but one under way is finished (exactly once).
 	nextFault, err := r.applyFaults(ctx, run, index, faults, series, duration, markAll(r.Config.HTTPClient, urls), broken != "")
@@ -301,11 +305,11 @@ func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.B
 		}
 		// A fault step keeps its record: wait for the pods still running to end and check their
 		// ledgers, then record what is known, inconclusive.
-		if (!allEnded(snapshots) || faultsPending(conn, faults, snapshots)) && age <= deadline {
+		if (!measure.AllEnded(snapshots) || measure.FaultsPending(conn.Ledger, faults, snapshots)) && age <= deadline {
 			return stepOutcome{nextFault: nextFault, series: series}, nil
 		}
 		out := inconclusive(broken, urls)
-		out.record.Fault, _ = faultRecord(run, run.Status.Current.Faults, series, snapshots, want)
+		out.record.Fault, _ = measure.FaultRecord(run, run.Status.Current.Faults, series, snapshots, want)
 		return out, nil
 	}
 	criteria.UnmeasuredBoundsSkipped = kind == benchv1.StepProbe
@@ -324,84 +328,45 @@ func (r *BenchmarkRunReconciler) observeStep(ctx context.Context, run *benchv1.B
 	summary := merged.Summarize()
 	// A step measuring faults runs to its end (the recovery is part of it), and waits for every
 	// pod's ledger check and final commit record, so its record never depends on when a poll came.
-	measuringFaults := len(faults) > 0 && (merged.Phase != snapshot.PhaseDone || faultsPending(conn, faults, snapshots))
+	measuringFaults := len(faults) > 0 && (merged.Phase != snapshot.PhaseDone || measure.FaultsPending(conn.Ledger, faults, snapshots))
 	// A sustained step runs to its end too: it says when the SLA broke and how the phase went on.
 	sustaining := kind == benchv1.StepSustain && merged.Phase != snapshot.PhaseDone
 	if !early.Final || measuringFaults || sustaining || (remaining <= 0 && merged.Phase != snapshot.PhaseDone) {
 		if age > deadline {
 			return inconclusive(fmt.Sprintf("the step did not finish within %s (phase %s)", deadline, merged.Phase), urls), nil
 		}
-		return stepOutcome{progress: liveProgress(index, active, want, merged, summary), nextFault: nextFault, series: series}, nil
+		return stepOutcome{progress: measure.LiveProgress(index, active, want, merged, summary), nextFault: nextFault, series: series}, nil
 	}
-	verdict := sla.AddCheck(early.Verdict, seriesCheck(series))
-	for _, ch := range replicationChecks(run, r.backend(run), series) {
+	verdict := sla.AddCheck(early.Verdict, measure.SeriesCheck(series))
+	for _, ch := range measure.ReplicationChecks(run, r.replication(run), series) {
 		verdict = sla.AddCheck(verdict, ch)
 	}
 	var fault *benchv1.FaultRecord
 	if len(faults) > 0 {
 		var checks []sla.Check
-		fault, checks = faultRecord(run, run.Status.Current.Faults, series, snapshots, want)
+		fault, checks = measure.FaultRecord(run, run.Status.Current.Faults, series, snapshots, want)
 		for _, ch := range checks {
 			verdict = sla.AddCheck(verdict, ch)
 		}
 	}
 	var sustained *benchv1.SustainRecord
 	if kind == benchv1.StepSustain {
-		if err := series.Sustain.close(); err != nil { // the last, shorter window
+		if err := series.Sustain.Close(); err != nil { // the last, shorter window
 			return stepOutcome{}, err
 		}
-		sustained = series.Sustain.record()
-		verdict = sla.AddCheck(verdict, sustainCheck(sustained))
+		sustained = series.Sustain.Record()
+		verdict = sla.AddCheck(verdict, measure.SustainCheck(sustained))
 	}
-	record := stepRecord(index, active, want, merged, summary, verdict)
+	record := measure.StepRecord(index, active, want, merged, summary, verdict)
 	record.Fault, record.Sustain = fault, sustained
-	record.LatencyRatio = round3(sla.LatencyRatio(merged, criteria))
-	record.Telemetry = series.summary()
-	record.Isolation = isolationOf(snapshots)
-	record.Telemetry.Bottleneck = stepBottleneck(series, record)
+	record.LatencyRatio = measure.Round3(sla.LatencyRatio(merged, criteria))
+	record.Telemetry = series.Summary()
+	record.Isolation = measure.IsolationOf(snapshots)
+	record.Telemetry.Bottleneck = measure.StepBottleneck(series, record)
 	if merged.Phase != snapshot.PhaseDone {
 		record.Reasons = append(record.Reasons, fmt.Sprintf("ended early after %s: the verdict could no longer change", merged.Measured.Round(time.Second)))
 	}
 	return stepOutcome{record: record, merged: merged, verdict: &verdict, podURLs: urls}, nil
-}
-
-// allEnded reports whether every snapshot is final (done or failed).
-func allEnded(snapshots []*snapshot.Snapshot) bool {
-	for _, s := range snapshots {
-		if s.Phase != snapshot.PhaseDone && s.Phase != snapshot.PhaseFailed {
-			return false
-		}
-	}
-	return true
-}
-
-// cutShort says which pod, if any, ended its measured interval short of the planned one by more
-// than one series interval: stopped from outside or ended early, its figures cover another
-// interval than the step's, whatever they show. (The operator stops pods only after it recorded
-// a step, and a step the SLA ends early is recorded while its pods still measure.) A fault step's
-// pods measure at one-second intervals.
-func cutShort(pods []corev1.Pod, snapshots []*snapshot.Snapshot, planned, interval time.Duration, faultStep bool) string {
-	if faultStep {
-		interval = jobs.FaultInterval
-	}
-	for i, s := range snapshots {
-		measured := time.Duration(s.Times.MeasuredSeconds * float64(time.Second))
-		if s.Phase == snapshot.PhaseDone && measured < planned-interval {
-			return fmt.Sprintf("client pod %s measured %s of the planned %s: it was stopped from outside or ended early", pods[i].Name, measured.Round(time.Millisecond), planned)
-		}
-	}
-	return ""
-}
-
-// seriesCheck judges whether the step's time series is whole: an interval some pod sealed but
-// did not hand over (dropped past its retention while the operator was away, or its pod went)
-// leaves the per-interval criteria (replication, faults) and the report's charts unjudged there.
-func seriesCheck(st *stepSeries) sla.Check {
-	if st.Missing > 0 {
-		return sla.Check{Name: "time series", Status: sla.Inconclusive,
-			Detail: fmt.Sprintf("time series: %d of %d intervals were not collected from every pod", st.Missing, st.Collected)}
-	}
-	return sla.Check{Name: "time series", Status: sla.Pass, Detail: fmt.Sprintf("time series: %d intervals collected from every pod", st.Collected)}
 }
 
 // markAll marks a moment in every client pod's clock (POST /v1/mark), returning the first pod's
@@ -426,13 +391,13 @@ func markAll(hc *http.Client, urls []string) func(ctx context.Context, label str
 
 // collectSeries merges the intervals every pod has sealed into the step's series, samples the
 // pods' resource use, and stores the series when it grew.
-func (r *BenchmarkRunReconciler) collectSeries(ctx context.Context, run *benchv1.BenchmarkRun, index int32, st *stepSeries, snapshots []*snapshot.Snapshot, pods []corev1.Pod) error {
+func (r *BenchmarkRunReconciler) collectSeries(ctx context.Context, run *benchv1.BenchmarkRun, index int32, st *measure.StepSeries, snapshots []*snapshot.Snapshot, pods []corev1.Pod) error {
 	intervals := make([]*snapshot.Intervals, len(snapshots))
 	for i, s := range snapshots {
 		intervals[i] = s.Intervals
 	}
-	opened := openFaultWindow(run, st)
-	changed, err := st.collect(intervals)
+	opened := measure.OpenFaultWindow(run, st)
+	changed, err := st.Collect(intervals)
 	changed = changed || opened
 	if err != nil {
 		// The step's verdict depends on it (per-interval criteria, faults): it is kept, and the
@@ -535,8 +500,8 @@ func searchParams(run *benchv1.BenchmarkRun) (search.Params, error) {
 	if s := run.Spec.Search.StartWarehouses; s != nil {
 		p.Start = int(*s)
 	}
-	duration, _ := jobs.Durations(run)
-	p.Probes = jobs.ProbeDuration(run) < duration
+	duration, _ := workload.Durations(run)
+	p.Probes = workload.ProbeDuration(run) < duration
 	criteria, err := slaCriteria(run)
 	if err != nil {
 		return p, err
@@ -548,9 +513,9 @@ func searchParams(run *benchv1.BenchmarkRun) (search.Params, error) {
 // stepLength is the kind and measured length of a step the search chose.
 func stepLength(run *benchv1.BenchmarkRun, kind search.Kind) (benchv1.StepKind, time.Duration) {
 	if kind == search.Probe {
-		return benchv1.StepProbe, jobs.ProbeDuration(run)
+		return benchv1.StepProbe, workload.ProbeDuration(run)
 	}
-	duration, _ := jobs.Durations(run)
+	duration, _ := workload.Durations(run)
 	return benchv1.StepFull, duration
 }
 
@@ -560,20 +525,6 @@ func maxSteps(run *benchv1.BenchmarkRun) int32 {
 	}
 	return 20
 }
-
-// verdictOf is the step verdict of an SLA verdict.
-func verdictOf(v sla.Verdict) benchv1.StepVerdict {
-	switch {
-	case v.Compliant:
-		return benchv1.VerdictCompliant
-	case v.Inconclusive:
-		return benchv1.VerdictInconclusive
-	}
-	return benchv1.VerdictNonCompliant
-}
-
-// stepVerdict is a recorded step's verdict (StepResult.EffectiveVerdict).
-func stepVerdict(s benchv1.StepResult) benchv1.StepVerdict { return s.EffectiveVerdict() }
 
 // evidence is what the search replays: the conclusive steps it counts (all but inconclusive
 // steps and the fault step after it), as outcomes, and the index in status.steps of each.
@@ -586,7 +537,7 @@ type evidence struct {
 func searchEvidence(steps []benchv1.StepResult) evidence {
 	var e evidence
 	for i, s := range steps {
-		if s.Kind == benchv1.StepFault || s.Kind == benchv1.StepSustain || stepVerdict(s) == benchv1.VerdictInconclusive {
+		if s.Kind == benchv1.StepFault || s.Kind == benchv1.StepSustain || s.EffectiveVerdict() == benchv1.VerdictInconclusive {
 			continue
 		}
 		e.outcomes = append(e.outcomes, outcomes(steps[i : i+1])[0])
@@ -607,7 +558,7 @@ func (e evidence) step(i int) int {
 // next step repeats theirs: they were no evidence).
 func attemptOf(steps []benchv1.StepResult) int32 {
 	n := int32(1)
-	for i := len(steps) - 1; i >= 0 && stepVerdict(steps[i]) == benchv1.VerdictInconclusive; i-- {
+	for i := len(steps) - 1; i >= 0 && steps[i].EffectiveVerdict() == benchv1.VerdictInconclusive; i-- {
 		n++
 	}
 	return n
@@ -626,7 +577,7 @@ func retries(run *benchv1.BenchmarkRun) int32 {
 func infrastructureFailure(run *benchv1.BenchmarkRun) string {
 	steps := run.Status.Steps
 	var causes []string
-	for i := len(steps) - 1; i >= 0 && stepVerdict(steps[i]) == benchv1.VerdictInconclusive; i-- {
+	for i := len(steps) - 1; i >= 0 && steps[i].EffectiveVerdict() == benchv1.VerdictInconclusive; i-- {
 		causes = append([]string{fmt.Sprintf("step %d: %s", steps[i].Index, strings.Join(steps[i].Reasons, "; "))}, causes...)
 	}
 	last := steps[len(steps)-1]
@@ -681,67 +632,9 @@ func slaCriteria(run *benchv1.BenchmarkRun) (sla.Criteria, error) {
 	return c, c.Validate()
 }
 
-func liveProgress(index, active, pods int32, m *snapshot.Merged, sum snapshot.Summary) *benchv1.StepProgress {
-	p := &benchv1.StepProgress{Index: index, ActiveWarehouses: active, Pods: pods, TpmC: round1(sum.TpmC)}
-	if !m.MeasurementStart.IsZero() {
-		p.StartTime = &metav1.Time{Time: m.MeasurementStart}
-		p.Elapsed = &metav1.Duration{Duration: m.Measured.Round(time.Second)}
-		p.P90 = map[benchv1.Transaction]metav1.Duration{}
-		for t, ts := range sum.Transactions {
-			if ts.Completed > 0 {
-				p.P90[benchv1.Transaction(t)] = metav1.Duration{Duration: snapshot.Micros(ts.P90Micros)}
-			}
-		}
-	}
-	return p
-}
-
-func stepRecord(index, active, pods int32, m *snapshot.Merged, sum snapshot.Summary, v sla.Verdict) *benchv1.StepResult {
-	record := &benchv1.StepResult{
-		Index: index, ActiveWarehouses: active, Pods: pods,
-		TpmC: round1(sum.TpmC), Efficiency: round2(sum.EfficiencyPercent),
-		Compliant: v.Compliant, Verdict: verdictOf(v), Reasons: v.Reasons,
-		Transactions: map[benchv1.Transaction]benchv1.TransactionStats{},
-		Mix:          map[benchv1.Transaction]float64{},
-		Errors:       sum.TotalErrors,
-	}
-	if !m.MeasurementStart.IsZero() {
-		record.StartTime = &metav1.Time{Time: m.MeasurementStart}
-		record.EndTime = &metav1.Time{Time: m.MeasurementStart.Add(m.Measured)}
-	}
-	for t, ts := range sum.Transactions {
-		record.Transactions[benchv1.Transaction(t)] = benchv1.TransactionStats{
-			Count:   ts.Completed,
-			P50:     metav1.Duration{Duration: snapshot.Micros(ts.P50Micros)},
-			P90:     metav1.Duration{Duration: snapshot.Micros(ts.P90Micros)},
-			P95:     metav1.Duration{Duration: snapshot.Micros(ts.P95Micros)},
-			P99:     metav1.Duration{Duration: snapshot.Micros(ts.P99Micros)},
-			Max:     metav1.Duration{Duration: snapshot.Micros(ts.MaxMicros)},
-			Retries: ts.Retries,
-		}
-		record.Retries += ts.Retries
-	}
-	for t, share := range sum.MixPercent {
-		record.Mix[benchv1.Transaction(t)] = round2(share)
-	}
-	return record
-}
-
-// inconclusiveStep is a step whose infrastructure failed before it measured anything usable:
-// not evidence, with its cause.
-func inconclusiveStep(index, active, pods int32, started metav1.Time, cause string) *benchv1.StepResult {
-	now := metav1.Now()
-	return &benchv1.StepResult{Index: index, ActiveWarehouses: active, Pods: pods, StartTime: &started, EndTime: &now,
-		Compliant: false, Verdict: benchv1.VerdictInconclusive, Reasons: []string{cause}}
-}
-
 func reasonsSuffix(reasons []string) string {
 	if len(reasons) == 0 {
 		return ""
 	}
 	return ": " + strings.Join(reasons, "; ")
 }
-
-func round1(v float64) float64 { return float64(int64(v*10+0.5)) / 10 }
-func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
-func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }

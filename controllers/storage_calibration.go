@@ -17,6 +17,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
+	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 	"github.com/tpcc-operator/tpcc-operator/internal/storageprobe"
 )
 
@@ -62,7 +63,7 @@ func (r *BenchmarkRunReconciler) reconcileStorageCalibration(ctx context.Context
 		}
 		created = append(created, job)
 		rec := benchv1.StorageCalibration{Node: t.Node, StorageClass: orDefaultClass(t.StorageClass), Size: t.Size.String()}
-		complete, failed := jobCondition(job, batchv1.JobComplete), jobCondition(job, batchv1.JobFailed)
+		complete, failed := kube.JobCondition(job, batchv1.JobComplete), kube.JobCondition(job, batchv1.JobFailed)
 		if complete == nil && failed == nil {
 			pending++
 			continue

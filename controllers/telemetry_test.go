@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -131,7 +133,7 @@ func TestStepTelemetryReplicationLagAndReport(t *testing.T) {
 		t.Errorf("series.json.gz as internal/report reads it: %v", err)
 	}
 	var series seriesReport
-	if err := gunzipJSON(cm.BinaryData[seriesKey], &series); err != nil {
+	if err := measure.GunzipJSON(cm.BinaryData[seriesKey], &series); err != nil {
 		t.Fatal(err)
 	}
 	if len(series.Steps) != 1 {

@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"strconv"
-	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 
@@ -11,10 +10,6 @@ import (
 	"github.com/tpcc-operator/tpcc-operator/internal/workload"
 )
 
-// FaultInterval is the length of a fault step's time series intervals: the outage and the recovery
-// are read from per-second commit counts.
-const FaultInterval = time.Second
-
 // MeasureFaults turns a step Job into one that measures a fault: one-second intervals, and (where
 // the engine supports it: conn.Ledger) the New-Order ledger checked against the database before
 // and after the step (--ledger-check).
@@ -22,7 +17,7 @@ func MeasureFaults(job *batchv1.Job, conn engines.Connection) {
 	c := &job.Spec.Template.Spec.Containers[0]
 	for i := 0; i+1 < len(c.Args); i++ {
 		if c.Args[i] == "--interval" {
-			c.Args[i+1] = FaultInterval.String()
+			c.Args[i+1] = workload.FaultInterval.String()
 		}
 	}
 	if conn.Ledger {

@@ -1,4 +1,4 @@
-package controllers
+package measure
 
 import (
 	"fmt"
@@ -17,13 +17,13 @@ import (
 // first sampling PostgreSQL with two synchronous standbys, polled every pollSeconds through
 // stepSeries.collect (merge, compact, bound), with five pods' resources sampled every 15 s. A
 // fault (fault ≥ 0, in seconds from the origin) empties the writing transactions of 8 intervals
-// and puts errors in them; the fault's window is opened as openFaultWindow does, before the
+// and puts errors in them; the fault's window is opened as OpenFaultWindow does, before the
 // intervals after it are collected. Intervals are drawn from a pool of pre-encoded variants so
 // that the figures are those of collecting, not of generating.
 type longPhase struct {
 	seconds, pollSeconds, fault int
 	// each is called after every poll with the seconds collected so far.
-	each func(seconds int, st *stepSeries)
+	each func(seconds int, st *StepSeries)
 }
 
 var phaseOrigin = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -36,7 +36,7 @@ type phaseCounts struct {
 	completed, errors map[snapshot.Transaction]int64
 }
 
-func (p longPhase) run(tb testing.TB) (*stepSeries, phaseCounts) {
+func (p longPhase) run(tb testing.TB) (*StepSeries, phaseCounts) {
 	tb.Helper()
 	rng := rand.New(rand.NewPCG(5, 6))
 	type variant struct {
@@ -95,7 +95,7 @@ func (p longPhase) run(tb testing.TB) (*stepSeries, phaseCounts) {
 		}
 		return iv
 	}
-	st := &stepSeries{Version: seriesVersion}
+	st := &StepSeries{Version: SeriesVersion}
 	for sealed := p.pollSeconds; sealed <= p.seconds; sealed += p.pollSeconds {
 		pods := make([]*snapshot.Intervals, 2)
 		for pod := range pods {
@@ -106,15 +106,15 @@ func (p longPhase) run(tb testing.TB) (*stepSeries, phaseCounts) {
 			pods[pod] = s
 		}
 		if p.fault >= 0 && st.AfterFault == nil && sealed > p.fault {
-			st.AfterFault = &faultWindow{From: p.fault, To: p.fault + 60} // as openFaultWindow, before collecting
+			st.AfterFault = &FaultWindow{From: p.fault, To: p.fault + 60} // as OpenFaultWindow, before collecting
 		}
-		if _, err := st.collect(pods); err != nil {
+		if _, err := st.Collect(pods); err != nil {
 			tb.Fatal(err)
 		}
 		if sealed%15 < p.pollSeconds {
 			at := phaseOrigin.Add(time.Duration(sealed) * time.Second)
 			for k, pod := range []string{"pg-db-1", "pg-db-2", "pg-db-3", "pg-step-0-0", "pg-step-0-1"} {
-				st.addResources(pod, roleDatabase, 2000, at.Add(-time.Second), 1000+int64(k)*100+rng.Int64N(500), 2<<30+rng.Int64N(1<<28))
+				st.AddResources(pod, RoleDatabase, 2000, at.Add(-time.Second), 1000+int64(k)*100+rng.Int64N(500), 2<<30+rng.Int64N(1<<28))
 			}
 		}
 		if p.each != nil {
@@ -134,7 +134,7 @@ func TestLongStepFaultMeasuredAsShort(t *testing.T) {
 		t.Skip("simulates 12 hours of collection")
 	}
 	t.Parallel() // pure and CPU-bound: it overlaps the envtest cases, which mostly wait
-	measure := func(st *stepSeries, fault int) sla.FaultFigures {
+	measureFault := func(st *StepSeries, fault int) sla.FaultFigures {
 		t.Helper()
 		at := phaseOrigin.Add(time.Duration(fault)*time.Second + 300*time.Millisecond)
 		f, err := sla.MeasureFault(st.Series, st.Origin, phaseOrigin.Add(30*time.Second), at)
@@ -144,7 +144,7 @@ func TestLongStepFaultMeasuredAsShort(t *testing.T) {
 		return f
 	}
 	short, _ := longPhase{seconds: 1200, pollSeconds: 10, fault: 600}.run(t)
-	want := measure(short, 600)
+	want := measureFault(short, 600)
 	if want.Unavailability != 8*time.Second || !want.Recovered || want.Errors[snapshot.NewOrder] != 48 || want.BaselineNewOrdersPerSecond == 0 {
 		t.Fatalf("the short phase's fault: %+v", want)
 	}
@@ -157,7 +157,7 @@ func TestLongStepFaultMeasuredAsShort(t *testing.T) {
 			if !st.Series.Downsampled() || len(st.Series.Index) > snapshot.MaxSeriesEntries {
 				t.Fatalf("%d entries, downsampled %v: want a bounded, downsampled series", len(st.Series.Index), st.Series.Downsampled())
 			}
-			got := measure(st, tc.fault)
+			got := measureFault(st, tc.fault)
 			got.AfterFrom, got.AfterTo = got.AfterFrom-tc.fault+600, got.AfterTo-tc.fault+600
 			got.UnavailableFrom = got.UnavailableFrom.Add(time.Duration(600-tc.fault) * time.Second)
 			if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
@@ -205,9 +205,9 @@ func BenchmarkLongStepSeries(b *testing.B) {
 		polls := 0
 		var heap0 uint64
 		p := longPhase{seconds: 12 * 3600, pollSeconds: 5, fault: -1}
-		p.each = func(seconds int, st *stepSeries) {
+		p.each = func(seconds int, st *StepSeries) {
 			start := time.Now()
-			body, err := gzipJSON(st)
+			body, err := GzipJSON(st)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -234,7 +234,7 @@ func BenchmarkLongStepSeries(b *testing.B) {
 func (p longPhase) runTimed(tb testing.TB, spent *time.Duration) {
 	each := p.each
 	last := time.Now()
-	p.each = func(seconds int, st *stepSeries) {
+	p.each = func(seconds int, st *StepSeries) {
 		*spent += time.Since(last) // collect (and building the poll's pod documents)
 		each(seconds, st)
 		last = time.Now()
