@@ -46,7 +46,7 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy code.
 manifests: $(CONTROLLER_GEN) ## Generate the CRD and the manager's RBAC role from markers.
 	$(CONTROLLER_GEN) crd:allowDangerousTypes=true paths=./api/... output:crd:artifacts:config=config/crd/bases
 	go run ./hack/crdtrim config/crd/bases/*.yaml
-	$(CONTROLLER_GEN) rbac:roleName=manager-role paths=./controllers/... paths=./internal/engines/... output:rbac:artifacts:config=config/rbac
+	$(CONTROLLER_GEN) rbac:roleName=manager-role paths=./controllers/... paths=./internal/... output:rbac:artifacts:config=config/rbac
 	cp config/crd/bases/bench.oltp.io_benchmarkruns.yaml config/crd/bases/bench.oltp.io_benchmarksuites.yaml charts/tpcc-operator/files/
 
 .PHONY: verify

@@ -25,6 +25,8 @@ import (
 	"github.com/tpcc-operator/tpcc-operator/internal/engines/registry"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
 	"github.com/tpcc-operator/tpcc-operator/internal/kube"
+	"github.com/tpcc-operator/tpcc-operator/internal/metrics"
+	"github.com/tpcc-operator/tpcc-operator/internal/resultsdb"
 )
 
 // Config is how the manager configures the reconciler.
@@ -50,7 +52,7 @@ type Config struct {
 	// records none (--kubelet-metrics=false).
 	NodeMetrics NodeMetricsReader
 	// Results configures the results database (results.go).
-	Results ResultsConfig
+	Results resultsdb.Config
 	// StorageCalibration is how long fio measures each database node's storage before the load
 	// (storage_calibration.go); 0 measures nothing.
 	StorageCalibration time.Duration
@@ -62,7 +64,7 @@ func DefaultConfig() Config {
 		DatabaseReadyTimeout: 30 * time.Minute,
 		PollInterval:         5 * time.Second,
 		HTTPClient:           &http.Client{Timeout: 10 * time.Second},
-		Results:              DefaultResultsConfig(),
+		Results:              resultsdb.DefaultConfig(),
 	}
 }
 
@@ -110,7 +112,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	run := &benchv1.BenchmarkRun{}
 	if err := r.APIReader.Get(ctx, req.NamespacedName, run); err != nil {
 		if apierrors.IsNotFound(err) {
-			forgetMetrics(req.Namespace, req.Name)
+			metrics.Forget(req.Namespace, req.Name)
 			r.forgetControlToken(req.NamespacedName)
 			return ctrl.Result{}, nil
 		}
@@ -122,7 +124,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		return ctrl.Result{RequeueAfter: r.recordResults(ctx, run)}, nil
 	}
 	log.FromContext(ctx).V(1).Info("reconciling", "phase", run.Status.Phase)
-	recordMetrics(run) // a restarted manager exports every run at once
+	metrics.RecordRun(run) // a restarted manager exports every run at once
 
 	result, err := r.reconcilePhases(ctx, run)
 	// What the run recorded goes to its results database, whatever the pass did; a database that

@@ -27,6 +27,7 @@ import (
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
 	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 	comparison "github.com/tpcc-operator/tpcc-operator/internal/report"
+	"github.com/tpcc-operator/tpcc-operator/internal/resultsdb"
 )
 
 // BenchmarkSuiteReconciler runs a suite's BenchmarkRuns one at a time, in the plan's order
@@ -43,7 +44,7 @@ type BenchmarkSuiteReconciler struct {
 	// PollInterval is how often a torn-down database is checked for being gone.
 	PollInterval time.Duration
 	// Results configures the results database; Jobs the image of its writer (results.go).
-	Results ResultsConfig
+	Results resultsdb.Config
 	Jobs    jobs.Config
 	// Engines lists the engines the suite's databases may name (nil: the builtin ones).
 	Engines *registry.Registry

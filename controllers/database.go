@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tpcc-operator/tpcc-operator/internal/measure"
-
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,6 +16,7 @@ import (
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines/registry"
 	"github.com/tpcc-operator/tpcc-operator/internal/kube"
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
 )
 
 // The vendor objects each engine writes are granted in its folder (internal/engines/<engine>); the

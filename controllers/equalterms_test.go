@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tpcc-operator/tpcc-operator/internal/measure"
-
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
 )
 
 // fakeKubelet serves cAdvisor metrics whose counters grow by fixed amounts per second of wall

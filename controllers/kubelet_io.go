@@ -9,13 +9,12 @@ import (
 	"sort"
 	"time"
 
-	"github.com/tpcc-operator/tpcc-operator/internal/measure"
-
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/rest"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/cadvisor"
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
 )
 
 // Disk and network per pod: each poll of a running step reads the cAdvisor metrics of every node

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	cnpgv1 "github.com/cloudnative-pg/api/pkg/api/v1"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -24,6 +23,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
+	"github.com/tpcc-operator/tpcc-operator/internal/metrics/metricstest"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 	"github.com/tpcc-operator/tpcc-operator/internal/workload"
 )
@@ -333,15 +333,15 @@ func TestRunFindsTheCapacityBoundary(t *testing.T) {
 	assertEvents(t, ns, "pg", "PhaseDeploying", "PhaseLoading", "PhaseRunning", "PhaseSucceeded", "StepCompliant", "StepNonCompliant", "Result")
 
 	last := got.Status.Steps[len(got.Status.Steps)-1]
+	series := metricstest.RunSeries(t, ns, "pg")
 	for name, pair := range map[string][2]float64{
-		"phase Succeeded": {testutil.ToFloat64(runPhase.WithLabelValues(ns, "pg", "Succeeded")), 1},
-		"phase Running":   {testutil.ToFloat64(runPhase.WithLabelValues(ns, "pg", "Running")), 0},
-		"steps":           {testutil.ToFloat64(runSteps.WithLabelValues(ns, "pg")), float64(len(got.Status.Steps))},
-		"last tpmC":       {testutil.ToFloat64(lastStepTpmC.WithLabelValues(ns, "pg")), last.TpmC},
-		"last efficiency": {testutil.ToFloat64(lastStepEfficiency.WithLabelValues(ns, "pg")), last.Efficiency},
-		"last NewOrder p90": {testutil.ToFloat64(lastStepP90.WithLabelValues(ns, "pg", "NewOrder")),
-			last.Transactions[benchv1.NewOrder].P90.Seconds()},
-		"result": {testutil.ToFloat64(maxCompliantWarehouses.WithLabelValues(ns, "pg")), 27},
+		"phase Succeeded":   {series["tpcc_run_phase{phase=Succeeded}"], 1},
+		"phase Running":     {series["tpcc_run_phase{phase=Running}"], 0},
+		"steps":             {series["tpcc_run_steps{}"], float64(len(got.Status.Steps))},
+		"last tpmC":         {series["tpcc_run_last_step_tpmc{}"], last.TpmC},
+		"last efficiency":   {series["tpcc_run_last_step_efficiency_percent{}"], last.Efficiency},
+		"last NewOrder p90": {series["tpcc_run_last_step_p90_seconds{transaction=NewOrder}"], last.Transactions[benchv1.NewOrder].P90.Seconds()},
+		"result":            {series["tpcc_run_max_compliant_warehouses{}"], 27},
 	} {
 		if pair[0] != pair[1] {
 			t.Errorf("metric %s = %g, want %g", name, pair[0], pair[1])

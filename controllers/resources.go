@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tpcc-operator/tpcc-operator/internal/measure"
-
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -17,6 +15,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
 )
 
 // +kubebuilder:rbac:groups=metrics.k8s.io,resources=pods,verbs=list

@@ -5,12 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tpcc-operator/tpcc-operator/internal/measure"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/kube"
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 )
 

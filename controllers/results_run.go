@@ -19,18 +19,19 @@ import (
 	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 	"github.com/tpcc-operator/tpcc-operator/internal/outbox"
 	"github.com/tpcc-operator/tpcc-operator/internal/report"
+	"github.com/tpcc-operator/tpcc-operator/internal/resultsdb"
 )
 
 // recordResults writes what the run recorded into its results database (results.go) and says
 // when to look again. It never fails the run: its errors are logged and retried.
 func (r *BenchmarkRunReconciler) recordResults(ctx context.Context, run *benchv1.BenchmarkRun) time.Duration {
-	rr := &resultsRecorder{Client: r.Client, APIReader: r.APIReader, Scheme: r.Scheme, Recorder: r.Recorder, Config: r.Config.Results, Jobs: r.Config.Jobs}
-	t := &recordable{
-		obj: run, kind: outbox.KindRun, spec: run.Spec.Results, labels: engines.Labels(run),
-		recording: func() *benchv1.ResultsRecording { return run.Status.ResultsDatabase },
-		steps:     int32(len(run.Status.Steps)),
-		ended:     report.Final(run.Status.Phase),
-		update: func(ctx context.Context, mutate func(*benchv1.ResultsRecording, *[]metav1.Condition)) error {
+	rr := &resultsdb.Recorder{Client: r.Client, APIReader: r.APIReader, Scheme: r.Scheme, Recorder: r.Recorder, Config: r.Config.Results, Jobs: r.Config.Jobs}
+	t := &resultsdb.Recordable{
+		Obj: run, Kind: outbox.KindRun, Spec: run.Spec.Results, Labels: engines.Labels(run),
+		Recording: func() *benchv1.ResultsRecording { return run.Status.ResultsDatabase },
+		Steps:     int32(len(run.Status.Steps)),
+		Ended:     report.Final(run.Status.Phase),
+		Update: func(ctx context.Context, mutate func(*benchv1.ResultsRecording, *[]metav1.Condition)) error {
 			return r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
 				if s.ResultsDatabase == nil {
 					s.ResultsDatabase = &benchv1.ResultsRecording{}
@@ -38,17 +39,17 @@ func (r *BenchmarkRunReconciler) recordResults(ctx context.Context, run *benchv1
 				mutate(s.ResultsDatabase, &s.Conditions)
 			})
 		},
-		build: func(ctx context.Context, w benchv1.ResultsWriter, from int32) (outbox.Record, []outbox.Source, error) {
+		Build: func(ctx context.Context, w benchv1.ResultsWriter, from int32) (outbox.Record, []outbox.Source, error) {
 			return r.runRecord(ctx, run, w, from)
 		},
 	}
-	if err := ensureResultsFinalizer(ctx, r.Client, run, rr.writesFor(run.Spec.Results)); err != nil {
+	if err := resultsdb.EnsureFinalizer(ctx, r.Client, run, rr.WritesFor(run.Spec.Results)); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "recording into the results database; retrying")
 		return 10 * time.Second
 	}
-	wait, err := rr.reconcile(ctx, t)
+	wait, err := rr.Reconcile(ctx, t)
 	if err == nil && !run.DeletionTimestamp.IsZero() {
-		wait, err = releaseDeletion(ctx, rr, t, wait)
+		wait, err = resultsdb.ReleaseDeletion(ctx, rr, t, wait)
 	}
 	if err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "recording into the results database; retrying")
@@ -73,7 +74,7 @@ func (r *BenchmarkRunReconciler) runRecord(ctx context.Context, run *benchv1.Ben
 		rec.Suite = &outbox.SuiteRef{UID: string(owner.UID), Name: owner.Name, Database: run.Labels[SuiteDatabaseLabel], Repeat: repeatOf(run.Name)}
 	}
 	if w.End {
-		rec.End = endOf(run.Status.Phase, run.Status.Conditions)
+		rec.End = resultsdb.EndOf(run.Status.Phase, run.Status.Conditions)
 	}
 	var sources []outbox.Source
 	for _, s := range status.Steps[min(int(from), len(status.Steps)):] {

@@ -19,6 +19,7 @@ import (
 	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 	"github.com/tpcc-operator/tpcc-operator/internal/outbox"
 	"github.com/tpcc-operator/tpcc-operator/internal/report"
+	"github.com/tpcc-operator/tpcc-operator/internal/resultsdb"
 )
 
 // A suite records its own row — spec, status, comparison.json — once it ends (its runs record
@@ -30,7 +31,7 @@ import (
 // Its end is written once its runs' ends are in the database: a suite recorded as ended — what a
 // later suite's baseline reads — always has its runs' results beside it.
 func (r *BenchmarkSuiteReconciler) recordResults(ctx context.Context, suite *benchv1.BenchmarkSuite, runs map[string]*benchv1.BenchmarkRun) time.Duration {
-	rr := &resultsRecorder{Client: r.Client, APIReader: r.APIReader, Scheme: r.Scheme, Recorder: r.Recorder, Config: r.Results, Jobs: r.Jobs}
+	rr := &resultsdb.Recorder{Client: r.Client, APIReader: r.APIReader, Scheme: r.Scheme, Recorder: r.Recorder, Config: r.Results, Jobs: r.Jobs}
 	update := func(ctx context.Context, mutate func(*benchv1.ResultsRecording, *[]metav1.Condition)) error {
 		return r.updateStatus(ctx, suite, func(s *benchv1.BenchmarkSuiteStatus) {
 			if s.ResultsDatabase == nil {
@@ -41,7 +42,7 @@ func (r *BenchmarkSuiteReconciler) recordResults(ctx context.Context, suite *ben
 	}
 	if b := suite.Spec.Baseline; b != nil && meta.FindStatusCondition(suite.Status.Conditions, benchv1.ConditionBaselineHeld) == nil {
 		reason, message := benchv1.ReasonBaselinePending, "compared with "+baselineWords(suite)+" once the suite ends"
-		if rr.effectiveSecret(suite.Spec.Results) == nil {
+		if rr.EffectiveSecret(suite.Spec.Results) == nil {
 			reason, message = benchv1.ReasonBaselineNoDatabase, "spec.baseline needs a results database: set spec.results or the operator's --results-secret"
 		}
 		if err := r.updateStatus(ctx, suite, func(s *benchv1.BenchmarkSuiteStatus) {
@@ -50,29 +51,29 @@ func (r *BenchmarkSuiteReconciler) recordResults(ctx context.Context, suite *ben
 			ctrl.LoggerFrom(ctx).Error(err, "setting BaselineHeld")
 		}
 	}
-	t := &recordable{
-		obj: suite, kind: outbox.KindSuite, spec: suite.Spec.Results,
-		labels:    map[string]string{"app.kubernetes.io/managed-by": "tpcc-operator", benchv1.SuiteLabel: suite.Name},
-		recording: func() *benchv1.ResultsRecording { return suite.Status.ResultsDatabase },
-		ended:     report.Final(suite.Status.Phase) && runsWritten(runs),
-		update:    update,
-		build: func(ctx context.Context, w benchv1.ResultsWriter, _ int32) (outbox.Record, []outbox.Source, error) {
+	t := &resultsdb.Recordable{
+		Obj: suite, Kind: outbox.KindSuite, Spec: suite.Spec.Results,
+		Labels:    map[string]string{"app.kubernetes.io/managed-by": "tpcc-operator", benchv1.SuiteLabel: suite.Name},
+		Recording: func() *benchv1.ResultsRecording { return suite.Status.ResultsDatabase },
+		Ended:     report.Final(suite.Status.Phase) && runsWritten(runs),
+		Update:    update,
+		Build: func(ctx context.Context, w benchv1.ResultsWriter, _ int32) (outbox.Record, []outbox.Source, error) {
 			return r.suiteRecord(ctx, suite, w)
 		},
-		written: func(ctx context.Context, rep outbox.WriterReport, w benchv1.ResultsWriter) error {
+		Written: func(ctx context.Context, rep outbox.WriterReport, w benchv1.ResultsWriter) error {
 			if !w.End || suite.Spec.Baseline == nil {
 				return nil
 			}
 			return r.judgeBaseline(ctx, suite, rep.Baseline)
 		},
 	}
-	if err := ensureResultsFinalizer(ctx, r.Client, suite, rr.writesFor(suite.Spec.Results)); err != nil {
+	if err := resultsdb.EnsureFinalizer(ctx, r.Client, suite, rr.WritesFor(suite.Spec.Results)); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "recording into the results database; retrying")
 		return 10 * time.Second
 	}
-	wait, err := rr.reconcile(ctx, t)
+	wait, err := rr.Reconcile(ctx, t)
 	if err == nil && !suite.DeletionTimestamp.IsZero() {
-		wait, err = releaseDeletion(ctx, rr, t, wait)
+		wait, err = resultsdb.ReleaseDeletion(ctx, rr, t, wait)
 		if err == nil {
 			return wait
 		}
@@ -81,18 +82,11 @@ func (r *BenchmarkSuiteReconciler) recordResults(ctx context.Context, suite *ben
 		ctrl.LoggerFrom(ctx).Error(err, "recording into the results database; retrying")
 		return 10 * time.Second
 	}
-	if report.Final(suite.Status.Phase) && !t.ended && rr.effectiveSecret(suite.Spec.Results) != nil {
+	if report.Final(suite.Status.Phase) && !t.Ended && rr.EffectiveSecret(suite.Spec.Results) != nil {
 		// Its runs' ends are on their way (their status changes bring the suite back too).
-		return mergeWait(wait, 30*time.Second)
+		return resultsdb.MergeWait(wait, 30*time.Second)
 	}
 	return wait
-}
-
-func mergeWait(a, b time.Duration) time.Duration {
-	if a <= 0 || b < a {
-		return b
-	}
-	return a
 }
 
 // runsWritten says whether every run of the suite that records into a results database has its
@@ -130,7 +124,7 @@ func (r *BenchmarkSuiteReconciler) suiteRecord(ctx context.Context, suite *bench
 		rec.Comparison = json.RawMessage(cm.Data["comparison.json"])
 	}
 	if w.End {
-		rec.End = endOf(suite.Status.Phase, suite.Status.Conditions)
+		rec.End = resultsdb.EndOf(suite.Status.Phase, suite.Status.Conditions)
 		rec.Baseline = suite.Spec.Baseline
 	}
 	return outbox.Record{Version: outbox.Version, Kind: outbox.KindSuite, Written: time.Now().UTC(), Suite: rec}, nil, nil
@@ -214,7 +208,7 @@ func (r *BenchmarkSuiteReconciler) judgeBaseline(ctx context.Context, suite *ben
 func (r *BenchmarkSuiteReconciler) setBaseline(ctx context.Context, suite *benchv1.BenchmarkSuite, st *benchv1.RegressionStatus, value metav1.ConditionStatus, reason, message string) error {
 	return r.updateStatus(ctx, suite, func(s *benchv1.BenchmarkSuiteStatus) {
 		s.Regression = st
-		kube.SetCondition(&s.Conditions, suite.Generation, benchv1.ConditionBaselineHeld, value, reason, truncateWords(message, 2048))
+		kube.SetCondition(&s.Conditions, suite.Generation, benchv1.ConditionBaselineHeld, value, reason, resultsdb.TruncateWords(message, 2048))
 	})
 }
 

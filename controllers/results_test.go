@@ -28,6 +28,7 @@ import (
 	"github.com/tpcc-operator/tpcc-operator/internal/pgtest"
 	"github.com/tpcc-operator/tpcc-operator/internal/report"
 	"github.com/tpcc-operator/tpcc-operator/internal/results"
+	"github.com/tpcc-operator/tpcc-operator/internal/resultsdb"
 )
 
 // writerKubelet plays the Job controller and the kubelet for results writer Jobs: it lays the
@@ -248,7 +249,7 @@ func resultsSecret(t *testing.T, namespace, name, uri string) {
 
 func resultsConfig(pods *clientPods) Config {
 	cfg := testConfig(pods)
-	cfg.Results = ResultsConfig{Backoff: 200 * time.Millisecond, MaxBackoff: time.Second}
+	cfg.Results = resultsdb.Config{Backoff: 200 * time.Millisecond, MaxBackoff: time.Second}
 	return cfg
 }
 
@@ -564,7 +565,7 @@ func TestDeletionWaitsForTheBacklog(t *testing.T) {
 		eventually(t, 30*time.Second, func() error {
 			got := getRun(t, run)
 			c := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionResultsRecorded)
-			if got.Status.Phase != benchv1.PhaseFailed || c == nil || c.Reason != benchv1.ReasonResultsUnavailable || !slices.Contains(got.Finalizers, ResultsFinalizer) {
+			if got.Status.Phase != benchv1.PhaseFailed || c == nil || c.Reason != benchv1.ReasonResultsUnavailable || !slices.Contains(got.Finalizers, resultsdb.Finalizer) {
 				return fmt.Errorf("phase %s, finalizers %v, ResultsRecorded %+v", got.Status.Phase, got.Finalizers, c)
 			}
 			return nil

@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/tpcc-operator/tpcc-operator/internal/measure"
-
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/chunked"
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
 )
 
 // A step's time series is collected while the step runs: each poll reads every client pod with

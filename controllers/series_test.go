@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/measure"
-
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 )
 

@@ -8,6 +8,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/kube"
+	"github.com/tpcc-operator/tpcc-operator/internal/metrics"
 )
 
 // updateStatus writes a run's status (writeStatus), records the observed generation, and announces
@@ -23,7 +24,7 @@ func (r *BenchmarkRunReconciler) updateStatus(ctx context.Context, run *benchv1.
 	if err != nil {
 		return err
 	}
-	recordMetrics(run)
+	metrics.RecordRun(run)
 	kube.AnnouncePhase(r.Recorder, run, before.Phase, after.Phase)
 	return nil
 }

@@ -2,16 +2,13 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/tpcc-operator/tpcc-operator/internal/measure"
-
-	"errors"
-	"net/http"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -23,6 +20,8 @@ import (
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
 	"github.com/tpcc-operator/tpcc-operator/internal/kube"
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+	"github.com/tpcc-operator/tpcc-operator/internal/metrics"
 	"github.com/tpcc-operator/tpcc-operator/internal/search"
 	"github.com/tpcc-operator/tpcc-operator/internal/sla"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
@@ -126,7 +125,7 @@ func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv
 		}); err != nil {
 			return false, ctrl.Result{}, err
 		}
-		recordLiveTelemetry(run, outcome.series)
+		metrics.RecordLiveTelemetry(run, outcome.series)
 		requeue := r.Config.PollInterval
 		if outcome.nextFault > 0 && outcome.nextFault < requeue {
 			requeue = outcome.nextFault // the fault is applied on time, not up to a poll late
@@ -156,7 +155,7 @@ func (r *BenchmarkRunReconciler) reconcileSteps(ctx context.Context, run *benchv
 	}); err != nil {
 		return false, ctrl.Result{}, err
 	}
-	recordStepRecorded(run, record)
+	metrics.RecordStepRecorded(run, record)
 	eventType := corev1.EventTypeNormal
 	if record.Verdict == benchv1.VerdictInconclusive {
 		eventType = corev1.EventTypeWarning

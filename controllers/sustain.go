@@ -3,9 +3,8 @@ package controllers
 import (
 	"math"
 
-	"github.com/tpcc-operator/tpcc-operator/internal/measure"
-
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
 	"github.com/tpcc-operator/tpcc-operator/internal/search"
 )
 

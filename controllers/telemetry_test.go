@@ -8,14 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tpcc-operator/tpcc-operator/internal/measure"
-
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+	"github.com/tpcc-operator/tpcc-operator/internal/metrics/metricstest"
 	"github.com/tpcc-operator/tpcc-operator/internal/report"
 )
 
@@ -41,7 +41,7 @@ func TestStepTelemetryReplicationLagAndReport(t *testing.T) {
 	var live map[string]float64
 	got := driveSteps(t, run, pods, boundary(100), uids, func(_ int, _ []*corev1.Pod) {
 		time.Sleep(2 * time.Second) // part of the series is stored
-		live = runSeries(t, ns, "pg")
+		live = metricstest.RunSeries(t, ns, "pg")
 		mgr.stop()
 		time.Sleep(300 * time.Millisecond)
 		mgr = startManager(t, ns, cfg)
@@ -61,7 +61,7 @@ func TestStepTelemetryReplicationLagAndReport(t *testing.T) {
 	if live["tpcc_run_current_step_active_warehouses{}"] != 40 || live["tpcc_run_current_step_wal_bytes_per_second{}"] <= 0 {
 		t.Errorf("live metrics during the step: %v", live)
 	}
-	for name := range runSeries(t, ns, "pg") {
+	for name := range metricstest.RunSeries(t, ns, "pg") {
 		if strings.HasPrefix(name, "tpcc_run_current_step_") {
 			t.Errorf("%s remains after the step was recorded", name)
 		}

@@ -13,7 +13,7 @@ cp api/v1alpha1/zz_generated.deepcopy.go "$scratch/deepcopy.before"
 "$controller_gen" object paths=./api/... output:dir="$scratch/object"
 "$controller_gen" crd:allowDangerousTypes=true paths=./api/... output:crd:artifacts:config="$scratch/crd"
 go run ./hack/crdtrim "$scratch"/crd/*.yaml
-"$controller_gen" rbac:roleName=manager-role paths=./controllers/... paths=./internal/engines/... output:rbac:artifacts:config="$scratch/rbac"
+"$controller_gen" rbac:roleName=manager-role paths=./controllers/... paths=./internal/... output:rbac:artifacts:config="$scratch/rbac"
 
 stale=0
 diff -u api/v1alpha1/zz_generated.deepcopy.go "$scratch/object/zz_generated.deepcopy.go" || stale=1

@@ -1,14 +1,11 @@
-package controllers
+package metrics
 
 import (
 	"fmt"
 	"reflect"
-	"sort"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/tpcc-operator/tpcc-operator/internal/measure"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
@@ -17,6 +14,8 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/cadvisor"
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+	"github.com/tpcc-operator/tpcc-operator/internal/metrics/metricstest"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 )
 
@@ -74,56 +73,18 @@ func metricsSeries() *measure.StepSeries {
 	return st
 }
 
-// runSeries gathers the manager's registry and returns the tpcc_ series of one run as
-// "name{label=value,...}" → value, labels sorted, namespace and run left out.
-func runSeries(t *testing.T, namespace, name string) map[string]float64 {
-	t.Helper()
-	families, err := ctrlmetrics.Registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]float64{}
-	for _, f := range families {
-		if !strings.HasPrefix(f.GetName(), "tpcc_run_") {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			var labels []string
-			mine := 0
-			for _, l := range m.GetLabel() {
-				switch {
-				case l.GetName() == "namespace" && l.GetValue() == namespace, l.GetName() == "run" && l.GetValue() == name:
-					mine++
-				case l.GetName() != "namespace" && l.GetName() != "run":
-					labels = append(labels, l.GetName()+"="+l.GetValue())
-				}
-			}
-			if mine != 2 {
-				continue
-			}
-			sort.Strings(labels)
-			v := m.GetGauge().GetValue()
-			if m.Counter != nil {
-				v = m.GetCounter().GetValue()
-			}
-			out[fmt.Sprintf("%s{%s}", f.GetName(), strings.Join(labels, ","))] = v
-		}
-	}
-	return out
-}
-
 // recordSampleRun records every metric the manager exports for one run, as a running step would.
 func recordSampleRun(namespace, name string) *benchv1.BenchmarkRun {
 	run := metricsRun(namespace, name)
-	recordMetrics(run)
-	recordLiveTelemetry(run, metricsSeries())
-	recordStepRecorded(run, &benchv1.StepResult{Compliant: true, Verdict: benchv1.VerdictCompliant})
+	RecordRun(run)
+	RecordLiveTelemetry(run, metricsSeries())
+	RecordStepRecorded(run, &benchv1.StepResult{Compliant: true, Verdict: benchv1.VerdictCompliant})
 	return run
 }
 
 func TestMetricsFollowStatusAndSeries(t *testing.T) {
 	const ns, name = "metrics-a", "pg"
-	t.Cleanup(func() { forgetMetrics(ns, name) })
+	t.Cleanup(func() { Forget(ns, name) })
 	run := recordSampleRun(ns, name)
 
 	phases := map[string]float64{}
@@ -168,7 +129,7 @@ func TestMetricsFollowStatusAndSeries(t *testing.T) {
 	for k, v := range phases {
 		want[k] = v
 	}
-	if got := runSeries(t, ns, name); !reflect.DeepEqual(got, want) {
+	if got := metricstest.RunSeries(t, ns, name); !reflect.DeepEqual(got, want) {
 		t.Errorf("series:\n got %v\nwant %v", got, want)
 	}
 
@@ -180,7 +141,7 @@ func TestMetricsFollowStatusAndSeries(t *testing.T) {
 	st.Series.ReplayLagMillis["pg-3"] = append(st.Series.ReplayLagMillis["pg-3"], 6)
 	st.Series.WALBytesPerSecond = append(st.Series.WALBytesPerSecond, 1500)
 	st.Series.SyncRepWaiters = append(st.Series.SyncRepWaiters, 2)
-	recordLiveTelemetry(run, st)
+	RecordLiveTelemetry(run, st)
 	if got := testutil.ToFloat64(currentStepCheckpoints.WithLabelValues(ns, name)); got != 3 {
 		t.Errorf("checkpoints_total = %g, want 3", got)
 	}
@@ -193,8 +154,8 @@ func TestMetricsFollowStatusAndSeries(t *testing.T) {
 	for standby, lag := range map[string]int64{"pg-2": -1, "pg-3": 9} {
 		st.Series.ReplayLagMillis[standby] = append(st.Series.ReplayLagMillis[standby], lag)
 	}
-	recordLiveTelemetry(run, st)
-	got := runSeries(t, ns, name)
+	RecordLiveTelemetry(run, st)
+	got := metricstest.RunSeries(t, ns, name)
 	if _, ok := got["tpcc_run_current_step_replay_lag_seconds{standby=pg-2}"]; ok || got["tpcc_run_current_step_replay_lag_seconds{standby=pg-3}"] != 0.009 {
 		t.Errorf("replay lag series after pg-2 went unreported: %v", got)
 	}
@@ -202,8 +163,8 @@ func TestMetricsFollowStatusAndSeries(t *testing.T) {
 	// The step is recorded: the live series go, the run's stay.
 	run.Status.Current = nil
 	run.Status.Steps = append(run.Status.Steps, benchv1.StepResult{Index: 1, ActiveWarehouses: 12, TpmC: 151})
-	recordMetrics(run)
-	got = runSeries(t, ns, name)
+	RecordRun(run)
+	got = metricstest.RunSeries(t, ns, name)
 	for k := range got {
 		if strings.HasPrefix(k, "tpcc_run_current_step_") {
 			t.Errorf("%s remains after the step ended", k)
@@ -213,15 +174,15 @@ func TestMetricsFollowStatusAndSeries(t *testing.T) {
 		t.Errorf("after the step: %v", got)
 	}
 	// Telemetry of a poll racing the step's end is not exported.
-	recordLiveTelemetry(run, metricsSeries())
-	for k := range runSeries(t, ns, name) {
+	RecordLiveTelemetry(run, metricsSeries())
+	for k := range metricstest.RunSeries(t, ns, name) {
 		if strings.HasPrefix(k, "tpcc_run_current_step_") {
 			t.Errorf("%s set although no step runs", k)
 		}
 	}
 
-	forgetMetrics(ns, name)
-	if got := runSeries(t, ns, name); len(got) != 0 {
+	Forget(ns, name)
+	if got := metricstest.RunSeries(t, ns, name); len(got) != 0 {
 		t.Errorf("after the run was deleted: %v", got)
 	}
 }
@@ -229,7 +190,7 @@ func TestMetricsFollowStatusAndSeries(t *testing.T) {
 // TestMetricsPassPromlint: the names follow Prometheus conventions (units, _total for counters, help).
 func TestMetricsPassPromlint(t *testing.T) {
 	const ns, name = "metrics-lint", "pg"
-	t.Cleanup(func() { forgetMetrics(ns, name) })
+	t.Cleanup(func() { Forget(ns, name) })
 	recordSampleRun(ns, name)
 	families, err := ctrlmetrics.Registry.Gather()
 	if err != nil {

@@ -1,4 +1,4 @@
-package controllers
+package resultsdb
 
 import (
 	"context"
@@ -23,73 +23,56 @@ import (
 	"github.com/tpcc-operator/tpcc-operator/internal/outbox"
 )
 
-// +kubebuilder:rbac:groups="",resources=configmaps,verbs=delete
-
-// The results database (docs/results.md). The manager links no database driver, so it never
-// opens a connection to it: for each write — a run's newly recorded steps, its end, a suite's
-// end — it puts the record into a ConfigMap of the run or suite, <name>-results-<n>, and starts a
-// Job of the client image, of the same name, that mounts that ConfigMap, the run's own step
-// ConfigMaps and the results Secret (this pod alone sees the credentials) and runs `tpcc results
-// write`. The rows have natural keys and are written with ON CONFLICT, so a record written twice
-// changes nothing.
-//
-// What is written and what is under way is status (status.resultsDatabase), never memory: the
-// writer to start is decided in the status write itself (optimistic locking), so a restarted
-// manager finds the Job it had decided on and never starts a second for the same steps. A write
-// that fails (the database is down, the Secret is wrong) is retried with backoff, doubling from
-// Backoff to MaxBackoff; condition ResultsRecorded says what is pending and why; the run goes on
-// and ends as it would have. When the database answers again, one Job writes the whole backlog.
-
-// ResultsConfig is the operator-wide configuration of the results database.
-type ResultsConfig struct {
+// Config is the operator-wide configuration of the results database.
+type Config struct {
 	// Secret names the Secret (looked up in each resource's namespace) and key of the default
 	// results database, for runs and suites whose spec.results names none; nil: no default.
 	Secret *benchv1.SecretKeyRef
 	// Backoff is the pause after a failed write; it doubles per failure up to MaxBackoff.
 	Backoff, MaxBackoff time.Duration
 	// DeletionGrace is how long the deletion of a resource waits for its backlog to be written
-	// (ResultsFinalizer); default 10 minutes.
+	// (Finalizer); default 10 minutes.
 	DeletionGrace time.Duration
 }
 
-// DefaultResultsConfig has no default database and backs off from 10 s to 5 min.
-func DefaultResultsConfig() ResultsConfig {
-	return ResultsConfig{Backoff: 10 * time.Second, MaxBackoff: 5 * time.Minute, DeletionGrace: DefaultResultsDeletionGrace}
+// DefaultConfig has no default database and backs off from 10 s to 5 min.
+func DefaultConfig() Config {
+	return Config{Backoff: 10 * time.Second, MaxBackoff: 5 * time.Minute, DeletionGrace: DefaultDeletionGrace}
 }
 
-// resultsRecorder writes a run's or a suite's rows through writer Jobs.
-type resultsRecorder struct {
+// Recorder writes a run's or a suite's rows through writer Jobs.
+type Recorder struct {
 	client.Client
 	APIReader client.Reader
 	Scheme    *runtime.Scheme
 	Recorder  events.EventRecorder
-	Config    ResultsConfig
+	Config    Config
 	Jobs      jobs.Config
 }
 
-// recordable is what the recorder needs of a run or a suite.
-type recordable struct {
-	obj  client.Object
-	kind string
-	spec *benchv1.ResultsSpec
-	// recording is the status as last read or written (nil before the first write).
-	recording func() *benchv1.ResultsRecording
-	labels    map[string]string
-	// steps are the steps recorded so far (runs); ended whether the end is there to write.
-	steps int32
-	ended bool
-	// update writes status: mutate gets the freshest recording (allocated when nil) and conditions.
-	update func(ctx context.Context, mutate func(rec *benchv1.ResultsRecording, conditions *[]metav1.Condition)) error
-	// build is the record of writer w, whose steps start at from, and the ConfigMaps it mounts
+// Recordable is what the recorder needs of a run or a suite.
+type Recordable struct {
+	Obj  client.Object
+	Kind string
+	Spec *benchv1.ResultsSpec
+	// Recording is the status as last read or written (nil before the first write).
+	Recording func() *benchv1.ResultsRecording
+	Labels    map[string]string
+	// Steps are the steps recorded so far (runs); Ended whether the end is there to write.
+	Steps int32
+	Ended bool
+	// Update writes status: mutate gets the freshest recording (allocated when nil) and conditions.
+	Update func(ctx context.Context, mutate func(rec *benchv1.ResultsRecording, conditions *[]metav1.Condition)) error
+	// Build is the record of writer w, whose steps start at from, and the ConfigMaps it mounts
 	// beside its own.
-	build func(ctx context.Context, w benchv1.ResultsWriter, from int32) (outbox.Record, []outbox.Source, error)
-	// written is called with a successful writer's report before the write is recorded (a
+	Build func(ctx context.Context, w benchv1.ResultsWriter, from int32) (outbox.Record, []outbox.Source, error)
+	// Written is called with a successful writer's report before the write is recorded (a
 	// suite's regression verdict); nil: nothing.
-	written func(ctx context.Context, rep outbox.WriterReport, w benchv1.ResultsWriter) error
+	Written func(ctx context.Context, rep outbox.WriterReport, w benchv1.ResultsWriter) error
 }
 
-// effectiveSecret is the results Secret of a spec: its own, the default, or none.
-func (rr *resultsRecorder) effectiveSecret(spec *benchv1.ResultsSpec) *benchv1.SecretKeyRef {
+// EffectiveSecret is the results Secret of a spec: its own, the default, or none.
+func (rr *Recorder) EffectiveSecret(spec *benchv1.ResultsSpec) *benchv1.SecretKeyRef {
 	var ref *benchv1.SecretKeyRef
 	switch {
 	case spec != nil && spec.Disabled:
@@ -109,24 +92,24 @@ func (rr *resultsRecorder) effectiveSecret(spec *benchv1.ResultsSpec) *benchv1.S
 
 func secretWords(ref benchv1.SecretKeyRef) string { return ref.Name + "/" + ref.Key }
 
-// ResultsWriterName names the n-th writer Job of a run or suite, and its ConfigMap.
-func ResultsWriterName(name string, n int32) string { return fmt.Sprintf("%s-results-%d", name, n) }
+// WriterName names the n-th writer Job of a run or suite, and its ConfigMap.
+func WriterName(name string, n int32) string { return fmt.Sprintf("%s-results-%d", name, n) }
 
-// reconcile moves the recording forward and returns when to look again (0: when something
+// Reconcile moves the recording forward and returns when to look again (0: when something
 // changes). Its errors never stop the resource's own reconciliation.
-func (rr *resultsRecorder) reconcile(ctx context.Context, t *recordable) (time.Duration, error) {
-	secret := rr.effectiveSecret(t.spec)
+func (rr *Recorder) Reconcile(ctx context.Context, t *Recordable) (time.Duration, error) {
+	secret := rr.EffectiveSecret(t.Spec)
 	if secret == nil {
 		return 0, nil
 	}
 	words := secretWords(*secret)
-	if rec := t.recording(); rec == nil || rec.Secret != words {
+	if rec := t.Recording(); rec == nil || rec.Secret != words {
 		// The first write, or another database: everything is written to it (its natural keys
 		// keep rows it already has from being duplicated). A writer to the old one is dropped.
 		if rec != nil && rec.Writer != nil {
 			rr.deleteWriter(ctx, t, rec.Writer.Job)
 		}
-		if err := t.update(ctx, func(r *benchv1.ResultsRecording, _ *[]metav1.Condition) {
+		if err := t.Update(ctx, func(r *benchv1.ResultsRecording, _ *[]metav1.Condition) {
 			if r.Secret != words {
 				*r = benchv1.ResultsRecording{Secret: words, Writes: r.Writes}
 			}
@@ -134,7 +117,7 @@ func (rr *resultsRecorder) reconcile(ctx context.Context, t *recordable) (time.D
 			return 0, err
 		}
 	}
-	if w := t.recording().Writer; w != nil {
+	if w := t.Recording().Writer; w != nil {
 		done, wait, err := rr.observeWriter(ctx, t, *w, *secret)
 		if err != nil || !done {
 			return wait, err
@@ -144,18 +127,18 @@ func (rr *resultsRecorder) reconcile(ctx context.Context, t *recordable) (time.D
 }
 
 // startWriter starts a writer Job when something is pending and no backoff holds it back.
-func (rr *resultsRecorder) startWriter(ctx context.Context, t *recordable, secret benchv1.SecretKeyRef) (time.Duration, error) {
-	rec := t.recording()
-	pendingSteps, pendingEnd := t.steps > rec.StepsWritten, t.ended && !rec.EndWritten
+func (rr *Recorder) startWriter(ctx context.Context, t *Recordable, secret benchv1.SecretKeyRef) (time.Duration, error) {
+	rec := t.Recording()
+	pendingSteps, pendingEnd := t.Steps > rec.StepsWritten, t.Ended && !rec.EndWritten
 	if !pendingSteps && !pendingEnd {
-		return 0, t.update(ctx, func(r *benchv1.ResultsRecording, c *[]metav1.Condition) {
-			if t.kind == outbox.KindSuite && !r.EndWritten {
+		return 0, t.Update(ctx, func(r *benchv1.ResultsRecording, c *[]metav1.Condition) {
+			if t.Kind == outbox.KindSuite && !r.EndWritten {
 				// A suite has one row, written at its end: nothing is in the database yet.
-				kube.SetCondition(c, t.obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionUnknown, benchv1.ReasonResultsPending,
+				kube.SetCondition(c, t.Obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionUnknown, benchv1.ReasonResultsPending,
 					"the suite is written to the results database (Secret "+r.Secret+") once it has ended and its runs' ends are there")
 				return
 			}
-			kube.SetCondition(c, t.obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionTrue, benchv1.ReasonResultsWritten, writtenWords(t, r))
+			kube.SetCondition(c, t.Obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionTrue, benchv1.ReasonResultsWritten, writtenWords(t, r))
 		})
 	}
 	if next := rec.NextAttempt; next != nil && time.Until(next.Time) > 0 {
@@ -165,23 +148,23 @@ func (rr *resultsRecorder) startWriter(ctx context.Context, t *recordable, secre
 	// what it holds.
 	s := &metav1.PartialObjectMetadata{}
 	s.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
-	if err := rr.APIReader.Get(ctx, client.ObjectKey{Namespace: t.obj.GetNamespace(), Name: secret.Name}, s); apierrors.IsNotFound(err) {
-		msg := fmt.Sprintf("Secret %s not found in namespace %s; still to write once it is there: %s", secret.Name, t.obj.GetNamespace(), backlogWords(t, rec))
-		return time.Minute, t.update(ctx, func(r *benchv1.ResultsRecording, c *[]metav1.Condition) {
-			kube.SetCondition(c, t.obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionFalse, benchv1.ReasonResultsSecretAbsent, msg)
+	if err := rr.APIReader.Get(ctx, client.ObjectKey{Namespace: t.Obj.GetNamespace(), Name: secret.Name}, s); apierrors.IsNotFound(err) {
+		msg := fmt.Sprintf("Secret %s not found in namespace %s; still to write once it is there: %s", secret.Name, t.Obj.GetNamespace(), backlogWords(t, rec))
+		return time.Minute, t.Update(ctx, func(r *benchv1.ResultsRecording, c *[]metav1.Condition) {
+			kube.SetCondition(c, t.Obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionFalse, benchv1.ReasonResultsSecretAbsent, msg)
 		})
 	} else if err != nil {
 		return 0, err
 	}
 	var decided *benchv1.ResultsWriter
-	if err := t.update(ctx, func(r *benchv1.ResultsRecording, c *[]metav1.Condition) {
+	if err := t.Update(ctx, func(r *benchv1.ResultsRecording, c *[]metav1.Condition) {
 		if r.Writer == nil {
 			r.Writes++
-			r.Writer = &benchv1.ResultsWriter{Job: ResultsWriterName(t.obj.GetName(), r.Writes), Steps: t.steps, End: t.ended, StartTime: metav1.Now()}
+			r.Writer = &benchv1.ResultsWriter{Job: WriterName(t.Obj.GetName(), r.Writes), Steps: t.Steps, End: t.Ended, StartTime: metav1.Now()}
 		}
 		decided = r.Writer.DeepCopy()
 		if r.Failures == 0 {
-			kube.SetCondition(c, t.obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionFalse, benchv1.ReasonResultsWriting,
+			kube.SetCondition(c, t.Obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionFalse, benchv1.ReasonResultsWriting,
 				fmt.Sprintf("writing %s to the results database (Job %s)", backlogWords(t, r), r.Writer.Job))
 		}
 	}); err != nil {
@@ -192,8 +175,8 @@ func (rr *resultsRecorder) startWriter(ctx context.Context, t *recordable, secre
 
 // ensureWriter creates the writer's ConfigMap and Job, once each. A name taken by an object that
 // is not the resource's is left alone: the write moves on to the next name.
-func (rr *resultsRecorder) ensureWriter(ctx context.Context, t *recordable, w benchv1.ResultsWriter, secret benchv1.SecretKeyRef) (time.Duration, error) {
-	rec, sources, err := t.build(ctx, w, t.recording().StepsWritten)
+func (rr *Recorder) ensureWriter(ctx context.Context, t *Recordable, w benchv1.ResultsWriter, secret benchv1.SecretKeyRef) (time.Duration, error) {
+	rec, sources, err := t.Build(ctx, w, t.Recording().StepsWritten)
 	if err != nil {
 		return 0, err
 	}
@@ -201,21 +184,21 @@ func (rr *resultsRecorder) ensureWriter(ctx context.Context, t *recordable, w be
 	if err != nil {
 		return 0, err
 	}
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: w.Job, Namespace: t.obj.GetNamespace(), Labels: writerLabels(t)},
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: w.Job, Namespace: t.Obj.GetNamespace(), Labels: writerLabels(t)},
 		Data: map[string]string{outbox.RecordKey: string(body)}}
-	err = kube.CreateOwned(ctx, rr.Client, rr.APIReader, rr.Scheme, t.obj, cm)
+	err = kube.CreateOwned(ctx, rr.Client, rr.APIReader, rr.Scheme, t.Obj, cm)
 	if err == nil {
 		sources = append([]outbox.Source{{ConfigMap: w.Job, Items: []outbox.Item{{Key: outbox.RecordKey, Path: outbox.RecordFile}}}}, sources...)
-		job := jobs.ResultsWriterJob(t.obj.GetNamespace(), w.Job, writerLabels(t), secret, sources, rr.Jobs)
-		err = kube.CreateOwned(ctx, rr.Client, rr.APIReader, rr.Scheme, t.obj, job)
+		job := jobs.ResultsWriterJob(t.Obj.GetNamespace(), w.Job, writerLabels(t), secret, sources, rr.Jobs)
+		err = kube.CreateOwned(ctx, rr.Client, rr.APIReader, rr.Scheme, t.Obj, job)
 	}
 	if conflict := kube.AsConflict(err); conflict != nil {
 		rr.event(t, corev1.EventTypeWarning, benchv1.ReasonObjectConflict, "%s", conflict.Error())
-		return time.Second, t.update(ctx, func(r *benchv1.ResultsRecording, c *[]metav1.Condition) {
+		return time.Second, t.Update(ctx, func(r *benchv1.ResultsRecording, c *[]metav1.Condition) {
 			if r.Writer != nil && r.Writer.Job == w.Job {
 				r.Writer = nil // the next write takes the next name
 			}
-			kube.SetCondition(c, t.obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionFalse, benchv1.ReasonObjectConflict, conflict.Error())
+			kube.SetCondition(c, t.Obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionFalse, benchv1.ReasonObjectConflict, conflict.Error())
 		})
 	}
 	return 0, err
@@ -223,9 +206,9 @@ func (rr *resultsRecorder) ensureWriter(ctx context.Context, t *recordable, w be
 
 // observeWriter looks at the writer Job under way: done when it ended (the write recorded as
 // written or failed, the Job and its ConfigMap deleted); otherwise when to look again.
-func (rr *resultsRecorder) observeWriter(ctx context.Context, t *recordable, w benchv1.ResultsWriter, secret benchv1.SecretKeyRef) (bool, time.Duration, error) {
+func (rr *Recorder) observeWriter(ctx context.Context, t *Recordable, w benchv1.ResultsWriter, secret benchv1.SecretKeyRef) (bool, time.Duration, error) {
 	job := &batchv1.Job{}
-	err := rr.APIReader.Get(ctx, client.ObjectKey{Namespace: t.obj.GetNamespace(), Name: w.Job}, job)
+	err := rr.APIReader.Get(ctx, client.ObjectKey{Namespace: t.Obj.GetNamespace(), Name: w.Job}, job)
 	if apierrors.IsNotFound(err) {
 		// Decided but not created yet: the manager stopped in between. Create it now.
 		wait, err := rr.ensureWriter(ctx, t, w, secret)
@@ -234,8 +217,8 @@ func (rr *resultsRecorder) observeWriter(ctx context.Context, t *recordable, w b
 	if err != nil {
 		return false, 0, err
 	}
-	if !kube.OwnedBy(job, t.obj) {
-		return false, 0, t.update(ctx, func(r *benchv1.ResultsRecording, _ *[]metav1.Condition) {
+	if !kube.OwnedBy(job, t.Obj) {
+		return false, 0, t.Update(ctx, func(r *benchv1.ResultsRecording, _ *[]metav1.Condition) {
 			if r.Writer != nil && r.Writer.Job == w.Job {
 				r.Writer = nil
 			}
@@ -244,13 +227,13 @@ func (rr *resultsRecorder) observeWriter(ctx context.Context, t *recordable, w b
 	switch {
 	case kube.JobCondition(job, batchv1.JobComplete) != nil:
 		rep := rr.writerReport(ctx, job)
-		if t.written != nil {
-			if err := t.written(ctx, rep, w); err != nil {
+		if t.Written != nil {
+			if err := t.Written(ctx, rep, w); err != nil {
 				return false, 0, err
 			}
 		}
-		recovered := t.recording().Failures
-		if err := t.update(ctx, func(r *benchv1.ResultsRecording, c *[]metav1.Condition) {
+		recovered := t.Recording().Failures
+		if err := t.Update(ctx, func(r *benchv1.ResultsRecording, c *[]metav1.Condition) {
 			if r.Writer == nil || r.Writer.Job != w.Job {
 				return
 			}
@@ -258,8 +241,8 @@ func (rr *resultsRecorder) observeWriter(ctx context.Context, t *recordable, w b
 			r.EndWritten = r.EndWritten || w.End
 			r.Writer, r.Failures, r.LastError, r.NextAttempt = nil, 0, "", nil
 			r.LastWritten = &metav1.Time{Time: time.Now()}
-			if t.steps <= r.StepsWritten && (!t.ended || r.EndWritten) {
-				kube.SetCondition(c, t.obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionTrue, benchv1.ReasonResultsWritten, writtenWords(t, r))
+			if t.Steps <= r.StepsWritten && (!t.Ended || r.EndWritten) {
+				kube.SetCondition(c, t.Obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionTrue, benchv1.ReasonResultsWritten, writtenWords(t, r))
 			}
 		}); err != nil {
 			return false, 0, err
@@ -276,10 +259,10 @@ func (rr *resultsRecorder) observeWriter(ctx context.Context, t *recordable, w b
 		if msg == "" {
 			msg = "the writer Job failed: " + kube.JobCondition(job, batchv1.JobFailed).Message
 		}
-		msg = truncateWords(msg, 1024)
+		msg = TruncateWords(msg, 1024)
 		var next time.Time
 		var failures int32
-		if err := t.update(ctx, func(r *benchv1.ResultsRecording, c *[]metav1.Condition) {
+		if err := t.Update(ctx, func(r *benchv1.ResultsRecording, c *[]metav1.Condition) {
 			if r.Writer == nil || r.Writer.Job != w.Job {
 				return
 			}
@@ -289,7 +272,7 @@ func (rr *resultsRecorder) observeWriter(ctx context.Context, t *recordable, w b
 			r.LastError = msg
 			next = time.Now().Add(rr.backoff(r.Failures))
 			r.NextAttempt = &metav1.Time{Time: next}
-			kube.SetCondition(c, t.obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionFalse, benchv1.ReasonResultsUnavailable,
+			kube.SetCondition(c, t.Obj.GetGeneration(), benchv1.ConditionResultsRecorded, metav1.ConditionFalse, benchv1.ReasonResultsUnavailable,
 				fmt.Sprintf("write %d failed: %s; still to write: %s; the next attempt at %s (the benchmark goes on)",
 					r.Failures, msg, backlogWords(t, r), next.UTC().Format(time.RFC3339)))
 		}); err != nil {
@@ -305,13 +288,13 @@ func (rr *resultsRecorder) observeWriter(ctx context.Context, t *recordable, w b
 }
 
 // backoff is the pause after the n-th failed write in a row.
-func (rr *resultsRecorder) backoff(n int32) time.Duration {
+func (rr *Recorder) backoff(n int32) time.Duration {
 	base, top := rr.Config.Backoff, rr.Config.MaxBackoff
 	if base <= 0 {
-		base = DefaultResultsConfig().Backoff
+		base = DefaultConfig().Backoff
 	}
 	if top <= 0 {
-		top = DefaultResultsConfig().MaxBackoff
+		top = DefaultConfig().MaxBackoff
 	}
 	d := base
 	for i := int32(1); i < n && d < top; i++ {
@@ -322,7 +305,7 @@ func (rr *resultsRecorder) backoff(n int32) time.Duration {
 
 // writerReport is the writer's termination message; a message that is not its JSON (the log tail
 // the kubelet falls back to) is the error.
-func (rr *resultsRecorder) writerReport(ctx context.Context, job *batchv1.Job) outbox.WriterReport {
+func (rr *Recorder) writerReport(ctx context.Context, job *batchv1.Job) outbox.WriterReport {
 	pods := &corev1.PodList{}
 	// Uncached: the manager may list pods, not watch them.
 	if err := rr.APIReader.List(ctx, pods, client.InNamespace(job.Namespace), client.MatchingLabels{batchv1.JobNameLabel: job.Name}); err != nil {
@@ -347,11 +330,11 @@ func (rr *resultsRecorder) writerReport(ctx context.Context, job *batchv1.Job) o
 }
 
 // deleteWriter deletes a writer Job (with its pod) and its ConfigMap, when they are the resource's.
-func (rr *resultsRecorder) deleteWriter(ctx context.Context, t *recordable, name string) {
+func (rr *Recorder) deleteWriter(ctx context.Context, t *Recordable, name string) {
 	for _, obj := range []client.Object{&batchv1.Job{}, &corev1.ConfigMap{}} {
-		err := rr.APIReader.Get(ctx, client.ObjectKey{Namespace: t.obj.GetNamespace(), Name: name}, obj)
+		err := rr.APIReader.Get(ctx, client.ObjectKey{Namespace: t.Obj.GetNamespace(), Name: name}, obj)
 		if err == nil {
-			_, err = kube.DeleteOwned(ctx, rr.Client, t.obj, obj, client.PropagationPolicy(metav1.DeletePropagationBackground))
+			_, err = kube.DeleteOwned(ctx, rr.Client, t.Obj, obj, client.PropagationPolicy(metav1.DeletePropagationBackground))
 		}
 		if err != nil && !apierrors.IsNotFound(err) {
 			ctrl.LoggerFrom(ctx).Error(err, "deleting a results writer's object", "name", name)
@@ -359,31 +342,31 @@ func (rr *resultsRecorder) deleteWriter(ctx context.Context, t *recordable, name
 	}
 }
 
-func (rr *resultsRecorder) event(t *recordable, eventType, reason, format string, args ...any) {
+func (rr *Recorder) event(t *Recordable, eventType, reason, format string, args ...any) {
 	if rr.Recorder != nil {
-		rr.Recorder.Eventf(t.obj, nil, eventType, reason, "RecordResults", format, args...)
+		rr.Recorder.Eventf(t.Obj, nil, eventType, reason, "RecordResults", format, args...)
 	}
 }
 
-func writerLabels(t *recordable) map[string]string {
+func writerLabels(t *Recordable) map[string]string {
 	out := map[string]string{}
-	for k, v := range t.labels {
+	for k, v := range t.Labels {
 		out[k] = v
 	}
 	return out
 }
 
 // backlogWords names what is not written yet: "steps 3..5 and the run's end".
-func backlogWords(t *recordable, r *benchv1.ResultsRecording) string {
+func backlogWords(t *Recordable, r *benchv1.ResultsRecording) string {
 	var parts []string
-	switch n := t.steps - r.StepsWritten; {
+	switch n := t.Steps - r.StepsWritten; {
 	case n == 1:
 		parts = append(parts, fmt.Sprintf("step %d", r.StepsWritten))
 	case n > 1:
-		parts = append(parts, fmt.Sprintf("steps %d..%d", r.StepsWritten, t.steps-1))
+		parts = append(parts, fmt.Sprintf("steps %d..%d", r.StepsWritten, t.Steps-1))
 	}
-	if t.ended && !r.EndWritten {
-		parts = append(parts, "the "+strings.ToLower(strings.TrimPrefix(t.kind, "Benchmark"))+"'s end")
+	if t.Ended && !r.EndWritten {
+		parts = append(parts, "the "+strings.ToLower(strings.TrimPrefix(t.Kind, "Benchmark"))+"'s end")
 	}
 	if len(parts) == 0 {
 		return "nothing"
@@ -392,9 +375,9 @@ func backlogWords(t *recordable, r *benchv1.ResultsRecording) string {
 }
 
 // writtenWords says what the results database holds.
-func writtenWords(t *recordable, r *benchv1.ResultsRecording) string {
+func writtenWords(t *Recordable, r *benchv1.ResultsRecording) string {
 	what := fmt.Sprintf("%d %s", r.StepsWritten, pluralOf(int(r.StepsWritten), "step", "steps"))
-	if t.kind == outbox.KindSuite {
+	if t.Kind == outbox.KindSuite {
 		what = "the suite"
 	}
 	if r.EndWritten {
@@ -410,15 +393,15 @@ func pluralOf(n int, one, many string) string {
 	return many
 }
 
-func truncateWords(s string, n int) string {
+func TruncateWords(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
 	return strings.ToValidUTF8(s[:n], "") + "…"
 }
 
-// endOf is how a resource ended, from its Failed or Complete condition: the key of its result.
-func endOf(phase benchv1.Phase, conditions []metav1.Condition) *outbox.End {
+// EndOf is how a resource ended, from its Failed or Complete condition: the key of its result.
+func EndOf(phase benchv1.Phase, conditions []metav1.Condition) *outbox.End {
 	if phase != benchv1.PhaseSucceeded && phase != benchv1.PhaseFailed {
 		return nil
 	}

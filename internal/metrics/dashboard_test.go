@@ -1,4 +1,4 @@
-package controllers
+package metrics
 
 import (
 	"encoding/json"
@@ -12,7 +12,7 @@ import (
 )
 
 // The Grafana dashboard the chart ships (grafana.dashboard.enabled).
-const dashboardPath = "../charts/tpcc-operator/files/dashboard.json"
+const dashboardPath = "../../charts/tpcc-operator/files/dashboard.json"
 
 type dashboardPanel struct {
 	ID         int    `json:"id"`
@@ -76,7 +76,7 @@ var labelValues = regexp.MustCompile(`^label_values\(\s*(.*?)\s*,\s*[a-zA-Z_][a-
 // and so do the variables' label_values queries.
 func TestDashboardQueriesParseAndNameOurMetrics(t *testing.T) {
 	const ns, name = "metrics-dashboard", "pg"
-	t.Cleanup(func() { forgetMetrics(ns, name) })
+	t.Cleanup(func() { Forget(ns, name) })
 	recordSampleRun(ns, name)
 	families, err := ctrlmetrics.Registry.Gather()
 	if err != nil {

@@ -1,15 +1,14 @@
-package controllers
+package metrics
 
 import (
 	"slices"
 
-	"github.com/tpcc-operator/tpcc-operator/internal/measure"
-
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
 )
 
 // Metrics the manager exports for every run, registered on controller-runtime's registry (served on
@@ -125,12 +124,12 @@ var (
 )
 
 func init() {
-	metrics.Registry.MustRegister(slices.Concat(runCollectors, liveCollectors)...)
+	crmetrics.Registry.MustRegister(slices.Concat(runCollectors, liveCollectors)...)
 }
 
-// recordMetrics sets a run's metrics from its status; the live ones follow status.current and go
+// RecordRun sets a run's metrics from its status; the live ones follow status.current and go
 // when it does.
-func recordMetrics(run *benchv1.BenchmarkRun) {
+func RecordRun(run *benchv1.BenchmarkRun) {
 	ns, name := run.Namespace, run.Name
 	for _, p := range allPhases {
 		value := 0.0
@@ -258,9 +257,9 @@ func latestTelemetry(st *measure.StepSeries) liveTelemetry {
 	return out
 }
 
-// recordLiveTelemetry sets a running step's telemetry metrics from its series. Labels (standbys,
+// RecordLiveTelemetry sets a running step's telemetry metrics from its series. Labels (standbys,
 // pods) absent from the latest interval are dropped, so a standby that went away stops showing.
-func recordLiveTelemetry(run *benchv1.BenchmarkRun, st *measure.StepSeries) {
+func RecordLiveTelemetry(run *benchv1.BenchmarkRun, st *measure.StepSeries) {
 	if st == nil || run.Status.Current == nil {
 		return
 	}
@@ -330,8 +329,8 @@ func counterValue(c prometheus.Counter) float64 {
 	return m.Counter.GetValue()
 }
 
-// recordStepRecorded counts a step this process appended to status.
-func recordStepRecorded(run *benchv1.BenchmarkRun, step *benchv1.StepResult) {
+// RecordStepRecorded counts a step this process appended to status.
+func RecordStepRecorded(run *benchv1.BenchmarkRun, step *benchv1.StepResult) {
 	compliant := "false"
 	if step.Compliant {
 		compliant = "true"
@@ -344,8 +343,8 @@ func forgetLive(namespace, name string) {
 	deleteRun(liveCollectors, namespace, name)
 }
 
-// forgetMetrics drops a deleted run's series.
-func forgetMetrics(namespace, name string) {
+// Forget drops a deleted run's series.
+func Forget(namespace, name string) {
 	deleteRun(slices.Concat(runCollectors, liveCollectors), namespace, name)
 }
 
@@ -368,3 +367,5 @@ func sum(v []int64) int64 {
 	}
 	return s
 }
+
+func ptr[T any](v T) *T { return &v }
