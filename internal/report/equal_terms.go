@@ -30,12 +30,25 @@ type termsBlock struct {
 // equalTermsBlocks are the run's terms: the isolation its transactions ran at and the retries
 // inside them, the resource that bounded the result and its figures per vCPU and GiB, what the
 // storage class delivered to small synchronous writes, the engine settings asked for beside what
-// the database reports, and per step the disk and network of the pods.
+// the database reports, and per step the disk and network of the pods. A block without anything
+// to say (no calibration, no settings, no disk or network figures) is left out.
 func equalTermsBlocks(run *benchv1.BenchmarkRun, result benchv1.Result) []termsBlock {
-	var out []termsBlock
-	steps := run.Status.Steps
+	out := []termsBlock{isolationBlock(run), perResourceBlock(result)}
+	if env := run.Status.Environment; env != nil && len(env.StorageCalibration) > 0 {
+		out = append(out, storageBlock(env.StorageCalibration, run.Status.Steps, result))
+	}
+	if env := run.Status.Environment; env != nil && len(env.Tuning) > 0 {
+		out = append(out, tuningBlock(env.Tuning))
+	}
+	if io := ioBlock(run); len(io.Rows) > 0 || len(io.Items) > 0 {
+		out = append(out, io)
+	}
+	return out
+}
 
-	// Isolation and retries.
+// isolationBlock is the isolation asked for and how, and per step the isolation read back and
+// the retries made inside the transactions.
+func isolationBlock(run *benchv1.BenchmarkRun) termsBlock {
 	iso := termsBlock{Heading: "Isolation and retries"}
 	desc := DescriptionOf(run)
 	asked := effectiveIsolation(run.Spec.Workload, desc)
@@ -45,7 +58,7 @@ func equalTermsBlocks(run *benchv1.BenchmarkRun, result benchv1.Result) []termsB
 	}
 	iso.Items = append(iso.Items, fmt.Sprintf("asked for %s (%s)%s", asked, how, isolationCaveat(desc)))
 	var transactions, retries int64
-	for _, s := range steps {
+	for _, s := range run.Status.Steps {
 		for _, ts := range s.Transactions {
 			transactions += ts.Count
 		}
@@ -57,9 +70,12 @@ func equalTermsBlocks(run *benchv1.BenchmarkRun, result benchv1.Result) []termsB
 			retries, transactions, 100*float64(retries)/float64(transactions)))
 	}
 	iso.Header = []string{"step", "<isolation (read back)", "retries", "retries per transaction"}
-	out = append(out, iso)
+	return iso
+}
 
-	// The result per resource, and its bottleneck.
+// perResourceBlock is the result per vCPU and GiB on each basis, and its bottleneck with the
+// evidence.
+func perResourceBlock(result benchv1.Result) termsBlock {
 	res := termsBlock{Heading: "Result per resource and bottleneck"}
 	if len(result.PerResource) == 0 {
 		res.Items = append(res.Items, "no tpmC per vCPU or GiB: no compliant result, or the database's CPU and memory are neither set nor measured")
@@ -74,43 +90,50 @@ func equalTermsBlocks(run *benchv1.BenchmarkRun, result benchv1.Result) []termsB
 			res.Items = append(res.Items, "evidence: "+e)
 		}
 	}
-	out = append(out, res)
+	return res
+}
 
-	// Storage calibration beside the commit latency it bounds.
-	if env := run.Status.Environment; env != nil && len(env.StorageCalibration) > 0 {
-		st := termsBlock{Heading: "Storage calibration (before the load)"}
-		st.Header = []string{"<node", "<storage class", "size", "<tool", "block", "fdatasync p50", "p99", "writes/s", "MB/s"}
-		for _, c := range env.StorageCalibration {
-			if c.Error != "" {
-				st.Items = append(st.Items, fmt.Sprintf("node %s, %s %s: calibration failed: %s", orDash(c.Node), orDash(c.StorageClass), orDash(c.Size), c.Error))
-				continue
-			}
-			st.Rows = append(st.Rows, []string{orDash(c.Node), orDash(c.StorageClass), orDash(c.Size), orDash(c.Tool), fmt.Sprint(c.BlockSize),
-				syncLatency(c.SyncP50), syncLatency(c.SyncP99), fmt.Sprintf("%.0f", c.WritesPerSecond), fmt.Sprintf("%.2f", float64(c.BytesPerSecond)/1e6)})
+// storageBlock is what the storage calibration measured on each node (or why it failed), beside
+// the New-Order commit latency at the result step that it bounds.
+func storageBlock(calibration []benchv1.StorageCalibration, steps []benchv1.StepResult, result benchv1.Result) termsBlock {
+	st := termsBlock{Heading: "Storage calibration (before the load)"}
+	st.Header = []string{"<node", "<storage class", "size", "<tool", "block", "fdatasync p50", "p99", "writes/s", "MB/s"}
+	for _, c := range calibration {
+		if c.Error != "" {
+			st.Items = append(st.Items, fmt.Sprintf("node %s, %s %s: calibration failed: %s", orDash(c.Node), orDash(c.StorageClass), orDash(c.Size), c.Error))
+			continue
 		}
-		if result.Step != nil && int(*result.Step) < len(steps) {
-			if no, ok := steps[*result.Step].Transactions[benchv1.NewOrder]; ok {
-				st.Items = append(st.Items, fmt.Sprintf("a commit waits for at least one such write on each copy it waits for: New-Order at the result step p50 %s, p90 %s",
-					Latency(no.P50.Duration), Latency(no.P90.Duration)))
-			}
-		}
-		out = append(out, st)
+		st.Rows = append(st.Rows, []string{orDash(c.Node), orDash(c.StorageClass), orDash(c.Size), orDash(c.Tool), fmt.Sprint(c.BlockSize),
+			syncLatency(c.SyncP50), syncLatency(c.SyncP99), fmt.Sprintf("%.0f", c.WritesPerSecond), fmt.Sprintf("%.2f", float64(c.BytesPerSecond)/1e6)})
 	}
-
-	// Tuning.
-	if env := run.Status.Environment; env != nil && len(env.Tuning) > 0 {
-		tu := termsBlock{Heading: "Engine settings asked for, and what the database reports"}
-		tu.Header = []string{"<setting", "<source", "<asked", "<reported", "<note"}
-		for _, s := range env.Tuning {
-			tu.Rows = append(tu.Rows, []string{s.Name, s.Source, s.Requested, orDash(s.Effective), orDash(s.Note)})
+	if result.Step != nil && int(*result.Step) < len(steps) {
+		if no, ok := steps[*result.Step].Transactions[benchv1.NewOrder]; ok {
+			st.Items = append(st.Items, fmt.Sprintf("a commit waits for at least one such write on each copy it waits for: New-Order at the result step p50 %s, p90 %s",
+				Latency(no.P50.Duration), Latency(no.P90.Duration)))
 		}
-		out = append(out, tu)
 	}
+	return st
+}
 
-	// Disk, network and replication per step.
+// tuningBlock is each engine setting asked for, where it came from, and what the database
+// reports.
+func tuningBlock(tuning []benchv1.EngineSetting) termsBlock {
+	tu := termsBlock{Heading: "Engine settings asked for, and what the database reports"}
+	tu.Header = []string{"<setting", "<source", "<asked", "<reported", "<note"}
+	for _, s := range tuning {
+		tu.Rows = append(tu.Rows, []string{s.Name, s.Source, s.Requested, orDash(s.Effective), orDash(s.Note)})
+	}
+	return tu
+}
+
+// ioBlock is per step each pod's disk and network, the standbys' lags and the WAL per
+// transaction, and why a step has no disk and network figures when its telemetry says. Its rows
+// and items are empty when no step has anything to show; otherwise the items end with how the
+// figures were taken.
+func ioBlock(run *benchv1.BenchmarkRun) termsBlock {
 	io := termsBlock{Heading: "Disk, network and replication per step"}
 	io.Header = []string{"step", "<pod", "disk read / write (MB/s)", "disk reads / writes per s", "network in / out (MB/s)", "<standby write / flush / replay lag", "WAL per transaction"}
-	for _, s := range steps {
+	for _, s := range run.Status.Steps {
 		t := s.Telemetry
 		if t == nil {
 			continue
@@ -120,33 +143,39 @@ func equalTermsBlocks(run *benchv1.BenchmarkRun, result benchv1.Result) []termsB
 		if t.WALBytesPerTransaction != nil {
 			wal = fmt.Sprintf("%d B", *t.WALBytesPerTransaction)
 		}
-		rows := 0
-		for _, p := range t.Pods {
-			if p.IO == nil {
-				continue
-			}
-			cells := []string{fmt.Sprint(s.Index), shortPod(run.Name, p.Name) + " (" + strings.ToLower(p.Role) + ")",
-				fmt.Sprintf("%.2f / %.2f", mb(p.IO.DiskReadBytesPerSecond), mb(p.IO.DiskWriteBytesPerSecond)),
-				fmt.Sprintf("%d / %d", p.IO.DiskReadsPerSecond, p.IO.DiskWritesPerSecond),
-				fmt.Sprintf("%.2f / %.2f", mb(p.IO.NetworkReceiveBytesPerSecond), mb(p.IO.NetworkTransmitBytesPerSecond)), "", ""}
-			if rows == 0 {
-				cells[5], cells[6] = lags, wal
-			}
-			io.Rows = append(io.Rows, cells)
-			rows++
-		}
-		if rows == 0 && (lags != "-" || wal != "-") {
+		rows := podIORows(run.Name, s.Index, t.Pods, lags, wal)
+		io.Rows = append(io.Rows, rows...)
+		if len(rows) == 0 && (lags != "-" || wal != "-") {
 			io.Rows = append(io.Rows, []string{fmt.Sprint(s.Index), "-", "-", "-", "-", lags, wal})
 		}
-		if rows == 0 && t.IOMetrics != "" && !strings.HasPrefix(t.IOMetrics, "kubelet") {
+		if len(rows) == 0 && t.IOMetrics != "" && !strings.HasPrefix(t.IOMetrics, "kubelet") {
 			io.Items = appendUnique(io.Items, fmt.Sprintf("disk and network: %s", t.IOMetrics))
 		}
 	}
 	if len(io.Rows) > 0 || len(io.Items) > 0 {
 		io.Items = append(io.Items, "per pod, the busiest interval of the step (kubelet cAdvisor counters through the API server's node proxy; disk is what the kernel charges the pod: cgroup v2 counts page-cache writeback, cgroup v1 does not); lags are each standby's largest in the step")
-		out = append(out, io)
 	}
-	return out
+	return io
+}
+
+// podIORows are a step's rows of the disk and network block, one per pod with I/O figures; the
+// first carries the step's standby lags and WAL per transaction.
+func podIORows(run string, step int32, pods []benchv1.PodUsage, lags, wal string) [][]string {
+	var rows [][]string
+	for _, p := range pods {
+		if p.IO == nil {
+			continue
+		}
+		cells := []string{fmt.Sprint(step), shortPod(run, p.Name) + " (" + strings.ToLower(p.Role) + ")",
+			fmt.Sprintf("%.2f / %.2f", mb(p.IO.DiskReadBytesPerSecond), mb(p.IO.DiskWriteBytesPerSecond)),
+			fmt.Sprintf("%d / %d", p.IO.DiskReadsPerSecond, p.IO.DiskWritesPerSecond),
+			fmt.Sprintf("%.2f / %.2f", mb(p.IO.NetworkReceiveBytesPerSecond), mb(p.IO.NetworkTransmitBytesPerSecond)), "", ""}
+		if len(rows) == 0 {
+			cells[5], cells[6] = lags, wal
+		}
+		rows = append(rows, cells)
+	}
+	return rows
 }
 
 // equalTermsMarkdown renders the blocks.

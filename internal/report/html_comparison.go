@@ -14,13 +14,27 @@ type Curve struct {
 }
 
 // ComparisonHTML is a suite's (or a comparison of runs') report.html: tpmC per database with its
-// spread, the results and fairness notes, the per-transaction p50/p95/p99 table, the runs'
-// capacity curves overlaid (curves may be empty: the section then says so) and every run.
+// spread, the results, the equal terms and fairness notes, the per-transaction p50/p95/p99 table,
+// the runs' capacity curves overlaid (curves may be empty: the section then says so) and every run.
 func ComparisonHTML(c Comparison, curves []Curve) string {
 	title := comparisonTitle(c)
 	p := newPage(title)
 	p.h(1, title)
 	p.muted(FairUse)
+	p.para(comparisonStatus(c))
+	p.para(fmt.Sprintf("Every database: %s; %s; %s; %d %s each.", workloadWords(c.Workload), slaWords(c.SLA), searchWords(c.Search),
+		c.Repeats, pluralWord(int(c.Repeats), "run", "runs")))
+	comparisonTpmCBars(p, c)
+	comparisonResults(p, c)
+	comparisonEqualTerms(p, c)
+	comparisonLatencies(p, c)
+	comparisonCurves(p, c, curves)
+	comparisonRuns(p, c)
+	return p.end(c.Generated)
+}
+
+// comparisonStatus says how many of the runs ended and which database leads.
+func comparisonStatus(c Comparison) string {
 	status := fmt.Sprintf("%d of %d runs ended", c.RunsDone, c.RunsPlanned)
 	if !c.Complete {
 		status += " (in progress: the figures are those of the runs ended so far)"
@@ -28,10 +42,12 @@ func ComparisonHTML(c Comparison, curves []Curve) string {
 	if c.Leader != "" {
 		status += ". Leader: " + c.Leader
 	}
-	p.para(status + ".")
-	p.para(fmt.Sprintf("Every database: %s; %s; %s; %d %s each.", workloadWords(c.Workload), slaWords(c.SLA), searchWords(c.Search),
-		c.Repeats, pluralWord(int(c.Repeats), "run", "runs")))
+	return status + "."
+}
 
+// comparisonTpmCBars is the "tpmC per database" section: one bar per database, its mean tpmC
+// with whiskers (the 95 % confidence interval where there is one, else min–max).
+func comparisonTpmCBars(p *page, c Comparison) {
 	p.h(2, "tpmC per database")
 	var bars []bar
 	withCI := false
@@ -54,7 +70,10 @@ func ComparisonHTML(c Comparison, curves []Curve) string {
 		whisker = fmt.Sprintf("Whiskers: the 95 %% confidence interval of the mean (Student's t) where a database has %d or more runs with a result, else min–max.", MinRunsForInterval)
 	}
 	p.para(whisker + " ★ marks the leader.")
+}
 
+// comparisonResults is the "Results" table: one row per database.
+func comparisonResults(p *page, c Comparison) {
 	p.h(2, "Results")
 	var rows [][]string
 	for i, r := range c.Results {
@@ -66,6 +85,11 @@ func ComparisonHTML(c Comparison, curves []Curve) string {
 			statCell(r.TpmC, "%.1f"), statCell(r.Efficiency, "%.2f"), r.Durability, orDash(r.Versus)})
 	}
 	p.table([]string{"<database", "<deployment", "runs", "max compliant warehouses", "tpmC", "efficiency %", "<a commit waits for", "<vs leader"}, rows, nil)
+}
+
+// comparisonEqualTerms is the "Equal terms" table and what its columns mean, then the fairness
+// notes when there are any.
+func comparisonEqualTerms(p *page, c Comparison) {
 	p.h(2, "Equal terms")
 	eh, er := equalTermsRows(c)
 	p.table(eh, er, nil)
@@ -74,13 +98,17 @@ func ComparisonHTML(c Comparison, curves []Curve) string {
 		p.h(2, "Fairness notes")
 		p.list(c.Notes)
 	}
+}
 
+// comparisonLatencies is the "Response times at the result step" table: per transaction type,
+// each database's p50, p95 and p99.
+func comparisonLatencies(p *page, c Comparison) {
 	p.h(2, "Response times at the result step")
 	header := []string{"<transaction"}
 	for _, r := range c.Results {
 		header = append(header, r.Database+" p50", r.Database+" p95", r.Database+" p99")
 	}
-	var lrows [][]string
+	var rows [][]string
 	for _, t := range benchv1.Transactions {
 		row := []string{string(t)}
 		for _, r := range c.Results {
@@ -91,48 +119,61 @@ func ComparisonHTML(c Comparison, curves []Curve) string {
 			}
 			row = append(row, Latency(l.P50.Duration), Latency(l.P95.Duration), Latency(l.P99.Duration))
 		}
-		lrows = append(lrows, row)
+		rows = append(rows, row)
 	}
-	p.table(header, lrows, nil)
+	p.table(header, rows, nil)
 	p.para("A database's figure is the mean over its runs with a result of each run's figure at its result step.")
+}
 
+// comparisonCurves is the "Capacity curves" section: the runs' tpmC and efficiency against
+// active warehouses, overlaid, or a note that the runs' steps are gone.
+func comparisonCurves(p *page, c Comparison, curves []Curve) {
 	p.h(2, "Capacity curves")
 	if len(curves) == 0 {
 		p.para("The runs' steps are not available (their BenchmarkRuns are gone): no curves.")
-	} else {
-		dbColor := map[string]string{}
-		for i, d := range c.Results {
-			dbColor[d.Database] = color(i)
-		}
-		var tl, el []line
-		for i, cv := range curves {
-			col := dbColor[cv.Database]
-			if col == "" {
-				col = color(len(c.Results) + i)
-			}
-			t := line{Name: cv.Run, Color: col, Markers: true, Dashed: i > 0 && curves[i-1].Database == cv.Database}
-			e := line{Name: t.Name, Color: t.Color, Markers: true, Dashed: t.Dashed}
-			for _, s := range sortedFull(cv.Steps) {
-				title := fmt.Sprintf("%s step %d: %d active warehouses, %.1f tpmC, %.2f%%, %s", cv.Run, s.Index, s.ActiveWarehouses, s.TpmC, s.Efficiency,
-					verdictPhrase(s))
-				t.Points = append(t.Points, point{X: float64(s.ActiveWarehouses), Y: s.TpmC, Marked: s.Compliant, Title: title})
-				e.Points = append(e.Points, point{X: float64(s.ActiveWarehouses), Y: s.Efficiency, Marked: s.Compliant, Title: title})
-			}
-			tl, el = append(tl, t), append(el, e)
-		}
-		zero := 0.0
-		p.raw(chart{Title: "tpmC against active warehouses (full-length steps)", XLabel: "active warehouses", YLabel: "tpmC", Height: 300, Lines: tl, XMin: &zero, YZero: true, XWhole: true}.svg())
-		p.raw(chart{Title: "Efficiency against active warehouses (full-length steps)", XLabel: "active warehouses", YLabel: "efficiency %", Height: 260, Lines: el, XMin: &zero, YZero: true, XWhole: true}.svg())
-		p.para("One line per run, coloured by database; filled markers: compliant steps.")
+		return
 	}
+	tl, el := curveLines(c, curves)
+	zero := 0.0
+	p.raw(chart{Title: "tpmC against active warehouses (full-length steps)", XLabel: "active warehouses", YLabel: "tpmC", Height: 300, Lines: tl, XMin: &zero, YZero: true, XWhole: true}.svg())
+	p.raw(chart{Title: "Efficiency against active warehouses (full-length steps)", XLabel: "active warehouses", YLabel: "efficiency %", Height: 260, Lines: el, XMin: &zero, YZero: true, XWhole: true}.svg())
+	p.para("One line per run, coloured by database; filled markers: compliant steps.")
+}
 
-	p.h(2, "Runs")
-	var rr [][]string
-	for _, r := range c.Runs {
-		rr = append(rr, runCells(r))
+// curveLines are one tpmC line and one efficiency line per run through its full-length steps,
+// coloured by database (the colour of its bar; a run of a database without one takes the next
+// colour), dashed when the run before it is of the same database; compliant steps marked.
+func curveLines(c Comparison, curves []Curve) (tpmC, efficiency []line) {
+	dbColor := map[string]string{}
+	for i, d := range c.Results {
+		dbColor[d.Database] = color(i)
 	}
-	p.table([]string{"<run", "<database", "repeat", "<phase", "warehouses", "tpmC", "efficiency %", "<report", "<reason"}, rr, nil)
-	return p.end(c.Generated)
+	for i, cv := range curves {
+		col := dbColor[cv.Database]
+		if col == "" {
+			col = color(len(c.Results) + i)
+		}
+		t := line{Name: cv.Run, Color: col, Markers: true, Dashed: i > 0 && curves[i-1].Database == cv.Database}
+		e := line{Name: t.Name, Color: t.Color, Markers: true, Dashed: t.Dashed}
+		for _, s := range sortedFull(cv.Steps) {
+			title := fmt.Sprintf("%s step %d: %d active warehouses, %.1f tpmC, %.2f%%, %s", cv.Run, s.Index, s.ActiveWarehouses, s.TpmC, s.Efficiency,
+				verdictPhrase(s))
+			t.Points = append(t.Points, point{X: float64(s.ActiveWarehouses), Y: s.TpmC, Marked: s.Compliant, Title: title})
+			e.Points = append(e.Points, point{X: float64(s.ActiveWarehouses), Y: s.Efficiency, Marked: s.Compliant, Title: title})
+		}
+		tpmC, efficiency = append(tpmC, t), append(efficiency, e)
+	}
+	return tpmC, efficiency
+}
+
+// comparisonRuns is the "Runs" table: every run of the comparison.
+func comparisonRuns(p *page, c Comparison) {
+	p.h(2, "Runs")
+	var rows [][]string
+	for _, r := range c.Runs {
+		rows = append(rows, runCells(r))
+	}
+	p.table([]string{"<run", "<database", "repeat", "<phase", "warehouses", "tpmC", "efficiency %", "<report", "<reason"}, rows, nil)
 }
 
 // sortedFull are a run's full-length steps by active warehouses (the last step at a count wins).

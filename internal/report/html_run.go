@@ -228,7 +228,8 @@ func capacityChart(title, ylabel string, steps []benchv1.StepResult, value func(
 }
 
 // runSeriesSection draws each step's time series: latency with checkpoints and faults, the
-// standbys' replay lag, the database pods' CPU, on one time axis per step.
+// standbys' replay lag, the database pods' CPU, the pods' disk and network, on one time axis per
+// step.
 func runSeriesSection(in RunInput) string {
 	p := &page{}
 	p.h(2, "Over time")
@@ -246,89 +247,141 @@ func runSeriesSection(in RunInput) string {
 		if st == nil || len(st.Series.Index) == 0 {
 			continue
 		}
-		p.h(3, fmt.Sprintf("Step %d — %d active warehouses (%s)", s.Index, s.ActiveWarehouses, orDash(string(s.Kind))))
-		length := st.Series.LengthSeconds
-		if length <= 0 {
-			length = st.LengthSeconds
-		}
-		if length <= 0 {
-			length = 10
-		}
-		origin := st.Origin
-		if origin.IsZero() {
-			origin = st.Series.Start
-		}
-		xOf := func(index int) float64 { return float64(index+1) * length / 60 }
-		// A point sits at its entry's end: a downsampled entry (docs/telemetry.md, "Long steps")
-		// spans several intervals, and its last one is lasts[i].
-		lasts := make([]int, len(st.Series.Index))
-		for i := range lasts {
-			lasts[i] = st.Series.End(i) - 1
-		}
-		lo, hi := 0.0, xOf(lasts[len(lasts)-1])
-		if st.Series.Downsampled() {
-			p.para(fmt.Sprintf("This step's older intervals are downsampled to keep its series bounded: a point there stands for up to %d intervals of %gs (its p90 the largest of theirs, an upper bound; replay lag the largest).",
-				slices.Max(st.Series.Spans), length))
-		}
-		marks, bands := timeMarks(in.Run.Name, st, s, origin, length, xOf)
-		var lat []line
-		for i, t := range benchv1.Transactions {
-			col := st.Series.Types[snapshot.Transaction(t)]
-			if col == nil {
-				continue
-			}
-			lat = append(lat, line{Name: string(t), Color: color(i), Points: p90Points(lasts, col, xOf)})
-		}
-		p.raw(chart{Title: fmt.Sprintf("Step %d: p90 response time over time", s.Index), XLabel: "minutes", YLabel: "p90 (ms)", Height: 220,
-			Lines: lat, Marks: marks, Bands: bands, XMin: &lo, XMax: &hi, YZero: true}.svg())
-		if lags := st.Series.ReplayLagMillis; len(lags) > 0 {
-			var ll []line
-			for i, name := range sortedKeys(lags) {
-				ll = append(ll, line{Name: shortPod(in.Run.Name, name), Color: color(i), Points: reduce(lasts, lags[name], xOf, func(v int64) float64 { return float64(v) }, -1)})
-			}
-			p.raw(chart{Title: fmt.Sprintf("Step %d: standby replay lag", s.Index), XLabel: "minutes", YLabel: "replay lag (ms)", Height: 180,
-				Lines: ll, Marks: marks, Bands: bands, XMin: &lo, XMax: &hi, YZero: true}.svg())
-		}
-		var cpu []line
-		for i, name := range sortedKeys(st.Resources) {
-			pod := st.Resources[name]
-			if pod.Role != "Database" {
-				continue
-			}
-			cpu = append(cpu, line{Name: shortPod(in.Run.Name, name), Color: color(i), Points: reduce(pod.Index, pod.CPUMillis, xOf, func(v int64) float64 { return float64(v) / 1000 }, -1)})
-		}
-		if len(cpu) > 0 {
-			p.raw(chart{Title: fmt.Sprintf("Step %d: CPU of the database pods", s.Index), XLabel: "minutes", YLabel: "CPU (cores)", Height: 180,
-				Lines: cpu, Marks: marks, Bands: bands, XMin: &lo, XMax: &hi, YZero: true}.svg())
-		}
-		for _, io := range []struct {
-			what string
-			of   func(p *PodSeries) ([]int64, []int64)
-		}{
-			{"disk read + write", func(p *PodSeries) ([]int64, []int64) { return p.DiskReadBytes, p.DiskWriteBytes }},
-			{"network in + out", func(p *PodSeries) ([]int64, []int64) { return p.NetReceiveBytes, p.NetTransmitBytes }},
-		} {
-			var ll []line
-			for i, name := range sortedKeys(st.Resources) {
-				pod := st.Resources[name]
-				if len(pod.IOIndex) == 0 {
-					continue
-				}
-				a, b := io.of(pod)
-				total := make([]int64, len(pod.IOIndex))
-				for j := range total {
-					total[j] = a[j] + b[j]
-				}
-				ll = append(ll, line{Name: fmt.Sprintf("%s (%s)", shortPod(in.Run.Name, name), strings.ToLower(pod.Role)), Color: color(i),
-					Points: reduce(pod.IOIndex, total, xOf, func(v int64) float64 { return float64(v) / 1e6 }, -1)})
-			}
-			if len(ll) > 0 {
-				p.raw(chart{Title: fmt.Sprintf("Step %d: disk and network of the pods: %s", s.Index, io.what), XLabel: "minutes", YLabel: "MB/s", Height: 180,
-					Lines: ll, Marks: marks, Bands: bands, XMin: &lo, XMax: &hi, YZero: true}.svg())
-			}
-		}
+		stepSeriesCharts(p, in.Run.Name, s, st)
 	}
 	return p.b.String()
+}
+
+// stepSeriesCharts is one step's part of the section: its heading, a note when its series is
+// downsampled, and its charts: p90 per transaction, the standbys' replay lag (when recorded), the
+// database pods' CPU and the pods' disk and network (when there are any).
+func stepSeriesCharts(p *page, run string, s benchv1.StepResult, st *StepSeries) {
+	p.h(3, fmt.Sprintf("Step %d — %d active warehouses (%s)", s.Index, s.ActiveWarehouses, orDash(string(s.Kind))))
+	ax := newStepAxis(run, s, st)
+	if st.Series.Downsampled() {
+		p.para(fmt.Sprintf("This step's older intervals are downsampled to keep its series bounded: a point there stands for up to %d intervals of %gs (its p90 the largest of theirs, an upper bound; replay lag the largest).",
+			slices.Max(st.Series.Spans), ax.length))
+	}
+	p.raw(ax.chart("p90 response time over time", "p90 (ms)", 220, latencyLines(st, ax)))
+	if lags := st.Series.ReplayLagMillis; len(lags) > 0 {
+		p.raw(ax.chart("standby replay lag", "replay lag (ms)", 180, replayLagLines(run, lags, ax)))
+	}
+	if cpu := databaseCPULines(run, st, ax); len(cpu) > 0 {
+		p.raw(ax.chart("CPU of the database pods", "CPU (cores)", 180, cpu))
+	}
+	for _, io := range []struct {
+		what string
+		of   func(p *PodSeries) ([]int64, []int64)
+	}{
+		{"disk read + write", func(p *PodSeries) ([]int64, []int64) { return p.DiskReadBytes, p.DiskWriteBytes }},
+		{"network in + out", func(p *PodSeries) ([]int64, []int64) { return p.NetReceiveBytes, p.NetTransmitBytes }},
+	} {
+		if ll := podIOLines(run, st, ax, io.of); len(ll) > 0 {
+			p.raw(ax.chart("disk and network of the pods: "+io.what, "MB/s", 180, ll))
+		}
+	}
+}
+
+// stepAxis is a step's time axis, shared by its charts: minutes from the start of its series,
+// its checkpoints and faults as marks and its outage as a band.
+type stepAxis struct {
+	step   int32
+	length float64 // seconds per interval
+	// lasts are the last interval of each entry of the series.
+	lasts  []int
+	lo, hi float64
+	marks  []vmark
+	bands  []band
+}
+
+// newStepAxis lays out a step's time axis. An interval is the series' length, else the step's,
+// else 10 s; the axis starts at the series' origin (else its start) and ends with its last entry.
+func newStepAxis(run string, s benchv1.StepResult, st *StepSeries) stepAxis {
+	ax := stepAxis{step: s.Index, length: st.Series.LengthSeconds}
+	if ax.length <= 0 {
+		ax.length = st.LengthSeconds
+	}
+	if ax.length <= 0 {
+		ax.length = 10
+	}
+	origin := st.Origin
+	if origin.IsZero() {
+		origin = st.Series.Start
+	}
+	// A point sits at its entry's end: a downsampled entry (docs/telemetry.md, "Long steps")
+	// spans several intervals, and its last one is lasts[i].
+	ax.lasts = make([]int, len(st.Series.Index))
+	for i := range ax.lasts {
+		ax.lasts[i] = st.Series.End(i) - 1
+	}
+	ax.lo, ax.hi = 0.0, ax.xOf(ax.lasts[len(ax.lasts)-1])
+	ax.marks, ax.bands = timeMarks(run, st, s, origin, ax.length, ax.xOf)
+	return ax
+}
+
+// xOf is the minute at which interval index ends.
+func (ax stepAxis) xOf(index int) float64 { return float64(index+1) * ax.length / 60 }
+
+// chart is one of the step's charts over its time axis, with its marks and bands, from 0 up.
+func (ax stepAxis) chart(what, ylabel string, height int, lines []line) string {
+	return chart{Title: fmt.Sprintf("Step %d: %s", ax.step, what), XLabel: "minutes", YLabel: ylabel, Height: height,
+		Lines: lines, Marks: ax.marks, Bands: ax.bands, XMin: &ax.lo, XMax: &ax.hi, YZero: true}.svg()
+}
+
+// latencyLines are one line per transaction type in the series: its p90 per entry.
+func latencyLines(st *StepSeries, ax stepAxis) []line {
+	var lat []line
+	for i, t := range benchv1.Transactions {
+		col := st.Series.Types[snapshot.Transaction(t)]
+		if col == nil {
+			continue
+		}
+		lat = append(lat, line{Name: string(t), Color: color(i), Points: p90Points(ax.lasts, col, ax.xOf)})
+	}
+	return lat
+}
+
+// replayLagLines are one line per standby (by name): its replay lag per entry.
+func replayLagLines(run string, lags map[string][]int64, ax stepAxis) []line {
+	var ll []line
+	for i, name := range sortedKeys(lags) {
+		ll = append(ll, line{Name: shortPod(run, name), Color: color(i), Points: reduce(ax.lasts, lags[name], ax.xOf, func(v int64) float64 { return float64(v) }, -1)})
+	}
+	return ll
+}
+
+// databaseCPULines are one line per database pod: its CPU in cores per interval. A pod keeps its
+// colour by its place among all the step's pods.
+func databaseCPULines(run string, st *StepSeries, ax stepAxis) []line {
+	var cpu []line
+	for i, name := range sortedKeys(st.Resources) {
+		pod := st.Resources[name]
+		if pod.Role != "Database" {
+			continue
+		}
+		cpu = append(cpu, line{Name: shortPod(run, name), Color: color(i), Points: reduce(pod.Index, pod.CPUMillis, ax.xOf, func(v int64) float64 { return float64(v) / 1000 }, -1)})
+	}
+	return cpu
+}
+
+// podIOLines are one line per pod with disk and network figures: the sum of the two columns of
+// one kind (of) in MB/s per interval.
+func podIOLines(run string, st *StepSeries, ax stepAxis, of func(p *PodSeries) ([]int64, []int64)) []line {
+	var ll []line
+	for i, name := range sortedKeys(st.Resources) {
+		pod := st.Resources[name]
+		if len(pod.IOIndex) == 0 {
+			continue
+		}
+		a, b := of(pod)
+		total := make([]int64, len(pod.IOIndex))
+		for j := range total {
+			total[j] = a[j] + b[j]
+		}
+		ll = append(ll, line{Name: fmt.Sprintf("%s (%s)", shortPod(run, name), strings.ToLower(pod.Role)), Color: color(i),
+			Points: reduce(pod.IOIndex, total, ax.xOf, func(v int64) float64 { return float64(v) / 1e6 }, -1)})
+	}
+	return ll
 }
 
 // timeMarks are a step's checkpoints and faults (pods named as shortPod does) on its time axis,

@@ -112,19 +112,79 @@ func f1(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f',
 
 func esc(s string) string { return html.EscapeString(s) }
 
-// svg renders the chart.
+// svg renders the chart: its title, the outage bands, the grid and axes with their ticks and
+// labels, the vertical marks, the lines and, when more than one line is named, the legend right
+// of the plot.
 func (c chart) svg() string {
-	w, h := c.Width, c.Height
-	if w == 0 {
-		w = 720
+	a := c.area()
+	// The legend stands right of the plot, never over the data: one row per named line.
+	legend := c.legendRows()
+	tw, th := a.w, a.h
+	if legend > 0 {
+		tw = a.w + legendWidth
+		th = max(a.h, padTop+14*legend+4)
 	}
-	if h == 0 {
-		h = 260
+
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s">`, tw, th, tw, th, esc(c.Title))
+	fmt.Fprintf(&b, `<title>%s</title>`, esc(c.Title))
+	fmt.Fprintf(&b, `<text x="%d" y="16" class="title">%s</text>`, padLeft, esc(c.Title))
+	a.writeBands(&b, c.Bands)
+	a.writeYGrid(&b)
+	a.writeXTicks(&b, c.XWhole)
+	a.writeAxes(&b, c.XLabel, c.YLabel)
+	a.writeMarks(&b, c.Marks)
+	a.writeLines(&b, c.Lines)
+	if legend > 0 {
+		a.writeLegend(&b, c.Lines)
 	}
-	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	b.WriteString(`</svg>`)
+	return b.String()
+}
+
+// plotArea is a line chart's geometry: its size, the ranges its axes span, the plot's width and
+// height inside the padding, and the y axis's ticks.
+type plotArea struct {
+	w, h                   int
+	xmin, xmax, ymin, ymax float64
+	pw, ph                 float64
+	yticks                 []float64
+}
+
+// sx is the horizontal position of x.
+func (a plotArea) sx(x float64) float64 { return padLeft + (x-a.xmin)/(a.xmax-a.xmin)*a.pw }
+
+// sy is the vertical position of y.
+func (a plotArea) sy(y float64) float64 { return padTop + a.ph - (y-a.ymin)/(a.ymax-a.ymin)*a.ph }
+
+// area lays the chart out: its size (720×260 unless set) and its axes' ranges, the y range
+// widened to its outer ticks.
+func (c chart) area() plotArea {
+	a := plotArea{w: c.Width, h: c.Height}
+	if a.w == 0 {
+		a.w = 720
+	}
+	if a.h == 0 {
+		a.h = 260
+	}
+	a.xmin, a.xmax = c.xRange()
+	a.ymin, a.ymax = c.yRange()
+	a.yticks = niceTicks(a.ymin, a.ymax, 5)
+	a.ymin, a.ymax = math.Min(a.ymin, a.yticks[0]), math.Max(a.ymax, a.yticks[len(a.yticks)-1])
+	if a.ymax == a.ymin {
+		a.ymax = a.ymin + 1
+	}
+	a.pw, a.ph = float64(a.w-padLeft-padRight), float64(a.h-padTop-padBottom)
+	return a
+}
+
+// xRange is the x range of the points, marks and bands, or what XMin and XMax fix; [0, 1]
+// without any, and one either side of a single x.
+func (c chart) xRange() (xmin, xmax float64) {
+	xmin, xmax = math.Inf(1), math.Inf(-1)
 	for _, l := range c.Lines {
 		for _, p := range l.Points {
-			xmin, xmax, ymin, ymax = math.Min(xmin, p.X), math.Max(xmax, p.X), math.Min(ymin, p.Y), math.Max(ymax, p.Y)
+			xmin, xmax = math.Min(xmin, p.X), math.Max(xmax, p.X)
 		}
 	}
 	for _, m := range c.Marks {
@@ -142,117 +202,155 @@ func (c chart) svg() string {
 	if math.IsInf(xmin, 0) {
 		xmin, xmax = 0, 1
 	}
+	if xmax == xmin {
+		xmin, xmax = xmin-1, xmax+1
+	}
+	return xmin, xmax
+}
+
+// yRange is the y range of the points, from 0 when YZero; [0, 1] without any.
+func (c chart) yRange() (ymin, ymax float64) {
+	ymin, ymax = math.Inf(1), math.Inf(-1)
+	for _, l := range c.Lines {
+		for _, p := range l.Points {
+			ymin, ymax = math.Min(ymin, p.Y), math.Max(ymax, p.Y)
+		}
+	}
 	if math.IsInf(ymin, 0) {
 		ymin, ymax = 0, 1
 	}
 	if c.YZero {
 		ymin = math.Min(0, ymin)
 	}
-	if xmax == xmin {
-		xmin, xmax = xmin-1, xmax+1
-	}
-	yticks := niceTicks(ymin, ymax, 5)
-	ymin, ymax = math.Min(ymin, yticks[0]), math.Max(ymax, yticks[len(yticks)-1])
-	if ymax == ymin {
-		ymax = ymin + 1
-	}
-	pw, ph := float64(w-padLeft-padRight), float64(h-padTop-padBottom)
-	sx := func(x float64) float64 { return padLeft + (x-xmin)/(xmax-xmin)*pw }
-	sy := func(y float64) float64 { return padTop + ph - (y-ymin)/(ymax-ymin)*ph }
+	return ymin, ymax
+}
 
-	// The legend stands right of the plot, never over the data: one row per named line.
-	legend := 0
+// legendRows is the number of rows of the legend: the named lines when there are two lines or
+// more, else none.
+func (c chart) legendRows() int {
+	rows := 0
 	if len(c.Lines) > 1 {
 		for _, l := range c.Lines {
 			if l.Name != "" {
-				legend++
+				rows++
 			}
 		}
 	}
-	tw, th := w, h
-	if legend > 0 {
-		tw = w + legendWidth
-		th = max(h, padTop+14*legend+4)
-	}
+	return rows
+}
 
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s">`, tw, th, tw, th, esc(c.Title))
-	fmt.Fprintf(&b, `<title>%s</title>`, esc(c.Title))
-	fmt.Fprintf(&b, `<text x="%d" y="16" class="title">%s</text>`, padLeft, esc(c.Title))
-	for _, bd := range c.Bands {
-		x0, x1 := sx(math.Max(bd.From, xmin)), sx(math.Min(bd.To, xmax))
-		fmt.Fprintf(&b, `<rect class="band" x="%s" y="%d" width="%s" height="%s" fill="#d55e00" fill-opacity="0.18"><title>%s</title></rect>`,
-			f1(x0), padTop, f1(math.Max(1, x1-x0)), f1(ph), esc(bd.Label))
-		fmt.Fprintf(&b, `<text x="%s" y="%d" class="note">%s</text>`, f1(x0+2), padTop+10, esc(bd.Label))
+// lineColor is a line's own colour, else the palette's i-th.
+func lineColor(i int, l line) string {
+	if l.Color != "" {
+		return l.Color
 	}
-	// axes and grid
-	for _, t := range yticks {
-		y := sy(t)
-		fmt.Fprintf(&b, `<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#ddd"/>`, padLeft, f1(y), w-padRight, f1(y))
-		fmt.Fprintf(&b, `<text x="%d" y="%s" class="tick" text-anchor="end">%s</text>`, padLeft-4, f1(y+4), num(t))
+	return color(i)
+}
+
+// writeBands shades each band over the plot's height, clipped to the x range, with its label.
+func (a plotArea) writeBands(b *strings.Builder, bands []band) {
+	for _, bd := range bands {
+		x0, x1 := a.sx(math.Max(bd.From, a.xmin)), a.sx(math.Min(bd.To, a.xmax))
+		fmt.Fprintf(b, `<rect class="band" x="%s" y="%d" width="%s" height="%s" fill="#d55e00" fill-opacity="0.18"><title>%s</title></rect>`,
+			f1(x0), padTop, f1(math.Max(1, x1-x0)), f1(a.ph), esc(bd.Label))
+		fmt.Fprintf(b, `<text x="%s" y="%d" class="note">%s</text>`, f1(x0+2), padTop+10, esc(bd.Label))
 	}
-	for _, t := range niceTicks(xmin, xmax, 8) {
-		if t < xmin-1e-9 || t > xmax+1e-9 || (c.XWhole && t != math.Trunc(t)) {
+}
+
+// writeYGrid draws a grid line across the plot at each y tick, with its value left of the axis.
+func (a plotArea) writeYGrid(b *strings.Builder) {
+	for _, t := range a.yticks {
+		y := a.sy(t)
+		fmt.Fprintf(b, `<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#ddd"/>`, padLeft, f1(y), a.w-padRight, f1(y))
+		fmt.Fprintf(b, `<text x="%d" y="%s" class="tick" text-anchor="end">%s</text>`, padLeft-4, f1(y+4), num(t))
+	}
+}
+
+// writeXTicks draws the x ticks inside the x range below the plot, whole numbers only when
+// whole, each with its value.
+func (a plotArea) writeXTicks(b *strings.Builder, whole bool) {
+	for _, t := range niceTicks(a.xmin, a.xmax, 8) {
+		if t < a.xmin-1e-9 || t > a.xmax+1e-9 || (whole && t != math.Trunc(t)) {
 			continue
 		}
-		x := sx(t)
-		fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#888"/>`, f1(x), f1(padTop+ph), f1(x), f1(padTop+ph+4))
-		fmt.Fprintf(&b, `<text x="%s" y="%s" class="tick" text-anchor="middle">%s</text>`, f1(x), f1(padTop+ph+16), num(t))
+		x := a.sx(t)
+		fmt.Fprintf(b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#888"/>`, f1(x), f1(padTop+a.ph), f1(x), f1(padTop+a.ph+4))
+		fmt.Fprintf(b, `<text x="%s" y="%s" class="tick" text-anchor="middle">%s</text>`, f1(x), f1(padTop+a.ph+16), num(t))
 	}
-	fmt.Fprintf(&b, `<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#444"/>`, padLeft, f1(padTop+ph), w-padRight, f1(padTop+ph))
-	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%s" stroke="#444"/>`, padLeft, padTop, padLeft, f1(padTop+ph))
-	fmt.Fprintf(&b, `<text x="%s" y="%d" class="axis" text-anchor="middle">%s</text>`, f1(padLeft+pw/2), h-6, esc(c.XLabel))
-	fmt.Fprintf(&b, `<text x="14" y="%s" class="axis" text-anchor="middle" transform="rotate(-90 14 %s)">%s</text>`, f1(padTop+ph/2), f1(padTop+ph/2), esc(c.YLabel))
-	for _, m := range c.Marks {
+}
+
+// writeAxes draws the x and y axes and their labels.
+func (a plotArea) writeAxes(b *strings.Builder, xlabel, ylabel string) {
+	fmt.Fprintf(b, `<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#444"/>`, padLeft, f1(padTop+a.ph), a.w-padRight, f1(padTop+a.ph))
+	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%s" stroke="#444"/>`, padLeft, padTop, padLeft, f1(padTop+a.ph))
+	fmt.Fprintf(b, `<text x="%s" y="%d" class="axis" text-anchor="middle">%s</text>`, f1(padLeft+a.pw/2), a.h-6, esc(xlabel))
+	fmt.Fprintf(b, `<text x="14" y="%s" class="axis" text-anchor="middle" transform="rotate(-90 14 %s)">%s</text>`, f1(padTop+a.ph/2), f1(padTop+a.ph/2), esc(ylabel))
+}
+
+// writeMarks draws each mark as a dashed vertical line over the plot's height (grey unless
+// coloured), its label as hover text.
+func (a plotArea) writeMarks(b *strings.Builder, marks []vmark) {
+	for _, m := range marks {
 		col := m.Color
 		if col == "" {
 			col = "#666"
 		}
-		x := sx(m.X)
-		fmt.Fprintf(&b, `<line class="mark" x1="%s" y1="%d" x2="%s" y2="%s" stroke="%s" stroke-dasharray="3 3"><title>%s</title></line>`, f1(x), padTop, f1(x), f1(padTop+ph), col, esc(m.Label))
+		x := a.sx(m.X)
+		fmt.Fprintf(b, `<line class="mark" x1="%s" y1="%d" x2="%s" y2="%s" stroke="%s" stroke-dasharray="3 3"><title>%s</title></line>`, f1(x), padTop, f1(x), f1(padTop+a.ph), col, esc(m.Label))
 	}
-	for i, l := range c.Lines {
-		col := l.Color
-		if col == "" {
-			col = color(i)
-		}
+}
+
+// writeLines draws each line: a polyline through its points (unless NoLine, or it has one
+// point) and a circle per point when it shows markers or has a single point.
+func (a plotArea) writeLines(b *strings.Builder, lines []line) {
+	for i, l := range lines {
+		col := lineColor(i, l)
 		if len(l.Points) > 1 && !l.NoLine {
-			pts := make([]string, len(l.Points))
-			for j, p := range l.Points {
-				pts[j] = f1(sx(p.X)) + "," + f1(sy(p.Y))
-			}
-			dash := ""
-			if l.Dashed {
-				dash = ` stroke-dasharray="6 3"`
-			}
-			fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.5"%s points="%s"><title>%s</title></polyline>`, col, dash, strings.Join(pts, " "), esc(l.Name))
+			a.writePolyline(b, l, col)
 		}
 		if l.Markers || len(l.Points) == 1 {
-			for _, p := range l.Points {
-				fill := "#fff"
-				if p.Marked {
-					fill = col
-				}
-				fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="4" stroke="%s" fill="%s"><title>%s</title></circle>`, f1(sx(p.X)), f1(sy(p.Y)), col, fill, esc(p.Title))
-			}
+			a.writeMarkers(b, l.Points, col)
 		}
 	}
-	row := 0
-	for i, l := range c.Lines {
-		if l.Name == "" || legend == 0 {
-			continue
+}
+
+// writePolyline joins a line's points, dashed when the line is.
+func (a plotArea) writePolyline(b *strings.Builder, l line, col string) {
+	pts := make([]string, len(l.Points))
+	for j, p := range l.Points {
+		pts[j] = f1(a.sx(p.X)) + "," + f1(a.sy(p.Y))
+	}
+	dash := ""
+	if l.Dashed {
+		dash = ` stroke-dasharray="6 3"`
+	}
+	fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="1.5"%s points="%s"><title>%s</title></polyline>`, col, dash, strings.Join(pts, " "), esc(l.Name))
+}
+
+// writeMarkers draws a circle at each point: filled for a marked point, hollow otherwise.
+func (a plotArea) writeMarkers(b *strings.Builder, points []point, col string) {
+	for _, p := range points {
+		fill := "#fff"
+		if p.Marked {
+			fill = col
 		}
-		col := l.Color
-		if col == "" {
-			col = color(i)
+		fmt.Fprintf(b, `<circle cx="%s" cy="%s" r="4" stroke="%s" fill="%s"><title>%s</title></circle>`, f1(a.sx(p.X)), f1(a.sy(p.Y)), col, fill, esc(p.Title))
+	}
+}
+
+// writeLegend lists the named lines right of the plot, one row each: a short stroke of the
+// line's colour and its name.
+func (a plotArea) writeLegend(b *strings.Builder, lines []line) {
+	row := 0
+	for i, l := range lines {
+		if l.Name == "" {
+			continue
 		}
 		y := padTop + 12 + 14*row
 		row++
-		x := w - padRight + 16
-		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"/><text x="%d" y="%d" class="legend">%s</text>`, x, y-4, x+14, y-4, col, x+18, y, esc(l.Name))
+		x := a.w - padRight + 16
+		fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"/><text x="%d" y="%d" class="legend">%s</text>`, x, y-4, x+14, y-4, lineColor(i, l), x+18, y, esc(l.Name))
 	}
-	b.WriteString(`</svg>`)
-	return b.String()
 }
 
 // bar is one bar of a bar chart with optional whiskers.

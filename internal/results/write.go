@@ -158,35 +158,81 @@ type stepFile struct {
 	Histograms map[string]string `json:"histograms"`
 }
 
+// writeStep writes a step's row, with its data file (step.json) and series parts read from files,
+// then its per-transaction and fault rows. A file the record names that is not mounted is written
+// as NULL and returned among the missing. It reports whether the step's row is new; a step
+// written before keeps its rows as they are.
 func writeStep(ctx context.Context, tx pgx.Tx, uid string, s benchv1.StepResult, f outbox.StepFiles, files fs.FS) (bool, []string, error) {
 	var missing []string
-	var data *stepFile
-	if f.Data != "" {
-		body, err := fs.ReadFile(files, f.Data)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			missing = append(missing, f.Data)
-		case err != nil:
-			return false, nil, err
-		default:
-			data = &stepFile{}
-			if err := json.Unmarshal(body, data); err != nil {
-				return false, nil, fmt.Errorf("%s: %w", f.Data, err)
-			}
-		}
+	data, absent, err := readStepData(files, f.Data)
+	if err != nil {
+		return false, nil, err
 	}
-	var series []byte
-	for _, part := range f.Series {
+	if absent {
+		missing = append(missing, f.Data)
+	}
+	series, absentPart, err := readStepSeries(files, f.Series)
+	if err != nil {
+		return false, nil, err
+	}
+	if absentPart != "" {
+		missing = append(missing, absentPart)
+	}
+	inserted, err := insertStepRow(ctx, tx, uid, s, data, series)
+	if err != nil {
+		return false, missing, err
+	}
+	if !inserted {
+		return false, missing, nil // written before: recorded once, never rewritten
+	}
+	if err := insertStepTransactions(ctx, tx, uid, s); err != nil {
+		return false, missing, err
+	}
+	if err := insertStepFaults(ctx, tx, uid, s); err != nil {
+		return false, missing, err
+	}
+	return true, missing, nil
+}
+
+// readStepData reads and decodes a step's data file (step.json); nil when none is named, and
+// when it is named but not mounted (absent).
+func readStepData(files fs.FS, name string) (data *stepFile, absent bool, err error) {
+	if name == "" {
+		return nil, false, nil
+	}
+	body, err := fs.ReadFile(files, name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, true, nil
+	case err != nil:
+		return nil, false, err
+	}
+	data = &stepFile{}
+	if err := json.Unmarshal(body, data); err != nil {
+		return nil, false, fmt.Errorf("%s: %w", name, err)
+	}
+	return data, false, nil
+}
+
+// readStepSeries joins the parts of a step's series in order. A series with a part missing cannot
+// be read: it is then nil, and absentPart names the first part not mounted.
+func readStepSeries(files fs.FS, parts []string) (series []byte, absentPart string, err error) {
+	for _, part := range parts {
 		body, err := fs.ReadFile(files, part)
 		if errors.Is(err, fs.ErrNotExist) {
-			missing, series = append(missing, part), nil
-			break // a series with a part missing cannot be read: none
+			return nil, part, nil
 		}
 		if err != nil {
-			return false, nil, err
+			return nil, "", err
 		}
 		series = append(series, body...)
 	}
+	return series, "", nil
+}
+
+// insertStepRow inserts a step's row in tpcc.steps, its summary, checks and histograms from data
+// (NULL without it); it reports false when the row was there already.
+func insertStepRow(ctx context.Context, tx pgx.Tx, uid string, s benchv1.StepResult, data *stepFile, series []byte) (bool, error) {
 	var summary, checks, histograms any
 	if data != nil {
 		summary, checks, histograms = nullable(data.Summary), nullable(data.Verdict), jsonOf(orEmpty(data.Histograms))
@@ -217,11 +263,14 @@ ON CONFLICT (run_uid, step_index) DO NOTHING`,
 		s.TpmC, s.Efficiency, report.NewOrdersCounted(s), s.Errors, s.LatencyRatio, start, end, duration, reasons, jsonOf(s),
 		summary, checks, histograms, series)
 	if err != nil {
-		return false, missing, err
+		return false, err
 	}
-	if tag.RowsAffected() == 0 {
-		return false, missing, nil // written before: recorded once, never rewritten
-	}
+	return tag.RowsAffected() > 0, nil
+}
+
+// insertStepTransactions inserts a row in tpcc.step_transactions per transaction type the step
+// has figures for: its count and latency percentiles in milliseconds.
+func insertStepTransactions(ctx context.Context, tx pgx.Tx, uid string, s benchv1.StepResult) error {
 	for _, t := range benchv1.Transactions {
 		st, ok := s.Transactions[t]
 		if !ok {
@@ -232,40 +281,54 @@ INSERT INTO tpcc.step_transactions (run_uid, step_index, transaction, count, p50
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
 			uid, s.Index, string(t), st.Count, msOf(st.P50.Duration), msOf(st.P90.Duration), msOf(st.P95.Duration),
 			msOf(st.P99.Duration), msOf(st.Max.Duration)); err != nil {
-			return false, missing, err
+			return err
 		}
 	}
-	if fr := s.Fault; fr != nil {
-		for _, inj := range fr.Injections {
-			var at *time.Time
-			if inj.Time != nil {
-				at = &inj.Time.Time
-			}
-			var unavailable, recovery *float64
-			var measurement any
-			if m := fr.Measurement; m != nil {
-				u := msOf(m.Unavailability.Duration)
-				unavailable, measurement = &u, jsonOf(m)
-				if m.Recovery != nil {
-					r := msOf(m.Recovery.Duration)
-					recovery = &r
-				}
-			}
-			var ledger *bool
-			if fr.Ledger != nil {
-				ledger = &fr.Ledger.Pass
-			}
-			if _, err := tx.Exec(ctx, `
+	return nil
+}
+
+// insertStepFaults inserts a row in tpcc.faults per injection of the step's fault, each with the
+// fault's measurement, ledger check and consistency.
+func insertStepFaults(ctx context.Context, tx pgx.Tx, uid string, s benchv1.StepResult) error {
+	fr := s.Fault
+	if fr == nil {
+		return nil
+	}
+	unavailable, recovery, measurement := faultMeasurement(fr.Measurement)
+	var ledger *bool
+	if fr.Ledger != nil {
+		ledger = &fr.Ledger.Pass
+	}
+	for _, inj := range fr.Injections {
+		var at *time.Time
+		if inj.Time != nil {
+			at = &inj.Time.Time
+		}
+		if _, err := tx.Exec(ctx, `
 INSERT INTO tpcc.faults (run_uid, step_index, fault, action, pod, state, injected_at, primary_before, primary_after,
                          unavailability_ms, recovery_ms, ledger_pass, consistency, injection, measurement)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING`,
-				uid, s.Index, inj.Fault, string(inj.Action), inj.Pod, inj.State, at, inj.PrimaryBefore, inj.PrimaryAfter,
-				unavailable, recovery, ledger, fr.Consistency, jsonOf(inj), measurement); err != nil {
-				return false, missing, err
-			}
+			uid, s.Index, inj.Fault, string(inj.Action), inj.Pod, inj.State, at, inj.PrimaryBefore, inj.PrimaryAfter,
+			unavailable, recovery, ledger, fr.Consistency, jsonOf(inj), measurement); err != nil {
+			return err
 		}
 	}
-	return true, missing, nil
+	return nil
+}
+
+// faultMeasurement are a fault's unavailability and recovery in milliseconds and its measurement
+// as JSON; all NULL without a measurement, the recovery NULL when it did not recover.
+func faultMeasurement(m *benchv1.FaultMeasurement) (unavailable, recovery *float64, measurement any) {
+	if m == nil {
+		return nil, nil, nil
+	}
+	u := msOf(m.Unavailability.Duration)
+	unavailable, measurement = &u, jsonOf(m)
+	if m.Recovery != nil {
+		r := msOf(m.Recovery.Duration)
+		recovery = &r
+	}
+	return unavailable, recovery, measurement
 }
 
 func writeResult(ctx context.Context, tx pgx.Tx, run *outbox.Run) (bool, error) {

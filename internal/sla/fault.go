@@ -73,8 +73,45 @@ func MeasureFault(s snapshot.CompactSeries, origin, measuredStart, faultAt time.
 	// Per entry: a downsampled series (snapshot.CompactSeries.Spans) has entries of several
 	// intervals; the operator keeps the minute before a fault and minutes after it at full
 	// resolution, so these figures are exact there and coarser only far from the fault.
+	f := measuredSeries{s: s, origin: origin, length: length, k: k}
+	f.completed, f.newOrders = writingCompletions(s)
+	end := s.End(len(s.Index) - 1) // the interval after the series' last
+
+	out.BaselineNewOrdersPerSecond = f.baseline(measuredStart)
+	outageEnd := k
+	if from, n := f.longestOutage(); n > 0 {
+		out.Unavailability = time.Duration(n) * length
+		out.UnavailableFrom = f.start(from)
+		outageEnd = from + n
+		out.UnavailableAtEnd = outageEnd == end
+	}
+	stop := end
+	if out.BaselineNewOrdersPerSecond > 0 {
+		if at, ok := f.recovery(outageEnd, end, out.BaselineNewOrdersPerSecond); ok {
+			out.Recovered = true
+			out.Recovery = max(0, f.start(at).Sub(faultAt))
+			stop = at
+		}
+	}
+	f.addErrors(out.Errors, stop)
+	return out, nil
+}
+
+// measuredSeries is the series MeasureFault reads: its interval length, the fault's interval k,
+// and per entry the writing transactions completed and the New-Orders among them.
+type measuredSeries struct {
+	s                    snapshot.CompactSeries
+	origin               time.Time
+	length               time.Duration
+	k                    int
+	completed, newOrders []int64
+}
+
+// writingCompletions are per entry of s the writing transactions (all but Order-Status and
+// Stock-Level) that completed, and the New-Orders among them.
+func writingCompletions(s snapshot.CompactSeries) (completed, newOrders []int64) {
 	n := len(s.Index)
-	completed, newOrders := make([]int64, n), make([]int64, n)
+	completed, newOrders = make([]int64, n), make([]int64, n)
 	for t, cols := range s.Types {
 		if t == snapshot.OrderStatus || t == snapshot.StockLevel {
 			continue // read-only: they complete on a database that commits nothing
@@ -86,26 +123,36 @@ func MeasureFault(s snapshot.CompactSeries, origin, measuredStart, faultAt time.
 			}
 		}
 	}
-	end := s.End(n - 1) // the interval after the series' last
-	start := func(idx int) time.Time { return origin.Add(time.Duration(idx) * length) }
+	return completed, newOrders
+}
 
-	// Baseline: measured entries, every interval delivered, wholly inside the minute before the fault.
-	var baseSum int64
-	var baseN int
-	lo := k - int(BaselineWindow/length)
-	for j, idx := range s.Index {
-		if idx < lo || s.End(j) > k || s.MissingOf(j) > 0 || start(idx).Before(measuredStart) {
+// start is the start of interval idx.
+func (f measuredSeries) start(idx int) time.Time { return f.origin.Add(time.Duration(idx) * f.length) }
+
+// baseline is the mean New-Orders per second of the measured entries, every interval delivered,
+// wholly inside the BaselineWindow before the fault; 0 when there is none.
+func (f measuredSeries) baseline(measuredStart time.Time) float64 {
+	var sum int64
+	var intervals int
+	lo := f.k - int(BaselineWindow/f.length)
+	for j, idx := range f.s.Index {
+		if idx < lo || f.s.End(j) > f.k || f.s.MissingOf(j) > 0 || f.start(idx).Before(measuredStart) {
 			continue
 		}
-		baseSum += newOrders[j]
-		baseN += s.SpanOf(j)
+		sum += f.newOrders[j]
+		intervals += f.s.SpanOf(j)
 	}
-	if baseN > 0 {
-		out.BaselineNewOrdersPerSecond = float64(baseSum) / (float64(baseN) * length.Seconds())
+	if intervals == 0 {
+		return 0
 	}
+	return float64(sum) / (float64(intervals) * f.length.Seconds())
+}
 
-	// Unavailability: the longest run of empty intervals from k on; an interval nobody delivered
-	// (a gap, or missing from a merged entry) ends a run.
+// longestOutage is the longest run of empty intervals from the fault's on: its first interval
+// and its length in intervals (0: none). An interval nobody delivered (a gap, or missing from a
+// merged entry) ends a run.
+func (f measuredSeries) longestOutage() (first, n int) {
+	s, k := f.s, f.k
 	runStart, runLen, bestStart, bestLen := -1, 0, -1, 0
 	prevEnd := k
 	for j, idx := range s.Index {
@@ -117,7 +164,7 @@ func MeasureFault(s snapshot.CompactSeries, origin, measuredStart, faultAt time.
 			runLen = 0
 		}
 		prevEnd = s.End(j)
-		if completed[j] == 0 && s.MissingOf(j) == 0 {
+		if f.completed[j] == 0 && s.MissingOf(j) == 0 {
 			if runLen == 0 {
 				runStart = from
 			}
@@ -129,53 +176,50 @@ func MeasureFault(s snapshot.CompactSeries, origin, measuredStart, faultAt time.
 		}
 		runLen = 0
 	}
-	outageEnd := k
-	if bestLen > 0 {
-		out.Unavailability = time.Duration(bestLen) * length
-		out.UnavailableFrom = start(bestStart)
-		outageEnd = bestStart + bestLen
-		out.UnavailableAtEnd = outageEnd == end
-	}
+	return bestStart, bestLen
+}
 
-	// Recovery: the first window from the outage's end whose mean rate reaches the share. A window
-	// starts at an interval, or at a merged entry's start, and takes merged entries whole (it
-	// grows to their end; the rate it needs grows with it).
-	window := max(1, int(RecoveryWindow/length))
-	stop := end
-	if out.BaselineNewOrdersPerSecond > 0 {
-		perInterval := RecoveredShare * out.BaselineNewOrdersPerSecond * length.Seconds()
-		j := 0
-		for s0 := outageEnd; s0+window <= end; s0++ {
-			for j < n && s.End(j) <= s0 {
-				j++
-			}
-			if j < n && s.Index[j] < s0 {
-				continue // inside a merged entry
-			}
-			e, got := s0+window, int64(0)
-			for i := j; i < n && s.Index[i] < e; i++ {
-				e = max(e, s.End(i))
-				got += newOrders[i]
-			}
-			if float64(got) >= perInterval*float64(e-s0) {
-				out.Recovered = true
-				out.Recovery = max(0, start(s0).Sub(faultAt))
-				stop = s0
-				break
-			}
+// recovery is the start of the first RecoveryWindow from outageEnd (and ending by end) whose mean
+// New-Order rate reaches RecoveredShare of baseline, and whether there is one. A window starts at
+// an interval, or at a merged entry's start, and takes merged entries whole (it grows to their
+// end; the rate it needs grows with it).
+func (f measuredSeries) recovery(outageEnd, end int, baseline float64) (int, bool) {
+	s, n := f.s, len(f.s.Index)
+	window := max(1, int(RecoveryWindow/f.length))
+	perInterval := RecoveredShare * baseline * f.length.Seconds()
+	j := 0
+	for s0 := outageEnd; s0+window <= end; s0++ {
+		for j < n && s.End(j) <= s0 {
+			j++
+		}
+		if j < n && s.Index[j] < s0 {
+			continue // inside a merged entry
+		}
+		e, got := s0+window, int64(0)
+		for i := j; i < n && s.Index[i] < e; i++ {
+			e = max(e, s.End(i))
+			got += f.newOrders[i]
+		}
+		if float64(got) >= perInterval*float64(e-s0) {
+			return s0, true
 		}
 	}
-	for j, idx := range s.Index {
-		if s.End(j) <= k || idx >= stop {
+	return 0, false
+}
+
+// addErrors adds to errors, per transaction type, the errors of the entries from the fault's on
+// that start before the interval stop.
+func (f measuredSeries) addErrors(errors map[snapshot.Transaction]int64, stop int) {
+	for j, idx := range f.s.Index {
+		if f.s.End(j) <= f.k || idx >= stop {
 			continue
 		}
-		for t, cols := range s.Types {
+		for t, cols := range f.s.Types {
 			if e := cols.Errors[j]; e > 0 {
-				out.Errors[t] += e
+				errors[t] += e
 			}
 		}
 	}
-	return out, nil
 }
 
 // UnavailabilityCheck is the criterion of sla.maxUnavailability. An outage that lasted to the end
