@@ -20,6 +20,7 @@ import (
 	"github.com/tpcc-operator/tpcc-operator/internal/sla"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/drivers"
 )
 
 var runCommand = command{name: "run", summary: "run the TPC-C terminals of a warehouse range in k6 and judge the SLA", run: runRun}
@@ -77,7 +78,7 @@ type runFlags struct {
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.engine, "engine", "", "database engine: postgres, cockroach or ydb (required)")
+	fs.StringVar(&f.engine, "engine", "", engineUsage())
 	fs.StringVar(&f.url, "url", "", "connection URL (default: env TPCC_URL); never printed with its password")
 	fs.IntVar(&f.warehouses, "warehouses", 0, "loaded warehouses (required, >= 1)")
 	fs.IntVar(&f.active, "active-warehouses", 0, "active warehouses of the whole step (default --warehouses)")
@@ -101,21 +102,21 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.intervalRetention, "interval-retention", 0, fmt.Sprintf("uncollected intervals kept for a reader of ?intervalsAfter=N; the oldest beyond it are dropped (default %d with --listen, all without)", tpcc.DefaultIntervalRetention))
 	fs.BoolVar(&f.telemetry, "telemetry", false, "sample the database's own signals every interval (replication lag, WAL, checkpoints, wait events…); one process per step")
 	fs.IntVar(&f.telemetryShard, "telemetry-shard", -1, "sample the database's signals (as --telemetry) in the process whose --shard is this index: one command line for every pod of a step")
-	fs.BoolVar(&f.ledgerCheck, "ledger-check", false, "read every home district's d_next_o_id and order count before the terminals start and after they end, and fail (exit 4) unless each grew by the acknowledged New-Orders plus at most those whose COMMIT outcome is unknown (PostgreSQL, CockroachDB)")
+	fs.BoolVar(&f.ledgerCheck, "ledger-check", false, "read every home district's d_next_o_id and order count before the terminals start and after they end, and fail (exit 4) unless each grew by the acknowledged New-Orders plus at most those whose COMMIT outcome is unknown ("+strings.Join(drivers.TitlesOf(drivers.With(hasLedger)), ", ")+")")
 	fs.StringVar(&f.isolation, "isolation", "", "isolation level of every transaction: read-committed, repeatable-read or serializable "+
-		"(default: the engine's own, read committed with row locks on postgres, serializable on cockroach and ydb); read back from the server before the terminals start")
+		"(default: the engine's own, "+drivers.DefaultIsolationHelp()+"); read back from the server before the terminals start")
 	fs.BoolVar(&f.noTimeSeries, "no-time-series", false, "keep no per-interval series and sample no telemetry, only the run's totals: to measure what the collection costs (hack/bench-collection.sh); the operator never sets it")
-	fs.Var(&f.showSettings, "show-setting", "a server setting the telemetry process reads back and records whatever its value (repeatable): a CockroachDB cluster setting or a PostgreSQL parameter the run asked for")
-	fs.DurationVar(&f.maxReplicationLag, "max-replication-lag", 0, "SLA: largest replay lag any standby may show during the run (PostgreSQL, needs --telemetry); 0 = no bound, the lag is recorded anyway")
+	fs.Var(&f.showSettings, "show-setting", "a server setting the telemetry process reads back and records whatever its value (repeatable): "+settingKinds()+" the run asked for")
+	fs.DurationVar(&f.maxReplicationLag, "max-replication-lag", 0, "SLA: largest replay lag any standby may show during the run ("+lagEngines()+", needs --telemetry); 0 = no bound, the lag is recorded anyway")
 }
 
 // config validates the flags and returns the session configuration and the SLA criteria.
 func (f *runFlags) config(fs *flag.FlagSet) (k6ext.Config, sla.Criteria, error) {
 	var cfg k6ext.Config
 	if f.engine == "" {
-		return cfg, sla.Criteria{}, errors.New("--engine is required (postgres, cockroach or ydb)")
+		return cfg, sla.Criteria{}, errEngineRequired()
 	}
-	d, err := tpcc.ParseDialect(f.engine)
+	d, err := drivers.Lookup(f.engine)
 	if err != nil {
 		return cfg, sla.Criteria{}, fmt.Errorf("--engine: %w", err)
 	}
@@ -177,7 +178,8 @@ func (f *runFlags) config(fs *flag.FlagSet) (k6ext.Config, sla.Criteria, error) 
 		return cfg, sla.Criteria{}, err
 	}
 	if f.ledgerCheck && !tpcc.LedgerSupported(d) {
-		return cfg, sla.Criteria{}, fmt.Errorf("--ledger-check is not supported with --engine %s (postgres and cockroach only)", d)
+		return cfg, sla.Criteria{}, fmt.Errorf("--ledger-check is not supported with --engine %s (%s only)", d.Name(),
+			tpcc.JoinNames(drivers.NamesOf(drivers.With(hasLedger)), "and"))
 	}
 	pod := os.Getenv("HOSTNAME")
 	if pod == "" {
@@ -220,8 +222,22 @@ func (f *runFlags) warehouseRange(fs *flag.FlagSet, active int) (shard.Range, er
 	return r, nil
 }
 
+func hasLedger(c tpcc.Capabilities) bool { return c.Ledger }
+
+// settingKinds names what a server setting is on each engine: "a PostgreSQL parameter or a
+// CockroachDB cluster setting".
+func settingKinds() string {
+	var kinds []string
+	for _, d := range drivers.All() {
+		if k := d.Capabilities().SettingKind; k != "" {
+			kinds = append(kinds, k)
+		}
+	}
+	return tpcc.JoinNames(kinds, "or")
+}
+
 // checkURL rejects a URL the engine cannot use, without echoing its password.
-func checkURL(d tpcc.Dialect, raw string) error {
+func checkURL(d tpcc.Driver, raw string) error {
 	if raw == "" {
 		return errors.New("--url is required (or set env TPCC_URL)")
 	}
@@ -229,10 +245,7 @@ func checkURL(d tpcc.Dialect, raw string) error {
 	if err != nil {
 		return fmt.Errorf("--url is not a valid URL: %s", snapshot.RedactCredentials(err.Error()))
 	}
-	want := []string{"postgres", "postgresql"}
-	if d == tpcc.YDB {
-		want = []string{"grpc", "grpcs"}
-	}
+	want := d.Capabilities().URLSchemes
 	for _, s := range want {
 		if u.Scheme == s {
 			if u.Host == "" {
@@ -241,7 +254,7 @@ func checkURL(d tpcc.Dialect, raw string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("--url scheme %q: engine %s needs %s://", u.Scheme, d, strings.Join(want, ":// or "))
+	return fmt.Errorf("--url scheme %q: engine %s needs %s://", u.Scheme, d.Name(), strings.Join(want, ":// or "))
 }
 
 func redactURL(u *url.URL) string {

@@ -1,8 +1,9 @@
-package tpcc
+package ydb
 
 import (
 	"context"
 	"fmt"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"math/big"
 	"strings"
 	"testing"
@@ -19,7 +20,7 @@ import (
 // compared with the SQL conditions on the same data.
 type pgRowsCheck struct{ pgCheck }
 
-func (p *pgRowsCheck) checkChunk(ctx context.Context, results []CheckResult, from, to int) ([]chunkFinding, error) {
+func (p *pgRowsCheck) checkChunk(ctx context.Context, results []tpcc.CheckResult, from, to int) ([]chunkFinding, error) {
 	snapshot := func(ctx context.Context, f func(context.Context, checkScan) error) error {
 		return pgx.BeginTxFunc(ctx, p.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 			return f(ctx, func(ctx context.Context, r checkRead, from, to int, row func([]checkValue) error) error {
@@ -76,9 +77,9 @@ func pgScan(ctx context.Context, tx pgx.Tx, r checkRead, from, to int, row func(
 
 // checkBothWays runs Check (the SQL conditions) and the client-side evaluation on the same
 // database and fails the test unless every condition has the same outcome and first offender.
-func checkBothWays(t *testing.T, ctx context.Context, o CheckOptions) []CheckResult {
+func checkBothWays(t *testing.T, ctx context.Context, o tpcc.CheckOptions) []tpcc.CheckResult {
 	t.Helper()
-	sqlResults, err := Check(ctx, o)
+	sqlResults, err := tpcc.Check(ctx, o)
 	if err != nil {
 		t.Fatalf("check: %v", err)
 	}
@@ -120,7 +121,7 @@ func TestYDBCheckQueries(t *testing.T) {
 	// converts.
 	for _, r := range checkReads {
 		for _, c := range r.columns {
-			if k := r.column(c).Type.Kind; k == KindVarchar || k == KindChar {
+			if k := r.column(c).Type.Kind; k == tpcc.KindVarchar || k == tpcc.KindChar {
 				t.Errorf("%s.%s: text is not read by the check", r.table.Name, c)
 			}
 		}

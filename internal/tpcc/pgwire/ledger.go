@@ -1,20 +1,20 @@
-package tpcc
+package pgwire
 
 import (
 	"context"
 	"fmt"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 
 	"github.com/jackc/pgx/v5"
 )
 
-// postgresLedger reads the ledger's district counts from PostgreSQL in one REPEATABLE READ
-// read-only transaction, so D_NEXT_O_ID and the order count come from the same snapshot.
-type postgresLedger struct{}
-
+// postgresLedgerBegin opens the ledger's read on PostgreSQL: one REPEATABLE READ read-only
+// transaction, so D_NEXT_O_ID and the order count come from the same snapshot.
 const postgresLedgerBegin = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`
 
 // postgresLedgerCounts joins every district of the range with its order count (an index-only
-// count on the orders primary key (o_w_id, o_d_id, o_id)).
+// count on the orders primary key (o_w_id, o_d_id, o_id)). CockroachDB accepts it as is (plain
+// joins and aggregates).
 const postgresLedgerCounts = `SELECT d.d_w_id, d.d_id, d.d_next_o_id, coalesce(o.n, 0)
 FROM district d
 LEFT JOIN (SELECT o_w_id, o_d_id, count(*) AS n FROM orders WHERE o_w_id BETWEEN $1 AND $2 GROUP BY o_w_id, o_d_id) o
@@ -22,12 +22,8 @@ LEFT JOIN (SELECT o_w_id, o_d_id, count(*) AS n FROM orders WHERE o_w_id BETWEEN
 WHERE d.d_w_id BETWEEN $1 AND $2
 ORDER BY d.d_w_id, d.d_id`
 
-func (postgresLedger) readDistrictCounts(ctx context.Context, url string, from, to int) ([]DistrictCounts, error) {
-	return readPgwireDistrictCounts(ctx, url, postgresLedgerBegin, postgresLedgerCounts, from, to)
-}
-
 // readPgwireDistrictCounts runs the counts query inside the transaction begin opens.
-func readPgwireDistrictCounts(ctx context.Context, url, begin, query string, from, to int) ([]DistrictCounts, error) {
+func readPgwireDistrictCounts(ctx context.Context, url, begin, query string, from, to int) ([]tpcc.DistrictCounts, error) {
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: connect: %w", err)
@@ -40,9 +36,9 @@ func readPgwireDistrictCounts(ctx context.Context, url, begin, query string, fro
 	if err != nil {
 		return nil, fmt.Errorf("ledger: read districts: %w", err)
 	}
-	var out []DistrictCounts
+	var out []tpcc.DistrictCounts
 	for rows.Next() {
-		var c DistrictCounts
+		var c tpcc.DistrictCounts
 		if err := rows.Scan(&c.WarehouseID, &c.DistrictID, &c.NextOrderID, &c.Orders); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("ledger: read districts: %w", err)
@@ -57,3 +53,7 @@ func readPgwireDistrictCounts(ctx context.Context, url, begin, query string, fro
 	}
 	return out, nil
 }
+
+// cockroachLedgerBegin opens the ledger's read on CockroachDB: its transactions are SERIALIZABLE,
+// so one read-only transaction is one consistent snapshot.
+const cockroachLedgerBegin = `BEGIN TRANSACTION ISOLATION LEVEL SERIALIZABLE, READ ONLY`

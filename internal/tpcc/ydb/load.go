@@ -1,11 +1,13 @@
-package tpcc
+package ydb
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"math/big"
 	"path"
+	"sync/atomic"
 	"time"
 
 	"github.com/ydb-platform/ydb-go-sdk/v3"
@@ -18,116 +20,71 @@ import (
 // trip, small enough to stay far below the request size limit (a customer row is < 1 KiB).
 const ydbBatchRows = 10_000
 
-// loadYDB loads through BulkUpsert, which is not transactional but idempotent: rows are generated
-// deterministically from the seed and HISTORY's surrogate key is derived from the customer, so a
-// warehouse found "loading" is simply upserted again (no delete, no duplicates). Concurrent
-// loaders may both write the item table: the rows are identical.
+// openLoader connects the bulk path of a load: BulkUpsert, which is not transactional but
+// idempotent: rows are generated deterministically from the seed and HISTORY's surrogate key is
+// derived from the customer, so a warehouse found "loading" is simply upserted again (no delete,
+// no duplicates). Concurrent loaders may both write the item table: the rows are identical.
 //
 // Not exercised against a server here (none runs in this environment); the generated rows and
 // statements are unit-tested.
-func loadYDB(ctx context.Context, o LoadOptions) error {
+func openLoader(ctx context.Context, o tpcc.LoadOptions, rows *atomic.Int64) (*ydbLoader, error) {
 	db, err := openYDB(ctx, o.URL)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer db.Close(context.WithoutCancel(ctx)) //nolint:errcheck
-	l := &ydbLoader{loadTracker: loadTracker{o: o, start: time.Now()}, db: db}
-	return l.run(ctx)
+	return &ydbLoader{o: o, db: db, rows: rows}, nil
 }
 
+// ydbLoader is a load's BulkLoader on YDB.
 type ydbLoader struct {
-	loadTracker
-	db *ydb.Driver
+	o    tpcc.LoadOptions
+	db   *ydb.Driver
+	rows *atomic.Int64
 }
 
-func (l *ydbLoader) run(ctx context.Context) error {
-	l.phase.Store("schema")
-	l.report()
-	for _, stmt := range CreateTableDDL(YDB) {
+func (l *ydbLoader) Close() { _ = l.db.Close(context.WithoutCancel(context.Background())) }
+
+func (l *ydbLoader) CreateSchema(ctx context.Context) error {
+	for _, stmt := range CreateTableDDL() {
 		if err := l.db.Query().Exec(ctx, stmt); err != nil {
 			return fmt.Errorf("create schema: %w\n%s", err, stmt)
 		}
 	}
-	meta, err := l.ensureMeta(ctx)
-	if err != nil {
-		return err
-	}
-	gen := &Generator{Seed: meta.Seed, Constants: meta.Constants, Now: l.o.Now}
-	l.phase.Store("items")
-	l.report()
-	if !meta.ItemsLoaded {
-		if err := l.upsertTable(ctx, gen, ItemTable, 0); err != nil {
-			return err
-		}
-		if err := l.db.Query().Exec(ctx, ydbItemsLoadedYQL); err != nil {
-			return fmt.Errorf("mark items loaded: %w", err)
-		}
-	}
-	states, err := l.states(ctx)
-	if err != nil {
-		return err
-	}
-	var todo []int
-	for w := l.o.From; w <= l.o.To; w++ {
-		if states[w] == StateDone {
-			l.skipped++
-			l.done.Add(1)
-			continue
-		}
-		todo = append(todo, w)
-	}
-	l.phase.Store("warehouses")
-	if err := l.loadWarehouses(ctx, gen, todo); err != nil {
-		return err
-	}
-	if l.o.Finish {
-		l.phase.Store("finish")
-		l.report()
-		if err := l.finish(ctx); err != nil {
-			return err
-		}
-	}
-	l.phase.Store("done")
-	l.report()
 	return nil
 }
 
-func (l *ydbLoader) ensureMeta(ctx context.Context) (Meta, error) {
-	c := ConstantsForSeed(l.o.Seed)
-	var m Meta
+func (l *ydbLoader) LoadItems(ctx context.Context, gen *tpcc.Generator, meta tpcc.Meta) error {
+	if meta.ItemsLoaded {
+		return nil
+	}
+	if err := l.upsertTable(ctx, gen, tpcc.ItemTable, 0); err != nil {
+		return err
+	}
+	if err := l.db.Query().Exec(ctx, ydbItemsLoadedYQL); err != nil {
+		return fmt.Errorf("mark items loaded: %w", err)
+	}
+	return nil
+}
+
+// EnsureMeta records (seed, warehouses) unless a meta row exists and returns the stored row.
+func (l *ydbLoader) EnsureMeta(ctx context.Context, seed uint64, warehouses int) (tpcc.Meta, error) {
+	c := tpcc.ConstantsForSeed(seed)
+	var m tpcc.Meta
 	err := l.db.Query().DoTx(ctx, func(ctx context.Context, tx query.TxActor) error {
-		m = Meta{}
-		found := true
 		row, err := tx.QueryRow(ctx, ydbReadMetaYQL)
 		if errors.Is(err, query.ErrNoRows) {
-			found = false
-		} else if err != nil {
-			return err
-		}
-		if !found {
-			m = Meta{Seed: l.o.Seed, Warehouses: l.o.Warehouses, Constants: c}
-			q := ydbInsertMeta(l.o.Seed, l.o.Warehouses, c)
+			m = tpcc.Meta{Seed: seed, Warehouses: warehouses, Constants: c}
+			q := ydbInsertMeta(seed, warehouses, c)
 			return tx.Exec(ctx, q.text(), q.options())
 		}
-		var seed *int64
-		var w, cl, cr, ci, co *int32
-		var items, fin *bool
-		if err := row.Scan(&seed, &w, &cl, &cr, &ci, &co, &items, &fin); err != nil {
+		if err != nil {
 			return err
 		}
-		if seed == nil || w == nil || cl == nil || cr == nil || ci == nil || co == nil {
-			return fmt.Errorf("%s row 1 has empty fields", MetaTable)
-		}
-		m = Meta{Seed: uint64(*seed), Warehouses: int(*w),
-			Constants:   Constants{CLoad: int(*cl), CRun: int(*cr), CID: int(*ci), OLIID: int(*co)},
-			ItemsLoaded: items != nil && *items, Finished: fin != nil && *fin}
-		return nil
+		m, err = scanMeta(row)
+		return err
 	})
 	if err != nil {
-		return Meta{}, fmt.Errorf("record load meta: %w", err)
-	}
-	if l.o.SeedSet && m.Seed != l.o.Seed {
-		return Meta{}, fmt.Errorf("--seed %d: this database was loaded with seed %d (drop it, or omit --seed)", l.o.Seed, m.Seed)
+		return tpcc.Meta{}, fmt.Errorf("record load meta: %w", err)
 	}
 	return m, m.Constants.Validate()
 }
@@ -135,18 +92,18 @@ func (l *ydbLoader) ensureMeta(ctx context.Context) (Meta, error) {
 // YQL of the loader's meta rows. The parameterized ones are ydbQuery values, so their DECLAREs come
 // from the bound values (yql_consistency_test.go checks every query against the YQL schema).
 const (
-	ydbReadMetaYQL    = "SELECT seed, warehouses, c_load, c_run, c_id, c_ol_i_id, items_loaded, finished FROM `" + MetaTable + "` WHERE id = 1"
-	ydbItemsLoadedYQL = "UPSERT INTO `" + MetaTable + "` (id, items_loaded) VALUES (1, true)"
-	ydbFinishedYQL    = "UPSERT INTO `" + MetaTable + "` (id, finished) VALUES (1, true)"
+	ydbReadMetaYQL    = "SELECT seed, warehouses, c_load, c_run, c_id, c_ol_i_id, items_loaded, finished FROM `" + tpcc.MetaTable + "` WHERE id = 1"
+	ydbItemsLoadedYQL = "UPSERT INTO `" + tpcc.MetaTable + "` (id, items_loaded) VALUES (1, true)"
+	ydbFinishedYQL    = "UPSERT INTO `" + tpcc.MetaTable + "` (id, finished) VALUES (1, true)"
 )
 
-func ydbInsertMeta(seed uint64, warehouses int, c Constants) ydbQuery {
+func ydbInsertMeta(seed uint64, warehouses int, c tpcc.Constants) ydbQuery {
 	return ydbQuery{
 		params: []ydbParam{
 			param("$seed", types.Int64Value(int64(seed))), param("$warehouses", i32(warehouses)),
 			param("$c_load", i32(c.CLoad)), param("$c_run", i32(c.CRun)), param("$c_id", i32(c.CID)), param("$c_ol_i_id", i32(c.OLIID)),
 		},
-		body: "UPSERT INTO `" + MetaTable + "` (id, seed, warehouses, c_load, c_run, c_id, c_ol_i_id, items_loaded, finished, created_at)\n" +
+		body: "UPSERT INTO `" + tpcc.MetaTable + "` (id, seed, warehouses, c_load, c_run, c_id, c_ol_i_id, items_loaded, finished, created_at)\n" +
 			"VALUES (1, $seed, $warehouses, $c_load, $c_run, $c_id, $c_ol_i_id, false, false, CurrentUtcTimestamp());\n",
 	}
 }
@@ -154,11 +111,11 @@ func ydbInsertMeta(seed uint64, warehouses int, c Constants) ydbQuery {
 func ydbMarkWarehouse(w int, state string) ydbQuery {
 	return ydbQuery{
 		params: []ydbParam{param("$w", i32(w)), param("$s", types.TextValue(state))},
-		body:   "UPSERT INTO `" + WarehouseLoadTable + "` (w_id, state, updated_at) VALUES ($w, $s, CurrentUtcTimestamp());\n",
+		body:   "UPSERT INTO `" + tpcc.WarehouseLoadTable + "` (w_id, state, updated_at) VALUES ($w, $s, CurrentUtcTimestamp());\n",
 	}
 }
 
-func (l *ydbLoader) states(ctx context.Context) (map[int]string, error) {
+func (l *ydbLoader) WarehouseStates(ctx context.Context) (map[int]string, error) {
 	return ydbWarehouseStates(ctx, l.db)
 }
 
@@ -167,21 +124,21 @@ func (l *ydbLoader) mark(ctx context.Context, w int, state string) error {
 	return l.db.Query().Exec(ctx, q.text(), q.options())
 }
 
-func (l *ydbLoader) loadWarehouses(ctx context.Context, gen *Generator, todo []int) error {
-	return l.eachWarehouse(ctx, todo, func(ctx context.Context, w int) error {
-		if err := l.mark(ctx, w, StateLoading); err != nil {
+// LoadWarehouse upserts the warehouse's rows between a "loading" and a "done" mark; a partial
+// warehouse is upserted again as it is.
+func (l *ydbLoader) LoadWarehouse(ctx context.Context, gen *tpcc.Generator, w int, _ bool) error {
+	if err := l.mark(ctx, w, tpcc.StateLoading); err != nil {
+		return err
+	}
+	for _, t := range tpcc.WarehouseTables {
+		if err := l.upsertTable(ctx, gen, t, w); err != nil {
 			return err
 		}
-		for _, t := range WarehouseTables {
-			if err := l.upsertTable(ctx, gen, t, w); err != nil {
-				return err
-			}
-		}
-		return l.mark(ctx, w, StateDone)
-	})
+	}
+	return l.mark(ctx, w, tpcc.StateDone)
 }
 
-func (l *ydbLoader) upsertTable(ctx context.Context, gen *Generator, t Table, w int) error {
+func (l *ydbLoader) upsertTable(ctx context.Context, gen *tpcc.Generator, t tpcc.Table, w int) error {
 	src, err := gen.Source(t, w)
 	if err != nil {
 		return err
@@ -198,9 +155,9 @@ func (l *ydbLoader) upsertTable(ctx context.Context, gen *Generator, t Table, w 
 
 // YDBBatches converts src's rows into lists of at most batch YDB structs and hands each list to
 // upsert with its row count.
-func YDBBatches(src RowSource, now time.Time, batch int, upsert func(rows types.Value, n int) error) error {
+func YDBBatches(src tpcc.RowSource, now time.Time, batch int, upsert func(rows types.Value, n int) error) error {
 	t := src.Table()
-	row := make([]Value, len(t.Columns))
+	row := make([]tpcc.Value, len(t.Columns))
 	list := make([]types.Value, 0, batch)
 	for src.Next(row) {
 		list = append(list, YDBRow(t, row, now))
@@ -219,12 +176,12 @@ func YDBBatches(src RowSource, now time.Time, batch int, upsert func(rows types.
 
 // YDBRow converts one generated row into the struct BulkUpsert takes: Int32, Decimal(22,9), Utf8,
 // Timestamp, optional where the column is nullable, and HISTORY's surrogate key.
-func YDBRow(t Table, row []Value, now time.Time) types.Value {
+func YDBRow(t tpcc.Table, row []tpcc.Value, now time.Time) types.Value {
 	fields := make([]types.StructValueOption, 0, len(row)+1)
 	for i, c := range t.Columns {
 		fields = append(fields, types.StructFieldValue(c.Name, ydbValue(c, row[i], now)))
 	}
-	if t.Name == HistoryTable.Name {
+	if t.Name == tpcc.HistoryTable.Name {
 		// Columns: h_c_id, h_c_d_id, h_c_w_id, …: one load row per customer.
 		key := HistoryKey(int(row[2].Int), int(row[1].Int), int(row[0].Int))
 		fields = append(fields, types.StructFieldValue(YDBHistoryKey, types.Uint64Value(key)))
@@ -232,18 +189,18 @@ func YDBRow(t Table, row []Value, now time.Time) types.Value {
 	return types.StructValue(fields...)
 }
 
-func ydbValue(c Column, v Value, now time.Time) types.Value {
+func ydbValue(c tpcc.Column, v tpcc.Value, now time.Time) types.Value {
 	var out types.Value
 	switch v.Kind {
-	case ValueNull:
+	case tpcc.ValueNull:
 		return types.NullValue(ydbType(c.Type))
-	case ValueInt:
+	case tpcc.ValueInt:
 		out = types.Int32Value(int32(v.Int))
-	case ValueDecimal:
+	case tpcc.ValueDecimal:
 		out = types.DecimalValueFromBigInt(ydbDecimalUnits(v.Int, c.Type.Scale), 22, 9)
-	case ValueText:
+	case tpcc.ValueText:
 		out = types.TextValue(string(v.Text))
-	case ValueTimestamp:
+	case tpcc.ValueTimestamp:
 		out = types.TimestampValueFromTime(now)
 	}
 	if c.Nullable {
@@ -258,13 +215,13 @@ func ydbDecimalUnits(units int64, scale int) *big.Int {
 	return b.Mul(b, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(9-scale)), nil))
 }
 
-func ydbType(t ColumnType) types.Type {
+func ydbType(t tpcc.ColumnType) types.Type {
 	switch t.Kind {
-	case KindInt:
+	case tpcc.KindInt:
 		return types.TypeInt32
-	case KindDecimal:
+	case tpcc.KindDecimal:
 		return types.DecimalType(22, 9)
-	case KindTimestamp:
+	case tpcc.KindTimestamp:
 		return types.TypeTimestamp
 	default:
 		return types.TypeText
@@ -281,15 +238,9 @@ func HistoryKey(w, d, c int) uint64 {
 	return z ^ (z >> 31)
 }
 
-func (l *ydbLoader) finish(ctx context.Context) error {
-	states, err := l.states(ctx)
-	if err != nil {
-		return err
-	}
-	if missing := MissingWarehouses(states, 1, l.o.Warehouses); len(missing) > 0 {
-		return fmt.Errorf("finish: warehouses %s of 1..%d are not loaded yet", FormatRanges(missing), l.o.Warehouses)
-	}
-	for i, ix := range SecondaryIndexes {
+// Finish adds the secondary indexes that do not exist yet and marks the load finished.
+func (l *ydbLoader) Finish(ctx context.Context) error {
+	for i, ix := range tpcc.SecondaryIndexes {
 		desc, err := l.describe(ctx, ix.Table)
 		if err != nil {
 			return err
@@ -297,8 +248,8 @@ func (l *ydbLoader) finish(ctx context.Context) error {
 		if ydbHasIndex(desc, ix.Name) {
 			continue
 		}
-		if err := l.db.Query().Exec(ctx, SecondaryIndexDDL(YDB)[i]); err != nil {
-			return fmt.Errorf("finish: %w\n%s", err, SecondaryIndexDDL(YDB)[i])
+		if err := l.db.Query().Exec(ctx, SecondaryIndexDDL()[i]); err != nil {
+			return fmt.Errorf("finish: %w\n%s", err, SecondaryIndexDDL()[i])
 		}
 	}
 	return l.db.Query().Exec(ctx, ydbFinishedYQL)

@@ -1,9 +1,11 @@
-package tpcc
+package ydb
 
 import (
 	"fmt"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"math/big"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/ydb-platform/ydb-go-sdk/v3"
@@ -58,7 +60,7 @@ func (q ydbQuery) options() query.ExecuteOption {
 // YQL of the five transactions. Non-key columns are nullable in the YDB schema, so values the
 // client needs are unwrapped: a NULL there is a data error and fails the query.
 
-func ydbNewOrderRead(in *NewOrderInput) ydbQuery {
+func ydbNewOrderRead(in *tpcc.NewOrderInput) ydbQuery {
 	itemIDs := make([]types.Value, 0, len(in.Lines))
 	seenItem := map[int]bool{}
 	stockKeys := make([]types.Value, 0, len(in.Lines))
@@ -96,24 +98,10 @@ JOIN stock AS s ON s.s_w_id = k.w_id AND s.s_i_id = k.i_id;
 	}
 }
 
-// ydbStockRow is a stock row as New-Order reads and rewrites it.
+// ydbStockRow is a stock row as New-Order reads and rewrites it (tpcc.StockUpdate.ApplyLine).
 type ydbStockRow struct {
-	quantity, ytd, orderCount, remoteCount int
-	data, distInfo                         string
-}
-
-// applyNewOrderLine applies one order line to its stock row (Clause 2.4.2.2).
-func (s *ydbStockRow) applyNewOrderLine(quantity int, remote bool) {
-	if s.quantity-quantity >= 10 {
-		s.quantity -= quantity
-	} else {
-		s.quantity = s.quantity - quantity + 91
-	}
-	s.ytd += quantity
-	s.orderCount++
-	if remote {
-		s.remoteCount++
-	}
+	tpcc.StockUpdate
+	data, distInfo string
 }
 
 // ydbNewOrderLine is one ORDER-LINE row to write.
@@ -123,7 +111,7 @@ type ydbNewOrderLine struct {
 	distInfo                                    string
 }
 
-func ydbNewOrderWrite(in *NewOrderInput, orderID int, stock map[[2]int]*ydbStockRow, lines []ydbNewOrderLine) ydbQuery {
+func ydbNewOrderWrite(in *tpcc.NewOrderInput, orderID int, stock map[[2]int]*ydbStockRow, lines []ydbNewOrderLine) ydbQuery {
 	keys := make([][2]int, 0, len(stock))
 	for k := range stock {
 		keys = append(keys, k)
@@ -136,8 +124,8 @@ func ydbNewOrderWrite(in *NewOrderInput, orderID int, stock map[[2]int]*ydbStock
 		s := stock[k]
 		stockRows[i] = types.StructValue(
 			types.StructFieldValue("s_w_id", i32(k[0])), types.StructFieldValue("s_i_id", i32(k[1])),
-			types.StructFieldValue("s_quantity", i32(s.quantity)), types.StructFieldValue("s_ytd", i32(s.ytd)),
-			types.StructFieldValue("s_order_cnt", i32(s.orderCount)), types.StructFieldValue("s_remote_cnt", i32(s.remoteCount)))
+			types.StructFieldValue("s_quantity", i32(s.Quantity)), types.StructFieldValue("s_ytd", i32(s.YTD)),
+			types.StructFieldValue("s_order_cnt", i32(s.OrderCount)), types.StructFieldValue("s_remote_cnt", i32(s.RemoteCount)))
 	}
 	lineRows := make([]types.Value, len(lines))
 	for i, l := range lines {
@@ -146,15 +134,11 @@ func ydbNewOrderWrite(in *NewOrderInput, orderID int, stock map[[2]int]*ydbStock
 			types.StructFieldValue("ol_supply_w_id", i32(l.supplyWarehouseID)), types.StructFieldValue("ol_quantity", i32(l.quantity)),
 			types.StructFieldValue("ol_amount", ydbMoney(l.amountCents)), types.StructFieldValue("ol_dist_info", types.TextValue(l.distInfo)))
 	}
-	allLocal := 0
-	if in.AllLocal() {
-		allLocal = 1
-	}
 	return ydbQuery{
 		params: []ydbParam{
 			param("$w_id", i32(in.WarehouseID)), param("$d_id", i32(in.DistrictID)), param("$c_id", i32(in.CustomerID)),
 			param("$o_id", i32(orderID)), param("$next_o_id", i32(orderID+1)),
-			param("$ol_cnt", i32(len(lines))), param("$all_local", i32(allLocal)),
+			param("$ol_cnt", i32(len(lines))), param("$all_local", i32(in.AllLocalFlag())),
 			param("$stock", types.ListValue(stockRows...)), param("$lines", types.ListValue(lineRows...)),
 		},
 		body: `UPSERT INTO district (d_w_id, d_id, d_next_o_id) VALUES ($w_id, $d_id, $next_o_id);
@@ -175,20 +159,12 @@ FROM AS_TABLE($lines) AS l;
 func ydbCustomersByLastName(w, d int, lastName string) ydbQuery {
 	return ydbQuery{
 		params: []ydbParam{param("$c_w_id", i32(w)), param("$c_d_id", i32(d)), param("$c_last", types.TextValue(lastName))},
-		body: "SELECT c_id FROM customer VIEW `" + SecondaryIndexes[0].Name + "`\n" +
+		body: "SELECT c_id FROM customer VIEW `" + tpcc.SecondaryIndexes[0].Name + "`\n" +
 			"WHERE c_w_id = $c_w_id AND c_d_id = $c_d_id AND c_last = $c_last\nORDER BY c_first, c_id;\n",
 	}
 }
 
-// middleCustomer picks the customer at position ⌈n/2⌉ of an ordered list (Clause 2.5.2.2).
-func middleCustomer(ids []int) (int, bool) {
-	if len(ids) == 0 {
-		return 0, false
-	}
-	return ids[(len(ids)+1)/2-1], true
-}
-
-func ydbPaymentRead(in *PaymentInput, customerID int) ydbQuery {
+func ydbPaymentRead(in *tpcc.PaymentInput, customerID int) ydbQuery {
 	return ydbQuery{
 		params: []ydbParam{
 			param("$w_id", i32(in.WarehouseID)), param("$d_id", i32(in.DistrictID)),
@@ -203,19 +179,7 @@ FROM customer WHERE c_w_id = $c_w_id AND c_d_id = $c_d_id AND c_id = $c_id;
 	}
 }
 
-// paymentCustomerData is the new C_DATA of a bad-credit customer (Clause 2.5.2.2): the payment's
-// ids and amount in front of the old data, cut to 500 characters. The PostgreSQL statement builds
-// the same text in SQL.
-func paymentCustomerData(in *PaymentInput, customerID int, old string) string {
-	s := fmt.Sprintf("%d %d %d %d %d %d.%02d | %s", customerID, in.CustomerDistrictID, in.CustomerWarehouseID,
-		in.DistrictID, in.WarehouseID, in.AmountCents/100, in.AmountCents%100, old)
-	if len(s) > 500 {
-		s = s[:500]
-	}
-	return s
-}
-
-func ydbPaymentWrite(in *PaymentInput, customerID int, newData *string, historyKey uint64, historyData string) ydbQuery {
+func ydbPaymentWrite(in *tpcc.PaymentInput, customerID int, newData *string, historyKey uint64, historyData string) ydbQuery {
 	params := []ydbParam{
 		param("$w_id", i32(in.WarehouseID)), param("$d_id", i32(in.DistrictID)),
 		param("$c_w_id", i32(in.CustomerWarehouseID)), param("$c_d_id", i32(in.CustomerDistrictID)), param("$c_id", i32(customerID)),
@@ -242,7 +206,7 @@ VALUES ($w_id, $h_pk, $c_id, $c_d_id, $c_w_id, $d_id, CurrentUtcTimestamp(), $am
 func ydbOrderStatus(w, d, customerID int) ydbQuery {
 	return ydbQuery{
 		params: []ydbParam{param("$w_id", i32(w)), param("$d_id", i32(d)), param("$c_id", i32(customerID))},
-		body: "$latest = (SELECT o_w_id, o_d_id, o_id, o_entry_d, o_carrier_id FROM orders VIEW `" + SecondaryIndexes[1].Name + "`\n" +
+		body: "$latest = (SELECT o_w_id, o_d_id, o_id, o_entry_d, o_carrier_id FROM orders VIEW `" + tpcc.SecondaryIndexes[1].Name + "`\n" +
 			`  WHERE o_w_id = $w_id AND o_d_id = $d_id AND o_c_id = $c_id ORDER BY o_id DESC LIMIT 1);
 SELECT c_id, CAST(c_balance AS Double) AS c_balance, c_first, c_middle, c_last
 FROM customer WHERE c_w_id = $w_id AND c_d_id = $d_id AND c_id = $c_id;
@@ -260,7 +224,7 @@ ORDER BY ol.ol_number;
 // each empty (nothing to deliver) or one row (district, order).
 func ydbDeliveryOldest(w int) ydbQuery {
 	var b strings.Builder
-	for d := 1; d <= DistrictsPerWarehouse; d++ {
+	for d := 1; d <= tpcc.DistrictsPerWarehouse; d++ {
 		fmt.Fprintf(&b, "SELECT no_d_id, no_o_id FROM new_order WHERE no_w_id = $w_id AND no_d_id = %d ORDER BY no_o_id LIMIT 1;\n", d)
 	}
 	return ydbQuery{params: []ydbParam{param("$w_id", i32(w))}, body: b.String()}
@@ -305,13 +269,13 @@ UPSERT INTO customer SELECT * FROM $credited;
 	}
 }
 
-func ydbStockLevel(in *StockLevelInput) ydbQuery {
+func ydbStockLevel(in *tpcc.StockLevelInput) ydbQuery {
 	return ydbQuery{
 		params: []ydbParam{param("$w_id", i32(in.WarehouseID)), param("$d_id", i32(in.DistrictID)), param("$threshold", i32(in.Threshold))},
 		body: `$next_o_id = (SELECT Unwrap(d_next_o_id) FROM district WHERE d_w_id = $w_id AND d_id = $d_id);
 $items = (
   SELECT DISTINCT ol_w_id, ol_i_id FROM order_line
-  WHERE ol_w_id = $w_id AND ol_d_id = $d_id AND ol_o_id >= $next_o_id - 20 AND ol_o_id < $next_o_id);
+  WHERE ol_w_id = $w_id AND ol_d_id = $d_id AND ol_o_id >= $next_o_id - ` + strconv.Itoa(tpcc.StockLevelOrders) + ` AND ol_o_id < $next_o_id);
 SELECT COUNT(*) AS low_stock
 FROM $items AS i JOIN stock AS s ON s.s_w_id = i.ol_w_id AND s.s_i_id = i.ol_i_id
 WHERE s.s_quantity < $threshold;

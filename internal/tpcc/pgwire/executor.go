@@ -1,12 +1,12 @@
-package tpcc
+package pgwire
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"math/big"
 	"slices"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -14,56 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/pgwire"
 )
-
-// ExecutorConfig configures an Executor.
-type ExecutorConfig struct {
-	Dialect  Dialect
-	URL      string      // postgres://… for PostgreSQL and CockroachDB, grpc(s)://host:port/database for YDB
-	MaxConns int         // connections (PostgreSQL, CockroachDB) or sessions (YDB) the executor may hold
-	Retry    RetryPolicy // zero value: DefaultRetryPolicy
-	// Isolation of every transaction; "" is the dialect's default (Dialect.DefaultIsolation).
-	// PostgreSQL and CockroachDB read it back from the server when connecting and refuse to run
-	// at another level than asked.
-	Isolation isolation.Level
-}
-
-func (c *ExecutorConfig) validate() error {
-	if c.URL == "" {
-		return fmt.Errorf("executor: URL is empty")
-	}
-	if c.MaxConns < 1 {
-		return fmt.Errorf("executor: MaxConns %d must be >= 1", c.MaxConns)
-	}
-	if c.Retry == (RetryPolicy{}) {
-		c.Retry = DefaultRetryPolicy
-	}
-	if err := c.Retry.Validate(); err != nil {
-		return fmt.Errorf("executor: %w", err)
-	}
-	if c.Isolation == "" {
-		c.Isolation = c.Dialect.DefaultIsolation()
-	}
-	if _, err := isolation.Parse(string(c.Isolation)); err != nil {
-		return fmt.Errorf("executor: %w", err)
-	}
-	if why := c.Dialect.SupportsIsolation(c.Isolation); why != "" {
-		return fmt.Errorf("executor: isolation %s: %s", c.Isolation, why)
-	}
-	return nil
-}
-
-// NewExecutor connects to the database of cfg.Dialect.
-func NewExecutor(ctx context.Context, cfg ExecutorConfig) (Executor, error) {
-	if err := cfg.validate(); err != nil {
-		return nil, err
-	}
-	if cfg.Dialect == YDB {
-		return newYDBExecutor(ctx, cfg)
-	}
-	return newPgwireExecutor(ctx, cfg)
-}
 
 // pgwireExecutor runs the transactions over pgx for PostgreSQL and CockroachDB. Each read-write
 // transaction is one pipelined batch (BEGIN … COMMIT in one round trip) except New-Order, which
@@ -72,12 +23,14 @@ func NewExecutor(ctx context.Context, cfg ExecutorConfig) (Executor, error) {
 type pgwireExecutor struct {
 	pool      *pgxpool.Pool
 	sql       pgwireStatements
-	retry     RetryPolicy
+	retry     tpcc.RetryPolicy
 	isolation isolation.Level
 }
 
-func newPgwireExecutor(ctx context.Context, cfg ExecutorConfig) (*pgwireExecutor, error) {
-	statements, err := newPgwireStatements(cfg.Dialect, cfg.Isolation)
+// NewExecutor connects the executor's pool (cfg validated by the core's NewExecutor) and checks
+// that the server runs the isolation level asked for.
+func (f *Flavour) NewExecutor(ctx context.Context, cfg tpcc.ExecutorConfig) (tpcc.Executor, error) {
+	statements, err := newPgwireStatements(f, cfg.Isolation)
 	if err != nil {
 		return nil, err
 	}
@@ -89,21 +42,21 @@ func newPgwireExecutor(ctx context.Context, cfg ExecutorConfig) (*pgwireExecutor
 	poolCfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
 	// Order-Status and Stock-Level are single statements in implicit transactions: they run at
 	// the session's default level, set to the run's on every connection.
-	setDefault := pgwire.SetDefault(cfg.Isolation)
+	setDefault := SetDefault(cfg.Isolation)
 	poolCfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
 		_, err := conn.Exec(ctx, setDefault)
 		return err
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
 	if err != nil {
-		return nil, fmt.Errorf("executor: connect to %s: %w", cfg.Dialect, err)
+		return nil, fmt.Errorf("executor: connect to %s: %w", f.name, err)
 	}
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("executor: connect to %s: %w", cfg.Dialect, err)
+		return nil, fmt.Errorf("executor: connect to %s: %w", f.name, err)
 	}
-	err = pgwire.Verify(ctx, conn.Conn(), cfg.Isolation, cfg.Dialect == Cockroach)
+	err = Verify(ctx, conn.Conn(), cfg.Isolation, f.clusterSettings)
 	conn.Release()
 	if err != nil {
 		pool.Close()
@@ -131,7 +84,7 @@ func (e *pgwireExecutor) run(ctx context.Context, fn func(ctx context.Context, c
 		defer conn.Release()
 		err = fn(ctx, conn.Conn())
 		if err != nil && ctx.Err() == nil && pgconn.SafeToRetry(err) {
-			var unknown *CommitUnknownError
+			var unknown *tpcc.CommitUnknownError
 			if !errors.As(err, &unknown) {
 				err = &connectionLostError{err: err}
 			}
@@ -161,7 +114,7 @@ func cents(c int64) pgtype.Numeric {
 // stockLockOrder returns the indexes of lines in the order their stock rows are updated: by
 // supply warehouse, then item. Every New-Order locking stock in this one order keeps two of
 // them from waiting on each other (a deadlock costs a second of deadlock_timeout, then a retry).
-func stockLockOrder(lines []NewOrderLine) []int {
+func stockLockOrder(lines []tpcc.NewOrderLine) []int {
 	order := make([]int, len(lines))
 	for i := range order {
 		order[i] = i
@@ -180,11 +133,11 @@ type orderedItem struct {
 	data       string
 }
 
-func (e *pgwireExecutor) NewOrder(ctx context.Context, in *NewOrderInput) (NewOrderResult, error) {
-	if err := in.validate(); err != nil {
-		return NewOrderResult{}, err
+func (e *pgwireExecutor) NewOrder(ctx context.Context, in *tpcc.NewOrderInput) (tpcc.NewOrderResult, error) {
+	if err := in.Validate(); err != nil {
+		return tpcc.NewOrderResult{}, err
 	}
-	var res NewOrderResult
+	var res tpcc.NewOrderResult
 	retries, err := e.run(ctx, func(ctx context.Context, conn *pgx.Conn) error {
 		var err error
 		res, err = e.newOrderAttempt(ctx, conn, in)
@@ -192,22 +145,68 @@ func (e *pgwireExecutor) NewOrder(ctx context.Context, in *NewOrderInput) (NewOr
 	})
 	res.Retries = retries
 	if err != nil {
-		var unknown *CommitUnknownError
+		var unknown *tpcc.CommitUnknownError
 		res.CommitUnknown = errors.As(err, &unknown)
 		return res, fmt.Errorf("new-order: %w", err)
 	}
 	return res, nil
 }
 
-func (e *pgwireExecutor) newOrderAttempt(ctx context.Context, conn *pgx.Conn, in *NewOrderInput) (NewOrderResult, error) {
-	res := NewOrderResult{Lines: len(in.Lines), RemoteLines: in.RemoteLines()}
+// newOrderRead is what New-Order's first round trip read: the district, warehouse and customer
+// rows, the items that exist, and the stock rows it updated.
+type newOrderRead struct {
+	districtTax, warehouseTax, discount float64
+	orderID                             int
+	customerLast, customerCredit        string
+	items                               map[int]orderedItem
+	distInfo                            []string
+	noStock                             []int // lines whose stock row does not exist
+	brandLines                          int
+}
+
+func (e *pgwireExecutor) newOrderAttempt(ctx context.Context, conn *pgx.Conn, in *tpcc.NewOrderInput) (tpcc.NewOrderResult, error) {
+	res := tpcc.NewOrderResult{Lines: len(in.Lines), RemoteLines: in.RemoteLines()}
+	rd, err := e.newOrderFirstTrip(ctx, conn, in)
+	if err != nil {
+		return res, classifyBeforeCommit(ctx, err)
+	}
+
+	for _, l := range in.Lines {
+		if _, ok := rd.items[l.ItemID]; !ok {
+			// Clause 2.4.2.3: an unused item rolls the transaction back; the terminal counts it.
+			if _, err := conn.Exec(ctx, "ROLLBACK"); err != nil {
+				return res, fmt.Errorf("rollback after unused item %d: %w", l.ItemID, err)
+			}
+			res.RolledBack = true
+			return res, nil
+		}
+	}
+
+	if len(rd.noStock) > 0 {
+		l := in.Lines[rd.noStock[0]]
+		return res, fmt.Errorf("stock %d/%d not found", l.SupplyWarehouseID, l.ItemID)
+	}
+
+	totalCents, err := e.newOrderSecondTrip(ctx, conn, in, rd)
+	if err != nil {
+		// The batch carries COMMIT: a connection that broke (or a context that ended) while it
+		// was in flight leaves the order's fate unknown; a server error means it rolled back.
+		return res, classifyCommit(err)
+	}
+	res.OrderID = rd.orderID
+	res.BrandLines = rd.brandLines
+	res.TotalAmount = tpcc.OrderTotal(totalCents, rd.discount, rd.warehouseTax, rd.districtTax)
+	return res, nil
+}
+
+// newOrderFirstTrip sends everything up to the item check, inside the transaction: the stock
+// rows are updated in stockLockOrder.
+func (e *pgwireExecutor) newOrderFirstTrip(ctx context.Context, conn *pgx.Conn, in *tpcc.NewOrderInput) (*newOrderRead, error) {
 	itemIDs := make([]int32, len(in.Lines))
 	for i, l := range in.Lines {
 		itemIDs[i] = int32(l.ItemID)
 	}
 	lockOrder := stockLockOrder(in.Lines)
-
-	// Round trip 1: everything up to the item check, inside the transaction.
 	b := &pgx.Batch{}
 	b.Queue(e.sql.begin)
 	b.Queue(e.sql.newOrderDistrict, in.WarehouseID, in.DistrictID)
@@ -222,105 +221,87 @@ func (e *pgwireExecutor) newOrderAttempt(ctx context.Context, conn *pgx.Conn, in
 		}
 		b.Queue(e.sql.newOrderStock, l.SupplyWarehouseID, l.ItemID, l.Quantity, remote, in.DistrictID)
 	}
-	var (
-		districtTax, warehouseTax, discount float64
-		orderID                             int
-		customerLast, customerCredit        string
-		items                               = make(map[int]orderedItem, len(in.Lines))
-		distInfo                            = make([]string, len(in.Lines))
-		noStock                             []int // lines whose stock row does not exist
-		brandLines                          int
-	)
+	rd := &newOrderRead{items: make(map[int]orderedItem, len(in.Lines)), distInfo: make([]string, len(in.Lines))}
 	err := sendBatch(ctx, conn, b, func(br pgx.BatchResults) error {
 		if _, err := br.Exec(); err != nil {
 			return err
 		}
-		if err := br.QueryRow().Scan(&districtTax, &orderID); err != nil {
+		if err := br.QueryRow().Scan(&rd.districtTax, &rd.orderID); err != nil {
 			return fmt.Errorf("district %d/%d: %w", in.WarehouseID, in.DistrictID, err)
 		}
-		if err := br.QueryRow().Scan(&warehouseTax); err != nil {
+		if err := br.QueryRow().Scan(&rd.warehouseTax); err != nil {
 			return fmt.Errorf("warehouse %d: %w", in.WarehouseID, err)
 		}
-		if err := br.QueryRow().Scan(&discount, &customerLast, &customerCredit); err != nil {
+		if err := br.QueryRow().Scan(&rd.discount, &rd.customerLast, &rd.customerCredit); err != nil {
 			return fmt.Errorf("customer %d/%d/%d: %w", in.WarehouseID, in.DistrictID, in.CustomerID, err)
 		}
-		rows, err := br.Query()
-		if err != nil {
+		if err := readItems(br, rd.items); err != nil {
 			return err
 		}
-		for rows.Next() {
-			var id int
-			var it orderedItem
-			var name string
-			if err := rows.Scan(&id, &it.priceCents, &name, &it.data); err != nil {
-				rows.Close()
-				return err
-			}
-			items[id] = it
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for _, i := range lockOrder {
-			var quantity int
-			var stockData string
-			err := br.QueryRow().Scan(&quantity, &stockData, &distInfo[i])
-			if errors.Is(err, pgx.ErrNoRows) {
-				// The unused item has no stock row (the item check below rolls back); any other
-				// item without one is a data error, reported after that check.
-				noStock = append(noStock, i)
-				continue
-			}
-			if err != nil {
-				return fmt.Errorf("stock %d/%d: %w", in.Lines[i].SupplyWarehouseID, in.Lines[i].ItemID, err)
-			}
-			if it, ok := items[in.Lines[i].ItemID]; ok && isBrand(it.data, stockData) {
-				brandLines++
-			}
-		}
-		return nil
+		return rd.readStock(br, in, lockOrder)
 	})
-	if err != nil {
-		return res, classifyBeforeCommit(ctx, err)
-	}
+	return rd, err
+}
 
-	for _, l := range in.Lines {
-		if _, ok := items[l.ItemID]; !ok {
-			// Clause 2.4.2.3: an unused item rolls the transaction back; the terminal counts it.
-			if _, err := conn.Exec(ctx, "ROLLBACK"); err != nil {
-				return res, fmt.Errorf("rollback after unused item %d: %w", l.ItemID, err)
-			}
-			res.RolledBack = true
-			return res, nil
+// readItems reads the rows of the items that exist.
+func readItems(br pgx.BatchResults, items map[int]orderedItem) error {
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var id int
+		var it orderedItem
+		var name string
+		if err := rows.Scan(&id, &it.priceCents, &name, &it.data); err != nil {
+			rows.Close()
+			return err
+		}
+		items[id] = it
+	}
+	return rows.Err()
+}
+
+// readStock reads the updated stock rows, in lockOrder, and counts the brand-generic lines.
+func (rd *newOrderRead) readStock(br pgx.BatchResults, in *tpcc.NewOrderInput, lockOrder []int) error {
+	for _, i := range lockOrder {
+		var quantity int
+		var stockData string
+		err := br.QueryRow().Scan(&quantity, &stockData, &rd.distInfo[i])
+		if errors.Is(err, pgx.ErrNoRows) {
+			// The unused item has no stock row (the item check rolls back); any other item
+			// without one is a data error, reported after that check.
+			rd.noStock = append(rd.noStock, i)
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("stock %d/%d: %w", in.Lines[i].SupplyWarehouseID, in.Lines[i].ItemID, err)
+		}
+		if it, ok := rd.items[in.Lines[i].ItemID]; ok && tpcc.IsBrandGeneric(it.data, stockData) {
+			rd.brandLines++
 		}
 	}
+	return nil
+}
 
-	if len(noStock) > 0 {
-		l := in.Lines[noStock[0]]
-		return res, fmt.Errorf("stock %d/%d not found", l.SupplyWarehouseID, l.ItemID)
-	}
-
-	// Round trip 2: the order, its lines, commit.
+// newOrderSecondTrip sends the order, its lines and COMMIT, and returns Σ OL_AMOUNT in cents.
+func (e *pgwireExecutor) newOrderSecondTrip(ctx context.Context, conn *pgx.Conn, in *tpcc.NewOrderInput, rd *newOrderRead) (int64, error) {
 	n := len(in.Lines)
 	numbers, lineItems, supplies, quantities := make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
 	amounts := make([]pgtype.Numeric, n)
 	var totalCents int64
 	for i, l := range in.Lines {
-		amount := int64(l.Quantity) * items[l.ItemID].priceCents
+		amount := tpcc.LineAmountCents(l.Quantity, rd.items[l.ItemID].priceCents)
 		totalCents += amount
 		numbers[i], lineItems[i], supplies[i], quantities[i] = int32(i+1), int32(l.ItemID), int32(l.SupplyWarehouseID), int32(l.Quantity)
 		amounts[i] = cents(amount)
 	}
-	allLocal := 0
-	if in.AllLocal() {
-		allLocal = 1
-	}
-	b = &pgx.Batch{}
-	b.Queue(e.sql.newOrderOrder, orderID, in.DistrictID, in.WarehouseID, in.CustomerID, n, allLocal)
-	b.Queue(e.sql.newOrderNewOrder, orderID, in.DistrictID, in.WarehouseID)
-	b.Queue(e.sql.newOrderLines, orderID, in.DistrictID, in.WarehouseID, numbers, lineItems, supplies, quantities, amounts, distInfo)
+	b := &pgx.Batch{}
+	b.Queue(e.sql.newOrderOrder, rd.orderID, in.DistrictID, in.WarehouseID, in.CustomerID, n, in.AllLocalFlag())
+	b.Queue(e.sql.newOrderNewOrder, rd.orderID, in.DistrictID, in.WarehouseID)
+	b.Queue(e.sql.newOrderLines, rd.orderID, in.DistrictID, in.WarehouseID, numbers, lineItems, supplies, quantities, amounts, rd.distInfo)
 	b.Queue("COMMIT")
-	err = sendBatch(ctx, conn, b, func(br pgx.BatchResults) error {
+	err := sendBatch(ctx, conn, b, func(br pgx.BatchResults) error {
 		for range b.Len() {
 			if _, err := br.Exec(); err != nil {
 				return err
@@ -328,28 +309,14 @@ func (e *pgwireExecutor) newOrderAttempt(ctx context.Context, conn *pgx.Conn, in
 		}
 		return nil
 	})
-	if err != nil {
-		// The batch carries COMMIT: a connection that broke (or a context that ended) while it
-		// was in flight leaves the order's fate unknown; a server error means it rolled back.
-		return res, classifyCommit(err)
-	}
-	res.OrderID = orderID
-	res.BrandLines = brandLines
-	res.TotalAmount = float64(totalCents) / 100 * (1 - discount) * (1 + warehouseTax + districtTax)
-	return res, nil
+	return totalCents, err
 }
 
-// isBrand is the brand-generic rule of Clause 2.4.2.2: "B" when both I_DATA and S_DATA hold
-// "ORIGINAL".
-func isBrand(itemData, stockData string) bool {
-	return strings.Contains(itemData, "ORIGINAL") && strings.Contains(stockData, "ORIGINAL")
-}
-
-func (e *pgwireExecutor) Payment(ctx context.Context, in *PaymentInput) (PaymentResult, error) {
-	if err := in.validate(); err != nil {
-		return PaymentResult{}, err
+func (e *pgwireExecutor) Payment(ctx context.Context, in *tpcc.PaymentInput) (tpcc.PaymentResult, error) {
+	if err := in.Validate(); err != nil {
+		return tpcc.PaymentResult{}, err
 	}
-	res := PaymentResult{RemoteCustomer: in.RemoteCustomer(), ByLastName: in.Customer.ByLastName}
+	res := tpcc.PaymentResult{RemoteCustomer: in.RemoteCustomer(), ByLastName: in.Customer.ByLastName}
 	amount := cents(in.AmountCents)
 	customerSQL, customerArg := e.sql.paymentCustomerByID, any(in.Customer.ID)
 	if in.Customer.ByLastName {
@@ -377,7 +344,7 @@ func (e *pgwireExecutor) Payment(ctx context.Context, in *PaymentInput) (Payment
 			if err := br.QueryRow().Scan(c.fields()...); err != nil {
 				return customerError(err, in.CustomerWarehouseID, in.CustomerDistrictID, in.Customer)
 			}
-			res.CustomerID, res.BadCredit = c.id, c.credit == "BC"
+			res.CustomerID, res.BadCredit = c.id, c.credit == tpcc.BadCredit
 			_, err := br.Exec()
 			return err
 		})
@@ -405,26 +372,19 @@ func (c *paidCustomer) fields() []any {
 
 // customerError turns "no row" and the Payment guard's NOT NULL violation into
 // ErrCustomerNotFound naming the selector.
-func customerError(err error, w, d int, sel CustomerSelector) error {
+func customerError(err error, w, d int, sel tpcc.CustomerSelector) error {
 	var pgErr *pgconn.PgError
 	if errors.Is(err, pgx.ErrNoRows) || (errors.As(err, &pgErr) && pgErr.Code == "23502" && pgErr.ColumnName == "h_c_id") {
-		return fmt.Errorf("%w: %s", ErrCustomerNotFound, describeCustomer(w, d, sel))
+		return tpcc.CustomerNotFound(w, d, sel)
 	}
-	return fmt.Errorf("%s: %w", describeCustomer(w, d, sel), err)
+	return fmt.Errorf("%s: %w", tpcc.DescribeCustomer(w, d, sel), err)
 }
 
-func describeCustomer(w, d int, sel CustomerSelector) string {
-	if sel.ByLastName {
-		return fmt.Sprintf("customer W %d D %d C_LAST %q", w, d, sel.LastName)
+func (e *pgwireExecutor) OrderStatus(ctx context.Context, in *tpcc.OrderStatusInput) (tpcc.OrderStatusResult, error) {
+	if err := in.Validate(); err != nil {
+		return tpcc.OrderStatusResult{}, err
 	}
-	return fmt.Sprintf("customer W %d D %d C_ID %d", w, d, sel.ID)
-}
-
-func (e *pgwireExecutor) OrderStatus(ctx context.Context, in *OrderStatusInput) (OrderStatusResult, error) {
-	if err := in.validate(); err != nil {
-		return OrderStatusResult{}, err
-	}
-	res := OrderStatusResult{ByLastName: in.Customer.ByLastName}
+	res := tpcc.OrderStatusResult{ByLastName: in.Customer.ByLastName}
 	query, arg := e.sql.orderStatusByID, any(in.Customer.ID)
 	if in.Customer.ByLastName {
 		query, arg = e.sql.orderStatusByName, in.Customer.LastName
@@ -453,7 +413,7 @@ func (e *pgwireExecutor) OrderStatus(ctx context.Context, in *OrderStatusInput) 
 			return err
 		}
 		if res.CustomerID == 0 {
-			return fmt.Errorf("%w: %s", ErrCustomerNotFound, describeCustomer(in.WarehouseID, in.DistrictID, in.Customer))
+			return tpcc.CustomerNotFound(in.WarehouseID, in.DistrictID, in.Customer)
 		}
 		return nil
 	})
@@ -481,16 +441,16 @@ func (r *orderStatusRow) fields() []any {
 		&r.itemID, &r.supplyW, &r.quantity, &r.amount, &r.deliveryDate}
 }
 
-func (e *pgwireExecutor) Delivery(ctx context.Context, in *DeliveryInput) (DeliveryResult, error) {
-	if err := in.validate(); err != nil {
-		return DeliveryResult{}, err
+func (e *pgwireExecutor) Delivery(ctx context.Context, in *tpcc.DeliveryInput) (tpcc.DeliveryResult, error) {
+	if err := in.Validate(); err != nil {
+		return tpcc.DeliveryResult{}, err
 	}
-	var res DeliveryResult
+	var res tpcc.DeliveryResult
 	retries, err := e.run(ctx, func(ctx context.Context, conn *pgx.Conn) error {
 		res.Delivered, res.Skipped = 0, 0
 		b := &pgx.Batch{}
 		b.Queue(e.sql.begin)
-		for d := 1; d <= DistrictsPerWarehouse; d++ {
+		for d := 1; d <= tpcc.DistrictsPerWarehouse; d++ {
 			b.Queue(e.sql.deliveryDistrict, in.WarehouseID, d, in.CarrierID)
 		}
 		b.Queue("COMMIT")
@@ -498,7 +458,7 @@ func (e *pgwireExecutor) Delivery(ctx context.Context, in *DeliveryInput) (Deliv
 			if _, err := br.Exec(); err != nil {
 				return err
 			}
-			for d := 1; d <= DistrictsPerWarehouse; d++ {
+			for d := 1; d <= tpcc.DistrictsPerWarehouse; d++ {
 				var orderID int
 				err := br.QueryRow().Scan(&orderID)
 				switch {
@@ -521,11 +481,11 @@ func (e *pgwireExecutor) Delivery(ctx context.Context, in *DeliveryInput) (Deliv
 	return res, nil
 }
 
-func (e *pgwireExecutor) StockLevel(ctx context.Context, in *StockLevelInput) (StockLevelResult, error) {
-	if err := in.validate(); err != nil {
-		return StockLevelResult{}, err
+func (e *pgwireExecutor) StockLevel(ctx context.Context, in *tpcc.StockLevelInput) (tpcc.StockLevelResult, error) {
+	if err := in.Validate(); err != nil {
+		return tpcc.StockLevelResult{}, err
 	}
-	var res StockLevelResult
+	var res tpcc.StockLevelResult
 	retries, err := e.run(ctx, func(ctx context.Context, conn *pgx.Conn) error {
 		return conn.QueryRow(ctx, e.sql.stockLevel, in.WarehouseID, in.DistrictID, in.Threshold).Scan(&res.LowStock)
 	})

@@ -1,9 +1,10 @@
-package tpcc
+package ydb
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"io"
 	"time"
 
@@ -39,7 +40,7 @@ type ydbRaw struct {
 // telemetry. The cumulative counters restart with a partition's tablet: a sum that went back
 // counts as 0 for that interval.
 func ydbTelemetry(prev, cur *ydbRaw) *snapshot.Telemetry {
-	t := &snapshot.Telemetry{SampledAt: cur.at, Engine: string(YDB)}
+	t := &snapshot.Telemetry{SampledAt: cur.at, Engine: name}
 	var size, tx, broken, overload int64
 	for _, r := range cur.nodes {
 		parts, cores, used := int64(r.partitions), r.cpuCores, int64(r.dataSize+r.indexSize)
@@ -59,8 +60,8 @@ func ydbTelemetry(prev, cur *ydbRaw) *snapshot.Telemetry {
 		pbroken += int64(r.locksBroken)
 		poverload += int64(r.overload)
 	}
-	t.CommitsPerSecond = perSecond(ptx, tx, cur.at.Sub(prev.at))
-	b, o := delta(pbroken, broken), delta(poverload, overload)
+	t.CommitsPerSecond = tpcc.PerSecond(ptx, tx, cur.at.Sub(prev.at))
+	b, o := tpcc.Delta(pbroken, broken), tpcc.Delta(poverload, overload)
 	t.LocksBroken, t.Overloaded = &b, &o
 	return t
 }
@@ -90,7 +91,7 @@ func (y *ydbTelemetrySampler) Settings(context.Context, []string) (map[string]st
 func (y *ydbTelemetrySampler) Sample(ctx context.Context) *snapshot.Telemetry {
 	cur, err := y.read(ctx)
 	if err != nil {
-		return failedSample(YDB, time.Now(), err)
+		return tpcc.FailedSample(name, time.Now(), err)
 	}
 	t := ydbTelemetry(y.prev, cur)
 	y.prev = cur

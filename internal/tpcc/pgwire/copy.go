@@ -1,6 +1,7 @@
-package tpcc
+package pgwire
 
 import (
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"io"
 	"strconv"
 	"sync/atomic"
@@ -13,47 +14,25 @@ const CopyTimestampLayout = "2006-01-02 15:04:05.000000"
 // AppendCopyRow appends row as one line of PostgreSQL's COPY text format: tab-separated, \N for
 // NULL, newline-terminated. Generated text is letters and digits only, so nothing is escaped.
 // ts is the load time already formatted with CopyTimestampLayout.
-func AppendCopyRow(dst []byte, t Table, row []Value, ts []byte) []byte {
+func AppendCopyRow(dst []byte, t tpcc.Table, row []tpcc.Value, ts []byte) []byte {
 	for i, v := range row {
 		if i > 0 {
 			dst = append(dst, '\t')
 		}
 		switch v.Kind {
-		case ValueInt:
+		case tpcc.ValueInt:
 			dst = strconv.AppendInt(dst, v.Int, 10)
-		case ValueDecimal:
-			dst = AppendDecimal(dst, v.Int, t.Columns[i].Type.Scale)
-		case ValueText:
+		case tpcc.ValueDecimal:
+			dst = tpcc.AppendDecimal(dst, v.Int, t.Columns[i].Type.Scale)
+		case tpcc.ValueText:
 			dst = append(dst, v.Text...)
-		case ValueTimestamp:
+		case tpcc.ValueTimestamp:
 			dst = append(dst, ts...)
-		case ValueNull:
+		case tpcc.ValueNull:
 			dst = append(dst, '\\', 'N')
 		}
 	}
 	return append(dst, '\n')
-}
-
-// AppendDecimal appends units × 10^-scale in plain decimal notation, e.g. (-1000, 2) → "-10.00".
-func AppendDecimal(dst []byte, units int64, scale int) []byte {
-	if scale == 0 {
-		return strconv.AppendInt(dst, units, 10)
-	}
-	if units < 0 {
-		dst = append(dst, '-')
-		units = -units
-	}
-	var pow int64 = 1
-	for i := 0; i < scale; i++ {
-		pow *= 10
-	}
-	dst = strconv.AppendInt(dst, units/pow, 10)
-	dst = append(dst, '.')
-	frac := units % pow
-	for p := pow / 10; p > 1 && frac < p; p /= 10 {
-		dst = append(dst, '0')
-	}
-	return strconv.AppendInt(dst, frac, 10)
 }
 
 // CopyFormat is the COPY data format a load streams.
@@ -70,10 +49,10 @@ const (
 // copyReader streams a RowSource in a COPY format: each Read generates rows straight into the
 // caller's buffer (through a small carry-over for a row that does not fit).
 type copyReader struct {
-	src      RowSource
-	table    Table
+	src      tpcc.RowSource
+	table    tpcc.Table
 	format   CopyFormat
-	row      []Value
+	row      []tpcc.Value
 	ts       []byte // text: the load time formatted with CopyTimestampLayout
 	tsMicros int64  // binary: the load time in PostgreSQL's microseconds since 2000-01-01
 	carry    []byte // backing store of pend
@@ -86,10 +65,10 @@ type copyReader struct {
 
 // NewCopyReaderFormat returns an io.Reader of src's rows in the given COPY format; now is the
 // load time.
-func NewCopyReaderFormat(src RowSource, now time.Time, format CopyFormat) *copyReader {
+func NewCopyReaderFormat(src tpcc.RowSource, now time.Time, format CopyFormat) *copyReader {
 	t := src.Table()
 	return &copyReader{
-		src: src, table: t, format: format, row: make([]Value, len(t.Columns)),
+		src: src, table: t, format: format, row: make([]tpcc.Value, len(t.Columns)),
 		ts:       now.UTC().AppendFormat(nil, CopyTimestampLayout),
 		tsMicros: PostgresMicros(now),
 		carry:    make([]byte, 0, 4096),

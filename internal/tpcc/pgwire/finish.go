@@ -1,9 +1,10 @@
-package tpcc
+package pgwire
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"sort"
 	"strings"
 	"sync"
@@ -13,30 +14,23 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// Finish completes a load once every warehouse 1..warehouses is done: the late primary keys
-// (PostgreSQL), the secondary indexes and fresh planner statistics, with vacuum also a VACUUM of
-// every table once all of that is done (PostgreSQL). It is idempotent and safe to run
-// from several loaders at once (PostgreSQL: under the schema advisory lock; CockroachDB:
-// IF NOT EXISTS), so the last pod of an Indexed Job, or a final `tpcc load` over the whole range,
-// can run it.
-func Finish(ctx context.Context, pool *pgxpool.Pool, d Dialect, warehouses, threads int, vacuum bool) error {
-	states, err := WarehouseStates(ctx, pool)
-	if err != nil {
-		return err
-	}
-	if missing := MissingWarehouses(states, 1, warehouses); len(missing) > 0 {
-		return fmt.Errorf("finish: warehouses %s of 1..%d are not loaded yet", FormatRanges(missing), warehouses)
-	}
-	return withSchemaLock(ctx, pool, d, func(conn *pgxpool.Conn) error {
+// finish completes a load once every warehouse is done (the core's load checks): the late primary
+// keys (keysAfterLoad), the secondary indexes and fresh planner statistics (analyzeAfterLoad),
+// with vacuum also a VACUUM of every table once all of that is done (VacuumAfterLoad), then a
+// CHECKPOINT (checkpointAfterLoad). It is idempotent and safe to run from several loaders at once
+// (under the schema advisory lock, or with IF NOT EXISTS), so the last pod of an Indexed Job, or a
+// final `tpcc load` over the whole range, can run it.
+func (f *Flavour) finish(ctx context.Context, pool *pgxpool.Pool, threads int, vacuum bool) error {
+	return f.withSchemaLock(ctx, pool, func(conn *pgxpool.Conn) error {
 		var finished bool
-		if err := conn.QueryRow(ctx, "SELECT finished FROM "+MetaTable+" WHERE id = 1").Scan(&finished); err != nil {
-			return fmt.Errorf("read %s: %w", MetaTable, err)
+		if err := conn.QueryRow(ctx, "SELECT finished FROM "+tpcc.MetaTable+" WHERE id = 1").Scan(&finished); err != nil {
+			return fmt.Errorf("read %s: %w", tpcc.MetaTable, err)
 		}
 		if finished {
 			return nil
 		}
 		var stmts []finishStatement
-		for _, pk := range PrimaryKeyDDL(d) {
+		for _, pk := range f.PrimaryKeyDDL() {
 			var exists bool
 			if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = $1)", pk.Constraint).Scan(&exists); err != nil {
 				return fmt.Errorf("look up %s: %w", pk.Constraint, err)
@@ -45,26 +39,26 @@ func Finish(ctx context.Context, pool *pgxpool.Pool, d Dialect, warehouses, thre
 				stmts = append(stmts, finishStatement{table: pk.Table, sql: pk.SQL})
 			}
 		}
-		for i, sql := range SecondaryIndexDDL(d) {
-			stmts = append(stmts, finishStatement{table: SecondaryIndexes[i].Table, sql: sql})
+		for i, sql := range SecondaryIndexDDL() {
+			stmts = append(stmts, finishStatement{table: tpcc.SecondaryIndexes[i].Table, sql: sql})
 		}
-		if d == Postgres { // CockroachDB collects statistics by itself after bulk writes
-			for _, t := range Tables {
+		if f.analyzeAfterLoad { // CockroachDB collects statistics by itself after bulk writes
+			for _, t := range tpcc.Tables {
 				stmts = append(stmts, finishStatement{table: t.Name, sql: "ANALYZE " + t.Name})
 			}
 		}
 		if err := execChains(ctx, pool, finishChains(stmts), threads); err != nil {
 			return err
 		}
-		if d == Postgres && vacuum {
+		if f.caps.VacuumAfterLoad && vacuum {
 			if err := vacuumTables(ctx, pool, conn, threads); err != nil {
 				return err
 			}
 		}
-		if _, err := conn.Exec(ctx, "UPDATE "+MetaTable+" SET finished = true WHERE id = 1"); err != nil {
+		if _, err := conn.Exec(ctx, "UPDATE "+tpcc.MetaTable+" SET finished = true WHERE id = 1"); err != nil {
 			return err
 		}
-		if d == Postgres {
+		if f.checkpointAfterLoad {
 			return checkpoint(ctx, conn)
 		}
 		return nil
@@ -95,8 +89,8 @@ type finishStatement struct{ table, sql string }
 // finishTableWeight approximates each table's rows per warehouse, so the longest chains start
 // first and the parallel finish is not left waiting on one big index build at the end.
 var finishTableWeight = map[string]int{
-	OrderLineTable.Name: 300_000, StockTable.Name: 100_000, CustomerTable.Name: 90_000, // customer rows are wide
-	ItemTable.Name: 30_000, OrdersTable.Name: 30_000, HistoryTable.Name: 30_000, NewOrderTable.Name: 9_000,
+	tpcc.OrderLineTable.Name: 300_000, tpcc.StockTable.Name: 100_000, tpcc.CustomerTable.Name: 90_000, // customer rows are wide
+	tpcc.ItemTable.Name: 30_000, tpcc.OrdersTable.Name: 30_000, tpcc.HistoryTable.Name: 30_000, tpcc.NewOrderTable.Name: 9_000,
 }
 
 // finishChains groups the statements by table, keeping their given order (keys, then indexes,
@@ -142,8 +136,8 @@ func finishChains(stmts []finishStatement) [][]string {
 // one connection, which skips the pages already done.
 func vacuumTables(ctx context.Context, pool *pgxpool.Pool, conn *pgxpool.Conn, threads int) error {
 	var stmts []finishStatement
-	names := make([]string, len(Tables))
-	for i, t := range Tables {
+	names := make([]string, len(tpcc.Tables))
+	for i, t := range tpcc.Tables {
 		names[i] = t.Name
 		stmts = append(stmts, finishStatement{table: t.Name, sql: "VACUUM " + t.Name})
 	}

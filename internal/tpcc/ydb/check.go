@@ -1,9 +1,10 @@
-package tpcc
+package ydb
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"io"
 	"math/big"
 	"strings"
@@ -20,7 +21,7 @@ import (
 // one text to serve both.
 type ydbCheck struct{ db *ydb.Driver }
 
-func openYDBCheck(ctx context.Context, o CheckOptions) (*ydbCheck, error) {
+func openYDBCheck(ctx context.Context, o tpcc.CheckOptions) (tpcc.CheckBackend, error) {
 	db, err := openYDB(ctx, o.URL)
 	if err != nil {
 		return nil, err
@@ -28,13 +29,13 @@ func openYDBCheck(ctx context.Context, o CheckOptions) (*ydbCheck, error) {
 	return &ydbCheck{db: db}, nil
 }
 
-func (y *ydbCheck) close() { _ = y.db.Close(context.Background()) }
+func (y *ydbCheck) Close() { _ = y.db.Close(context.Background()) }
 
-func (y *ydbCheck) warehouseStates(ctx context.Context) (map[int]string, error) {
+func (y *ydbCheck) WarehouseStates(ctx context.Context) (map[int]string, error) {
 	return ydbWarehouseStates(ctx, y.db)
 }
 
-func (y *ydbCheck) checkItems(ctx context.Context) (bool, string, error) {
+func (y *ydbCheck) CheckItems(ctx context.Context) (bool, string, error) {
 	row, err := y.db.Query().QueryRow(ctx, ydbItemCountYQL)
 	if err != nil {
 		return false, "", fmt.Errorf("count item: %w", err)
@@ -44,10 +45,10 @@ func (y *ydbCheck) checkItems(ctx context.Context) (bool, string, error) {
 	if err := row.Scan(&n, &lo, &hi); err != nil {
 		return false, "", fmt.Errorf("count item: %w", err)
 	}
-	return itemsVerdict(int64(n), int64(deref(lo)), int64(deref(hi)))
+	return tpcc.ItemsVerdict(int64(n), int64(deref(lo)), int64(deref(hi)))
 }
 
-const ydbWarehouseStatesYQL = "SELECT w_id, state FROM `" + WarehouseLoadTable + "`"
+const ydbWarehouseStatesYQL = "SELECT w_id, state FROM `" + tpcc.WarehouseLoadTable + "`"
 
 const ydbItemCountYQL = "SELECT COUNT(*) AS n, MIN(i_id) AS lo, MAX(i_id) AS hi FROM `" + "item" + "`"
 
@@ -58,7 +59,7 @@ func deref(p *int32) int32 {
 	return *p
 }
 
-func (y *ydbCheck) checkChunk(ctx context.Context, results []CheckResult, from, to int) ([]chunkFinding, error) {
+func (y *ydbCheck) CheckChunk(ctx context.Context, results []tpcc.CheckResult, from, to int) ([]tpcc.ChunkFinding, error) {
 	snapshot := func(ctx context.Context, f func(context.Context, checkScan) error) error {
 		return y.db.Query().DoTx(ctx, func(ctx context.Context, tx query.TxActor) error {
 			return f(ctx, func(ctx context.Context, r checkRead, from, to int, row func([]checkValue) error) error {
@@ -90,13 +91,13 @@ func ydbScan(ctx context.Context, tx query.TxActor, r checkRead, from, to int, r
 	for i, name := range r.columns {
 		c := r.column(name)
 		switch {
-		case c.Type.Kind == KindInt && isKeyColumn(r.table, name):
+		case c.Type.Kind == tpcc.KindInt && tpcc.IsKeyColumn(r.table, name):
 			dst[i] = new(int32)
-		case c.Type.Kind == KindInt:
+		case c.Type.Kind == tpcc.KindInt:
 			dst[i] = new(*int32)
-		case c.Type.Kind == KindDecimal:
+		case c.Type.Kind == tpcc.KindDecimal:
 			dst[i] = new(*types.Decimal)
-		case c.Type.Kind == KindTimestamp:
+		case c.Type.Kind == tpcc.KindTimestamp:
 			dst[i] = new(*time.Time)
 		default:
 			return fmt.Errorf("tpcc: check reads no %s column (%s)", r.table.Name, name)
@@ -173,7 +174,7 @@ func DecimalCents(units *big.Int, scale int) (int64, error) {
 func ydbWarehouseStates(ctx context.Context, db *ydb.Driver) (map[int]string, error) {
 	rs, err := db.Query().QueryResultSet(ctx, ydbWarehouseStatesYQL)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", WarehouseLoadTable, err)
+		return nil, fmt.Errorf("read %s: %w", tpcc.WarehouseLoadTable, err)
 	}
 	defer rs.Close(ctx) //nolint:errcheck
 	states := map[int]string{}

@@ -1,7 +1,8 @@
-package tpcc
+package pgwire
 
 import (
 	"encoding/binary"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"time"
 )
 
@@ -21,25 +22,25 @@ func PostgresMicros(t time.Time) int64 {
 // count, then per field a 32-bit length (-1 for NULL) and the value in the column type's binary
 // send format (int4, numeric, varchar/bpchar bytes, timestamp). ts is the load time in
 // PostgresMicros.
-func AppendBinaryCopyRow(dst []byte, t Table, row []Value, ts int64) []byte {
+func AppendBinaryCopyRow(dst []byte, t tpcc.Table, row []tpcc.Value, ts int64) []byte {
 	dst = binary.BigEndian.AppendUint16(dst, uint16(len(row)))
 	for i, v := range row {
 		switch v.Kind {
-		case ValueInt:
+		case tpcc.ValueInt:
 			dst = binary.BigEndian.AppendUint32(dst, 4)
 			dst = binary.BigEndian.AppendUint32(dst, uint32(int32(v.Int)))
-		case ValueDecimal:
+		case tpcc.ValueDecimal:
 			at := len(dst)
 			dst = append(dst, 0, 0, 0, 0)
 			dst = AppendBinaryNumeric(dst, v.Int, t.Columns[i].Type.Scale)
 			binary.BigEndian.PutUint32(dst[at:], uint32(len(dst)-at-4))
-		case ValueText:
+		case tpcc.ValueText:
 			dst = binary.BigEndian.AppendUint32(dst, uint32(len(v.Text)))
 			dst = append(dst, v.Text...)
-		case ValueTimestamp:
+		case tpcc.ValueTimestamp:
 			dst = binary.BigEndian.AppendUint32(dst, 8)
 			dst = binary.BigEndian.AppendUint64(dst, uint64(ts))
-		case ValueNull:
+		case tpcc.ValueNull:
 			dst = binary.BigEndian.AppendUint32(dst, 0xffffffff)
 		}
 	}

@@ -1,11 +1,12 @@
-package tpcc
+package pgwire
 
 import (
 	"fmt"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+	"strconv"
 	"strings"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/pgwire"
 )
 
 // pgwireStatements is the SQL of the five transactions for one engine that speaks the
@@ -37,10 +38,12 @@ type pgwireStatements struct {
 	deliveryPicksSkipLocked bool   // recorded for tests and docs
 }
 
-// customerIDByLastName is the C_ID at position ⌈n/2⌉ among the n customers of ($w, $d) with
-// last name $name, ordered by C_FIRST (Clause 2.5.2.2). "2·pos ∈ {n, n+1}" is ⌈n/2⌉ = pos in
-// integer arithmetic that both engines evaluate alike (CockroachDB's "/" on integers is decimal).
-// C_ID breaks ties between equal first names so that the choice is deterministic.
+// customerIDByLastName is the C_ID at position tpcc.MiddlePosition(n) = ⌈n/2⌉ among the n
+// customers of ($w, $d) with last name $name, ordered by C_FIRST (Clause 2.5.2.2): the rule in
+// SQL, so that the choice is made in the one statement. "2·pos ∈ {n, n+1}" is ⌈n/2⌉ = pos in
+// integer arithmetic that both engines evaluate alike (CockroachDB's "/" on integers is decimal);
+// a test evaluates it against MiddlePosition. C_ID breaks ties between equal first names so that
+// the choice is deterministic.
 func customerIDByLastName(w, d, name string) string {
 	return fmt.Sprintf(`(SELECT c_id FROM (
     SELECT c_id, row_number() OVER (ORDER BY c_first, c_id) AS pos, count(*) OVER () AS n
@@ -58,9 +61,7 @@ func paymentCustomer(customerID string) string {
     c_balance = c_balance - $5::numeric,
     c_ytd_payment = c_ytd_payment + $5::numeric,
     c_payment_cnt = c_payment_cnt + 1,
-    c_data = CASE WHEN c_credit = 'BC' THEN substr(
-      c_id::text || ' ' || c_d_id::text || ' ' || c_w_id::text || ' ' || $2::int4::text || ' ' ||
-      $1::int4::text || ' ' || $5::numeric::text || ' | ' || c_data, 1, 500) ELSE c_data END
+    c_data = ` + badCreditDataSQL("$1", "$2", "$5") + `
   WHERE c_w_id = $3 AND c_d_id = $4 AND c_id = ` + customerID + `
   RETURNING c_id, c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone,
     c_since, c_credit, c_credit_lim, c_discount, c_balance, substr(c_data, 1, 200) AS c_data_head
@@ -146,18 +147,15 @@ SELECT no_o_id FROM delivered`
 // (RetryPolicy), counted inside the one logical transaction.
 //
 // CockroachDB's default is SERIALIZABLE, its own; conflicts surface as 40001 the same way.
-func newPgwireStatements(d Dialect, l isolation.Level) (pgwireStatements, error) {
-	if !d.SpeaksPostgresWire() {
-		return pgwireStatements{}, fmt.Errorf("engine %q does not speak the PostgreSQL protocol", d)
-	}
+func newPgwireStatements(f *Flavour, l isolation.Level) (pgwireStatements, error) {
 	if l == "" {
-		l = d.DefaultIsolation()
+		l = f.caps.DefaultIsolation
 	}
 	if _, err := isolation.Parse(string(l)); err != nil {
 		return pgwireStatements{}, err
 	}
-	begin := pgwire.Begin(l)
-	pick, skipLocked := pgwire.DeliveryPick(l)
+	begin := Begin(l)
+	pick, skipLocked := DeliveryPick(l)
 	return pgwireStatements{
 		begin: begin,
 
@@ -167,7 +165,7 @@ WHERE d_w_id = $1 AND d_id = $2 RETURNING d_tax::float8, d_next_o_id - 1`,
 		newOrderCustomer:  `SELECT c_discount::float8, c_last, c_credit FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3`,
 		newOrderItems:     `SELECT i_id, (i_price * 100)::int8, i_name, i_data FROM item WHERE i_id = ANY($1::int4[])`,
 		newOrderStock: `UPDATE stock SET
-  s_quantity = CASE WHEN s_quantity - $3 >= 10 THEN s_quantity - $3 ELSE s_quantity - $3 + 91 END,
+  s_quantity = ` + stockQuantitySQL("s_quantity", "$3") + `,
   s_ytd = s_ytd + $3, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + $4
 WHERE s_w_id = $1 AND s_i_id = $2
 RETURNING s_quantity, s_data, ` + stockDistInfoColumn("$5::int4"),
@@ -197,7 +195,7 @@ RETURNING d_name, d_street_1, d_street_2, d_city, d_state, d_zip`,
 JOIN stock ON s_w_id = ol_w_id AND s_i_id = ol_i_id
 WHERE ol_w_id = $1 AND ol_d_id = $2
   AND ol_o_id < (SELECT d_next_o_id FROM district WHERE d_w_id = $1 AND d_id = $2)
-  AND ol_o_id >= (SELECT d_next_o_id - 20 FROM district WHERE d_w_id = $1 AND d_id = $2)
+  AND ol_o_id >= (SELECT d_next_o_id - ` + strconv.Itoa(tpcc.StockLevelOrders) + ` FROM district WHERE d_w_id = $1 AND d_id = $2)
   AND s_quantity < $3`,
 	}, nil
 }
@@ -207,9 +205,26 @@ WHERE ol_w_id = $1 AND ol_d_id = $2
 func stockDistInfoColumn(district string) string {
 	var b strings.Builder
 	b.WriteString("CASE " + district)
-	for d := 1; d <= DistrictsPerWarehouse; d++ {
+	for d := 1; d <= tpcc.DistrictsPerWarehouse; d++ {
 		fmt.Fprintf(&b, " WHEN %d THEN s_dist_%02d", d, d)
 	}
 	b.WriteString(" END")
 	return b.String()
+}
+
+// stockQuantitySQL is tpcc.StockQuantityAfter in SQL, for the column quantity and the ordered
+// units: one UPDATE re-reads and locks the newest row and applies the rule there. A test evaluates
+// it against StockQuantityAfter.
+func stockQuantitySQL(quantity, ordered string) string {
+	left := quantity + " - " + ordered
+	return fmt.Sprintf("CASE WHEN %[1]s >= %[2]d THEN %[1]s ELSE %[1]s + %[3]d END", left, tpcc.StockFloor, tpcc.StockRefill)
+}
+
+// badCreditDataSQL is tpcc.BadCreditData in SQL, for the parameters of the payment's warehouse,
+// district and amount, applied to the customer row the UPDATE locks (C_DATA unchanged unless
+// C_CREDIT is tpcc.BadCredit). A test evaluates it against BadCreditData.
+func badCreditDataSQL(w, d, amount string) string {
+	return fmt.Sprintf(`CASE WHEN c_credit = '%s' THEN substr(
+      c_id::text || ' ' || c_d_id::text || ' ' || c_w_id::text || ' ' || %s::int4::text || ' ' ||
+      %s::int4::text || ' ' || %s::numeric::text || ' | ' || c_data, 1, %d) ELSE c_data END`, tpcc.BadCredit, d, w, amount, tpcc.CustomerDataMax)
 }

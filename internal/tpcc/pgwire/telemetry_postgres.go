@@ -1,9 +1,10 @@
-package tpcc
+package pgwire
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -112,7 +113,7 @@ func pruneLSNHistory(history []lsnSample, lowest int64) []lsnSample {
 // pending, the previous lag plus the time between the samples (the WAL it stopped at keeps
 // ageing; PostgreSQL's column freezes once no reply crosses a new position).
 func pgTelemetry(prev, cur *pgRaw, prevTel *snapshot.Telemetry, history []lsnSample) *snapshot.Telemetry {
-	t := &snapshot.Telemetry{SampledAt: cur.at, Engine: string(Postgres)}
+	t := &snapshot.Telemetry{SampledAt: cur.at, Engine: postgresName}
 	size := cur.dbSize
 	t.DatabaseBytes = &size
 	prevRows, prevLags := map[string]pgStandbyRow{}, map[string]snapshot.Standby{}
@@ -168,14 +169,14 @@ func pgTelemetry(prev, cur *pgRaw, prevTel *snapshot.Telemetry, history []lsnSam
 		return t
 	}
 	dt := cur.at.Sub(prev.at)
-	t.WALBytesPerSecond = perSecond(prev.walLSN, cur.walLSN, dt)
-	t.CommitsPerSecond = perSecond(prev.commits, cur.commits, dt)
-	t.RollbacksPerSecond = perSecond(prev.rollbacks, cur.rollbacks, dt)
-	t.Checkpoints = &snapshot.Checkpoints{Timed: delta(prev.checkpointsTimed, cur.checkpointsTimed), Requested: delta(prev.ckptReq, cur.ckptReq),
+	t.WALBytesPerSecond = tpcc.PerSecond(prev.walLSN, cur.walLSN, dt)
+	t.CommitsPerSecond = tpcc.PerSecond(prev.commits, cur.commits, dt)
+	t.RollbacksPerSecond = tpcc.PerSecond(prev.rollbacks, cur.rollbacks, dt)
+	t.Checkpoints = &snapshot.Checkpoints{Timed: tpcc.Delta(prev.checkpointsTimed, cur.checkpointsTimed), Requested: tpcc.Delta(prev.ckptReq, cur.ckptReq),
 		InProgress: cur.checkpointing}
 	t.Checkpoints.Started = checkpointsStarted(t.Checkpoints.Timed+t.Checkpoints.Requested, prev.checkpointing, cur.checkpointing)
 	if prev.checkpointsDone != nil && cur.checkpointsDone != nil {
-		d := delta(*prev.checkpointsDone, *cur.checkpointsDone)
+		d := tpcc.Delta(*prev.checkpointsDone, *cur.checkpointsDone)
 		t.Checkpoints.Done = &d
 	}
 	return t
@@ -256,7 +257,7 @@ func (p *pgTelemetrySampler) Settings(ctx context.Context, names []string) (map[
 func (p *pgTelemetrySampler) Sample(ctx context.Context) *snapshot.Telemetry {
 	cur, err := p.read(ctx)
 	if err != nil {
-		return failedSample(Postgres, time.Now(), err)
+		return tpcc.FailedSample(postgresName, time.Now(), err)
 	}
 	p.history = append(p.history, lsnSample{at: cur.at, lsn: cur.walLSN})
 	t := pgTelemetry(p.prev, cur, p.prevTel, p.history)

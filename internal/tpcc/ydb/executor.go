@@ -1,9 +1,10 @@
-package tpcc
+package ydb
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -21,12 +22,12 @@ import (
 // (three for a Payment by last name).
 type ydbExecutor struct {
 	db        *ydb.Driver
-	retry     RetryPolicy
+	retry     tpcc.RetryPolicy
 	readWrite query.TransactionSettings // the read-write transactions' mode, by the run's isolation
 	isolation isolation.Level
 }
 
-func newYDBExecutor(ctx context.Context, cfg ExecutorConfig) (*ydbExecutor, error) {
+func newYDBExecutor(ctx context.Context, cfg tpcc.ExecutorConfig) (*ydbExecutor, error) {
 	readWrite, err := ydbReadWriteSettings(cfg.Isolation)
 	if err != nil {
 		return nil, err
@@ -56,7 +57,7 @@ func ydbReadWriteSettings(l isolation.Level) (query.TransactionSettings, error) 
 	case isolation.RepeatableRead:
 		return ydbSnapshotReadWrite, nil
 	}
-	return nil, fmt.Errorf("executor: isolation %s: %s", l, YDB.SupportsIsolation(l))
+	return nil, fmt.Errorf("executor: isolation %s: %s", l, Driver.Capabilities().SupportsIsolation(l))
 }
 
 func (e *ydbExecutor) Close() { _ = e.db.Close(context.Background()) }
@@ -72,7 +73,7 @@ func (e *ydbExecutor) inTx(ctx context.Context, settings query.TransactionSettin
 	err := e.db.Query().DoTx(ctx, func(ctx context.Context, tx query.TxActor) error {
 		attempts++
 		if attempts > e.retry.MaxAttempts {
-			return &RetriesExhaustedError{Attempts: attempts - 1, Last: last}
+			return &tpcc.RetriesExhaustedError{Attempts: attempts - 1, Last: last}
 		}
 		last = op(ctx, tx)
 		return last
@@ -121,11 +122,11 @@ func execAndCommit(ctx context.Context, tx query.TxActor, q ydbQuery) error {
 	return tx.Exec(ctx, q.text(), q.options(), query.WithCommit())
 }
 
-func (e *ydbExecutor) NewOrder(ctx context.Context, in *NewOrderInput) (NewOrderResult, error) {
-	if err := in.validate(); err != nil {
-		return NewOrderResult{}, err
+func (e *ydbExecutor) NewOrder(ctx context.Context, in *tpcc.NewOrderInput) (tpcc.NewOrderResult, error) {
+	if err := in.Validate(); err != nil {
+		return tpcc.NewOrderResult{}, err
 	}
-	res := NewOrderResult{Lines: len(in.Lines), RemoteLines: in.RemoteLines()}
+	res := tpcc.NewOrderResult{Lines: len(in.Lines), RemoteLines: in.RemoteLines()}
 	retries, err := e.inTx(ctx, e.readWrite, func(ctx context.Context, tx query.TxActor) error {
 		var (
 			districtTax, warehouseTax, discount float64
@@ -159,7 +160,7 @@ func (e *ydbExecutor) NewOrder(ctx context.Context, in *NewOrderInput) (NewOrder
 				if err := r.Scan(&w, &i, &quantity, &ytd, &orders, &remote, &s.data, &s.distInfo); err != nil {
 					return err
 				}
-				s.quantity, s.ytd, s.orderCount, s.remoteCount = int(quantity), int(ytd), int(orders), int(remote)
+				s.Quantity, s.YTD, s.OrderCount, s.RemoteCount = int(quantity), int(ytd), int(orders), int(remote)
 				stock[[2]int{int(w), int(i)}] = &s
 			}
 			return nil
@@ -182,11 +183,11 @@ func (e *ydbExecutor) NewOrder(ctx context.Context, in *NewOrderInput) (NewOrder
 			if s == nil {
 				return fmt.Errorf("stock %d/%d not found", l.SupplyWarehouseID, l.ItemID)
 			}
-			s.applyNewOrderLine(l.Quantity, l.SupplyWarehouseID != in.WarehouseID)
-			if isBrand(itemData[l.ItemID], s.data) {
+			s.ApplyLine(l.Quantity, l.SupplyWarehouseID != in.WarehouseID)
+			if tpcc.IsBrandGeneric(itemData[l.ItemID], s.data) {
 				brand++
 			}
-			amount := int64(l.Quantity) * int64(math.Round(price*100))
+			amount := tpcc.LineAmountCents(l.Quantity, int64(math.Round(price*100)))
 			totalCents += amount
 			lines[i] = ydbNewOrderLine{number: i + 1, itemID: l.ItemID, supplyWarehouseID: l.SupplyWarehouseID,
 				quantity: l.Quantity, amountCents: amount, distInfo: s.distInfo}
@@ -195,7 +196,7 @@ func (e *ydbExecutor) NewOrder(ctx context.Context, in *NewOrderInput) (NewOrder
 			return err
 		}
 		res.OrderID, res.BrandLines = int(nextOrderID), brand
-		res.TotalAmount = float64(totalCents) / 100 * (1 - discount) * (1 + warehouseTax + districtTax)
+		res.TotalAmount = tpcc.OrderTotal(totalCents, discount, warehouseTax, districtTax)
 		return nil
 	})
 	res.Retries = retries
@@ -210,7 +211,7 @@ func (e *ydbExecutor) NewOrder(ctx context.Context, in *NewOrderInput) (NewOrder
 }
 
 // ydbCustomerID resolves a selector to a C_ID, reading the by-name list in tx.
-func ydbCustomerID(ctx context.Context, tx query.TxActor, w, d int, sel CustomerSelector) (int, error) {
+func ydbCustomerID(ctx context.Context, tx query.TxActor, w, d int, sel tpcc.CustomerSelector) (int, error) {
 	if !sel.ByLastName {
 		return sel.ID, nil
 	}
@@ -226,18 +227,18 @@ func ydbCustomerID(ctx context.Context, tx query.TxActor, w, d int, sel Customer
 	if err != nil {
 		return 0, err
 	}
-	id, ok := middleCustomer(ids)
+	id, ok := tpcc.MiddleCustomer(ids)
 	if !ok {
-		return 0, fmt.Errorf("%w: %s", ErrCustomerNotFound, describeCustomer(w, d, sel))
+		return 0, tpcc.CustomerNotFound(w, d, sel)
 	}
 	return id, nil
 }
 
-func (e *ydbExecutor) Payment(ctx context.Context, in *PaymentInput) (PaymentResult, error) {
-	if err := in.validate(); err != nil {
-		return PaymentResult{}, err
+func (e *ydbExecutor) Payment(ctx context.Context, in *tpcc.PaymentInput) (tpcc.PaymentResult, error) {
+	if err := in.Validate(); err != nil {
+		return tpcc.PaymentResult{}, err
 	}
-	res := PaymentResult{RemoteCustomer: in.RemoteCustomer(), ByLastName: in.Customer.ByLastName}
+	res := tpcc.PaymentResult{RemoteCustomer: in.RemoteCustomer(), ByLastName: in.Customer.ByLastName}
 	historyKey := rand.Uint64()
 	retries, err := e.inTx(ctx, e.readWrite, func(ctx context.Context, tx query.TxActor) error {
 		customerID, err := ydbCustomerID(ctx, tx, in.CustomerWarehouseID, in.CustomerDistrictID, in.Customer)
@@ -262,17 +263,17 @@ func (e *ydbExecutor) Payment(ctx context.Context, in *PaymentInput) (PaymentRes
 			return err
 		}
 		if customers == 0 {
-			return fmt.Errorf("%w: %s", ErrCustomerNotFound, describeCustomer(in.CustomerWarehouseID, in.CustomerDistrictID, CustomerSelector{ID: customerID}))
+			return tpcc.CustomerNotFound(in.CustomerWarehouseID, in.CustomerDistrictID, tpcc.CustomerSelector{ID: customerID})
 		}
 		var newData *string
-		if credit == "BC" {
-			d := paymentCustomerData(in, customerID, data)
+		if credit == tpcc.BadCredit {
+			d := tpcc.BadCreditData(in, customerID, data)
 			newData = &d
 		}
-		if err := execAndCommit(ctx, tx, ydbPaymentWrite(in, customerID, newData, historyKey, warehouseName+"    "+districtName)); err != nil {
+		if err := execAndCommit(ctx, tx, ydbPaymentWrite(in, customerID, newData, historyKey, tpcc.HistoryData(warehouseName, districtName))); err != nil {
 			return err
 		}
-		res.CustomerID, res.BadCredit = customerID, credit == "BC"
+		res.CustomerID, res.BadCredit = customerID, credit == tpcc.BadCredit
 		return nil
 	})
 	res.Retries = retries
@@ -282,11 +283,11 @@ func (e *ydbExecutor) Payment(ctx context.Context, in *PaymentInput) (PaymentRes
 	return res, nil
 }
 
-func (e *ydbExecutor) OrderStatus(ctx context.Context, in *OrderStatusInput) (OrderStatusResult, error) {
-	if err := in.validate(); err != nil {
-		return OrderStatusResult{}, err
+func (e *ydbExecutor) OrderStatus(ctx context.Context, in *tpcc.OrderStatusInput) (tpcc.OrderStatusResult, error) {
+	if err := in.Validate(); err != nil {
+		return tpcc.OrderStatusResult{}, err
 	}
-	res := OrderStatusResult{ByLastName: in.Customer.ByLastName}
+	res := tpcc.OrderStatusResult{ByLastName: in.Customer.ByLastName}
 	retries, err := e.inTx(ctx, ydbSnapshotRead, func(ctx context.Context, tx query.TxActor) error {
 		res.CustomerID, res.OrderID, res.Lines = 0, 0, 0
 		customerID, err := ydbCustomerID(ctx, tx, in.WarehouseID, in.DistrictID, in.Customer)
@@ -312,7 +313,7 @@ func (e *ydbExecutor) OrderStatus(ctx context.Context, in *OrderStatusInput) (Or
 			return err
 		}
 		if res.CustomerID == 0 {
-			return fmt.Errorf("%w: %s", ErrCustomerNotFound, describeCustomer(in.WarehouseID, in.DistrictID, in.Customer))
+			return tpcc.CustomerNotFound(in.WarehouseID, in.DistrictID, in.Customer)
 		}
 		return nil
 	})
@@ -323,11 +324,11 @@ func (e *ydbExecutor) OrderStatus(ctx context.Context, in *OrderStatusInput) (Or
 	return res, nil
 }
 
-func (e *ydbExecutor) Delivery(ctx context.Context, in *DeliveryInput) (DeliveryResult, error) {
-	if err := in.validate(); err != nil {
-		return DeliveryResult{}, err
+func (e *ydbExecutor) Delivery(ctx context.Context, in *tpcc.DeliveryInput) (tpcc.DeliveryResult, error) {
+	if err := in.Validate(); err != nil {
+		return tpcc.DeliveryResult{}, err
 	}
-	var res DeliveryResult
+	var res tpcc.DeliveryResult
 	retries, err := e.inTx(ctx, e.readWrite, func(ctx context.Context, tx query.TxActor) error {
 		var keys []ydbDeliveryKey
 		err := readResultSets(ctx, tx, ydbDeliveryOldest(in.WarehouseID), func(_ int, r query.Row) error {
@@ -341,7 +342,8 @@ func (e *ydbExecutor) Delivery(ctx context.Context, in *DeliveryInput) (Delivery
 		if err != nil {
 			return err
 		}
-		res.Delivered, res.Skipped = len(keys), DistrictsPerWarehouse-len(keys)
+		out := tpcc.DeliveryOutcome(len(keys))
+		res.Delivered, res.Skipped = out.Delivered, out.Skipped
 		if len(keys) == 0 {
 			return nil // nothing to write; DoTx commits the empty transaction
 		}
@@ -354,11 +356,11 @@ func (e *ydbExecutor) Delivery(ctx context.Context, in *DeliveryInput) (Delivery
 	return res, nil
 }
 
-func (e *ydbExecutor) StockLevel(ctx context.Context, in *StockLevelInput) (StockLevelResult, error) {
-	if err := in.validate(); err != nil {
-		return StockLevelResult{}, err
+func (e *ydbExecutor) StockLevel(ctx context.Context, in *tpcc.StockLevelInput) (tpcc.StockLevelResult, error) {
+	if err := in.Validate(); err != nil {
+		return tpcc.StockLevelResult{}, err
 	}
-	var res StockLevelResult
+	var res tpcc.StockLevelResult
 	retries, err := e.inTx(ctx, ydbSnapshotRead, func(ctx context.Context, tx query.TxActor) error {
 		return readResultSets(ctx, tx, ydbStockLevel(in), func(_ int, r query.Row) error {
 			var n uint64

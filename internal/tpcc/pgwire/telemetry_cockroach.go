@@ -1,9 +1,10 @@
-package tpcc
+package pgwire
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"slices"
 	"strings"
 	"time"
@@ -67,7 +68,7 @@ type crdbRaw struct {
 // crdbTelemetry converts two consecutive readings (prev nil for the first) into one interval's
 // telemetry: one Node per node seen in any of the three reads, sorted by id.
 func crdbTelemetry(prev, cur *crdbRaw) *snapshot.Telemetry {
-	t := &snapshot.Telemetry{SampledAt: cur.at, Engine: string(Cockroach), Ranges: &snapshot.RangeHealth{}}
+	t := &snapshot.Telemetry{SampledAt: cur.at, Engine: cockroachName, Ranges: &snapshot.RangeHealth{}}
 	byID := map[int64]*snapshot.Node{}
 	var order []int64
 	node := func(id int64) *snapshot.Node {
@@ -111,8 +112,8 @@ func crdbTelemetry(prev, cur *crdbRaw) *snapshot.Telemetry {
 			pr += r.rollbacks
 		}
 		dt := cur.at.Sub(prev.at)
-		t.CommitsPerSecond = perSecond(pc, commits, dt)
-		t.RollbacksPerSecond = perSecond(pr, rollbacks, dt)
+		t.CommitsPerSecond = tpcc.PerSecond(pc, commits, dt)
+		t.RollbacksPerSecond = tpcc.PerSecond(pr, rollbacks, dt)
 	}
 	return t
 }
@@ -165,7 +166,7 @@ func failedSettings(failed map[string]string) error {
 func (c *crdbTelemetrySampler) Sample(ctx context.Context) *snapshot.Telemetry {
 	cur, err := c.read(ctx)
 	if err != nil {
-		return failedSample(Cockroach, time.Now(), err)
+		return tpcc.FailedSample(cockroachName, time.Now(), err)
 	}
 	t := crdbTelemetry(c.prev, cur)
 	c.prev = cur

@@ -1,8 +1,9 @@
-package tpcc
+package pgwire
 
 import (
 	"context"
 	"fmt"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -11,13 +12,13 @@ import (
 // checkTablePersistence fails when tables the load would use already exist with the other
 // persistence: CREATE TABLE IF NOT EXISTS keeps them as they are, and a load asked for unlogged
 // tables would otherwise measure logged ones, or the reverse (PostgreSQL).
-func checkTablePersistence(ctx context.Context, conn *pgxpool.Conn, p TablePersistence) error {
-	want, other := "p", TablesUnlogged
-	if p == TablesUnlogged {
-		want, other = "u", TablesLogged
+func checkTablePersistence(ctx context.Context, conn *pgxpool.Conn, p tpcc.TablePersistence) error {
+	want, other := "p", tpcc.TablesUnlogged
+	if p == tpcc.TablesUnlogged {
+		want, other = "u", tpcc.TablesLogged
 	}
-	names := []string{MetaTable, WarehouseLoadTable}
-	for _, t := range Tables {
+	names := []string{tpcc.MetaTable, tpcc.WarehouseLoadTable}
+	for _, t := range tpcc.Tables {
 		names = append(names, t.Name)
 	}
 	rows, err := conn.Query(ctx, `SELECT relname FROM pg_class

@@ -1,9 +1,10 @@
-package tpcc
+package pgwire
 
 import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,24 +34,24 @@ func WriteCopyFiles(ctx context.Context, dir string, seed uint64, now time.Time,
 	if err != nil {
 		return CopyFiles{}, err
 	}
-	gen := &Generator{Seed: seed, Constants: ConstantsForSeed(seed), Now: now}
+	gen := &tpcc.Generator{Seed: seed, Constants: tpcc.ConstantsForSeed(seed), Now: now}
 	out := CopyFiles{Dir: abs, SchemaSQL: filepath.Join(abs, "schema.sql"), ItemFile: filepath.Join(abs, "item.copy"),
 		ItemSQL: filepath.Join(abs, "item.sql"), FinishSQL: filepath.Join(abs, "finish.sql")}
-	if err := os.WriteFile(out.SchemaSQL, []byte(strings.Join(CreateTableDDL(Postgres), ";\n")+";\n"), 0o644); err != nil {
+	if err := os.WriteFile(out.SchemaSQL, []byte(strings.Join(Postgres.SchemaDDL(tpcc.TablesLogged), ";\n")+";\n"), 0o644); err != nil {
 		return CopyFiles{}, err
 	}
 	var finish []string
-	for _, pk := range PrimaryKeyDDL(Postgres) {
+	for _, pk := range Postgres.PrimaryKeyDDL() {
 		finish = append(finish, pk.SQL)
 	}
-	finish = append(append(finish, SecondaryIndexDDL(Postgres)...), "VACUUM (ANALYZE)") // as tpcc load's default finish
-	if err := os.WriteFile(out.ItemSQL, []byte(copyFromFile(ItemTable, out.ItemFile)+"\n"), 0o644); err != nil {
+	finish = append(append(finish, SecondaryIndexDDL()...), "VACUUM (ANALYZE)") // as tpcc load's default finish
+	if err := os.WriteFile(out.ItemSQL, []byte(copyFromFile(tpcc.ItemTable, out.ItemFile)+"\n"), 0o644); err != nil {
 		return CopyFiles{}, err
 	}
 	if err := os.WriteFile(out.FinishSQL, []byte(strings.Join(finish, ";\n")+";\n"), 0o644); err != nil {
 		return CopyFiles{}, err
 	}
-	if err := writeCopyFile(out.ItemFile, gen, ItemTable, 0); err != nil {
+	if err := writeCopyFile(out.ItemFile, gen, tpcc.ItemTable, 0); err != nil {
 		return CopyFiles{}, err
 	}
 	out.Warehouses = make([]string, to-from+1)
@@ -90,10 +91,10 @@ func WriteCopyFiles(ctx context.Context, dir string, seed uint64, now time.Time,
 	return out, ctx.Err()
 }
 
-func writeWarehouseFiles(dir string, gen *Generator, w int) (string, error) {
+func writeWarehouseFiles(dir string, gen *tpcc.Generator, w int) (string, error) {
 	var script strings.Builder
 	script.WriteString("BEGIN;\n")
-	for _, t := range WarehouseTables {
+	for _, t := range tpcc.WarehouseTables {
 		f := filepath.Join(dir, fmt.Sprintf("w%06d.%s.copy", w, t.Name))
 		if err := writeCopyFile(f, gen, t, w); err != nil {
 			return "", err
@@ -105,7 +106,7 @@ func writeWarehouseFiles(dir string, gen *Generator, w int) (string, error) {
 	return path, os.WriteFile(path, []byte(script.String()), 0o644)
 }
 
-func writeCopyFile(path string, gen *Generator, t Table, w int) error {
+func writeCopyFile(path string, gen *tpcc.Generator, t tpcc.Table, w int) error {
 	src, err := gen.Source(t, w)
 	if err != nil {
 		return err
@@ -115,7 +116,7 @@ func writeCopyFile(path string, gen *Generator, t Table, w int) error {
 		return err
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
-	if _, err := bw.ReadFrom(NewCopyReaderFormat(src, gen.Now, Postgres.CopyFormat())); err != nil {
+	if _, err := bw.ReadFrom(NewCopyReaderFormat(src, gen.Now, Postgres.copyFormat)); err != nil {
 		f.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -127,6 +128,6 @@ func writeCopyFile(path string, gen *Generator, t Table, w int) error {
 }
 
 // copyFromFile is the server-side COPY of t from path, in PostgreSQL's load format.
-func copyFromFile(t Table, path string) string {
-	return copyInto(t) + " FROM '" + path + "'" + copyOptions(Postgres.CopyFormat()) + ";"
+func copyFromFile(t tpcc.Table, path string) string {
+	return copyInto(t) + " FROM '" + path + "'" + copyOptions(Postgres.copyFormat) + ";"
 }

@@ -1,8 +1,9 @@
-package tpcc
+package ydb
 
 import (
 	"context"
 	"fmt"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,7 +19,7 @@ import (
 // checkRead is one range scan of a chunk: columns of table where bound is in [from, to]; with
 // count, one row per distinct columns value with its row count appended.
 type checkRead struct {
-	table   Table
+	table   tpcc.Table
 	columns []string
 	bound   string
 	count   bool
@@ -27,19 +28,19 @@ type checkRead struct {
 // checkReads lists the scans of a chunk in the order the evaluator needs them (orders before
 // new_order and order_line, which are matched against them).
 var checkReads = []checkRead{
-	{table: WarehouseTable, columns: []string{"w_id", "w_ytd"}, bound: "w_id"},
-	{table: DistrictTable, columns: []string{"d_w_id", "d_id", "d_ytd", "d_next_o_id"}, bound: "d_w_id"},
-	{table: CustomerTable, columns: []string{"c_w_id", "c_d_id", "c_id", "c_balance", "c_ytd_payment"}, bound: "c_w_id"},
-	{table: StockTable, columns: []string{"s_w_id"}, bound: "s_w_id", count: true},
-	{table: HistoryTable, columns: []string{"h_w_id", "h_d_id", "h_amount"}, bound: "h_w_id"},
-	{table: HistoryTable, columns: []string{"h_c_w_id", "h_c_d_id", "h_c_id", "h_amount"}, bound: "h_c_w_id"},
-	{table: OrdersTable, columns: []string{"o_w_id", "o_d_id", "o_id", "o_c_id", "o_carrier_id", "o_ol_cnt"}, bound: "o_w_id"},
-	{table: NewOrderTable, columns: []string{"no_w_id", "no_d_id", "no_o_id"}, bound: "no_w_id"},
-	{table: OrderLineTable, columns: []string{"ol_w_id", "ol_d_id", "ol_o_id", "ol_number", "ol_delivery_d", "ol_amount"}, bound: "ol_w_id"},
+	{table: tpcc.WarehouseTable, columns: []string{"w_id", "w_ytd"}, bound: "w_id"},
+	{table: tpcc.DistrictTable, columns: []string{"d_w_id", "d_id", "d_ytd", "d_next_o_id"}, bound: "d_w_id"},
+	{table: tpcc.CustomerTable, columns: []string{"c_w_id", "c_d_id", "c_id", "c_balance", "c_ytd_payment"}, bound: "c_w_id"},
+	{table: tpcc.StockTable, columns: []string{"s_w_id"}, bound: "s_w_id", count: true},
+	{table: tpcc.HistoryTable, columns: []string{"h_w_id", "h_d_id", "h_amount"}, bound: "h_w_id"},
+	{table: tpcc.HistoryTable, columns: []string{"h_c_w_id", "h_c_d_id", "h_c_id", "h_amount"}, bound: "h_c_w_id"},
+	{table: tpcc.OrdersTable, columns: []string{"o_w_id", "o_d_id", "o_id", "o_c_id", "o_carrier_id", "o_ol_cnt"}, bound: "o_w_id"},
+	{table: tpcc.NewOrderTable, columns: []string{"no_w_id", "no_d_id", "no_o_id"}, bound: "no_w_id"},
+	{table: tpcc.OrderLineTable, columns: []string{"ol_w_id", "ol_d_id", "ol_o_id", "ol_number", "ol_delivery_d", "ol_amount"}, bound: "ol_w_id"},
 }
 
 // column returns the named column of the read's table.
-func (r checkRead) column(name string) Column {
+func (r checkRead) column(name string) tpcc.Column {
 	for _, c := range r.table.Columns {
 		if c.Name == name {
 			return c
@@ -171,7 +172,7 @@ func minOf(m *checkValue, v checkValue) {
 // add takes one row of read r (the index into checkReads).
 func (e *checkEvaluation) add(r int, v []checkValue) error {
 	for i, c := range checkReads[r].columns {
-		if v[i].null && isKeyColumn(checkReads[r].table, c) {
+		if v[i].null && tpcc.IsKeyColumn(checkReads[r].table, c) {
 			return fmt.Errorf("%s.%s is NULL", checkReads[r].table.Name, c)
 		}
 	}
@@ -249,7 +250,7 @@ func (e *checkEvaluation) add(r int, v []checkValue) error {
 // findings returns the first offender of every condition (by Conditions index; "" when none).
 func (e *checkEvaluation) findings() []string {
 	byID := map[string]*offender{}
-	for _, c := range Conditions {
+	for _, c := range tpcc.Conditions {
 		byID[c.ID] = &offender{}
 	}
 	for w, x := range e.warehouses {
@@ -301,7 +302,7 @@ func (e *checkEvaluation) findings() []string {
 					return details("o_w_id", w, "o_d_id", id, "sum_o_ol_cnt", d.sumLineCounts, "order_lines", count(d.lines))
 				})
 			}
-			if d.orders-d.newOrders != DeliveredPerDistrict {
+			if d.orders-d.newOrders != tpcc.DeliveredPerDistrict {
 				byID["3.3.2.11"].consider(key, func() string {
 					return details("o_w_id", w, "o_d_id", id, "orders", val(d.orders), "new_orders", val(d.newOrders))
 				})
@@ -341,8 +342,8 @@ func (e *checkEvaluation) findings() []string {
 			})
 		}
 	}
-	out := make([]string, len(Conditions))
-	for i, c := range Conditions {
+	out := make([]string, len(tpcc.Conditions))
+	for i, c := range tpcc.Conditions {
 		out[i] = byID[c.ID].detail
 	}
 	return out
@@ -385,7 +386,7 @@ func details(pairs ...any) string {
 			if v.null {
 				b.WriteString("NULL")
 			} else {
-				b.Write(AppendDecimal(nil, v.v, 2))
+				b.Write(tpcc.AppendDecimal(nil, v.v, 2))
 			}
 		case timestampValue:
 			if v.null {
@@ -417,7 +418,7 @@ type checkSnapshot func(ctx context.Context, f func(ctx context.Context, scan ch
 
 // checkChunkRows evaluates one chunk from range scans in one snapshot. The client cannot time the
 // conditions separately, so each condition that ran is given an equal share of the chunk's time.
-func checkChunkRows(ctx context.Context, snapshot checkSnapshot, results []CheckResult, from, to int) ([]chunkFinding, error) {
+func checkChunkRows(ctx context.Context, snapshot checkSnapshot, results []tpcc.CheckResult, from, to int) ([]tpcc.ChunkFinding, error) {
 	start := time.Now()
 	var details []string
 	err := snapshot(ctx, func(ctx context.Context, scan checkScan) error {
@@ -435,10 +436,10 @@ func checkChunkRows(ctx context.Context, snapshot checkSnapshot, results []Check
 		}
 	}
 	share := time.Since(start) / time.Duration(max(ran, 1))
-	found := make([]chunkFinding, len(Conditions))
+	found := make([]tpcc.ChunkFinding, len(tpcc.Conditions))
 	for i := range found {
 		if !results[i].Skipped {
-			found[i] = chunkFinding{detail: details[i], elapsed: share}
+			found[i] = tpcc.ChunkFinding{Detail: details[i], Elapsed: share}
 		}
 	}
 	return found, nil

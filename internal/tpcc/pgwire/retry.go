@@ -1,8 +1,9 @@
-package tpcc
+package pgwire
 
 import (
 	"context"
 	"errors"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -35,18 +36,11 @@ func (e *connectionLostError) Error() string {
 }
 func (e *connectionLostError) Unwrap() error { return e.err }
 
-// CommitUnknownError marks a transaction whose connection broke, or whose context ended, while
-// its COMMIT was in flight: it may or may not have committed. It is never retried.
-type CommitUnknownError struct{ Err error }
-
-func (e *CommitUnknownError) Error() string { return "outcome of COMMIT unknown: " + e.Err.Error() }
-func (e *CommitUnknownError) Unwrap() error { return e.Err }
-
 // isRetryableOrReconnect is the retry predicate of the pgwire executor: serialization failures,
 // deadlocks, and connections lost where the transaction cannot have committed.
 func isRetryableOrReconnect(err error) bool {
 	var lost *connectionLostError
-	var unknown *CommitUnknownError
+	var unknown *tpcc.CommitUnknownError
 	if errors.As(err, &unknown) {
 		return false
 	}
@@ -88,5 +82,5 @@ func classifyCommit(err error) error {
 	if err == nil || !isConnectionFailure(err) {
 		return err
 	}
-	return &CommitUnknownError{Err: err}
+	return &tpcc.CommitUnknownError{Err: err}
 }
