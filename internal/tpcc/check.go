@@ -7,7 +7,6 @@ import (
 	"io"
 	"sync"
 	"time"
-
 )
 
 // CheckOptions configures a consistency check over warehouses From..To (default 1..Warehouses).

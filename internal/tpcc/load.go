@@ -8,7 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
 )
 
 // LoadOptions configures a load. Warehouses is the database's total; From..To the range this

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
 )
 
 // Meta is the load-wide record in MetaTable: the seed every loader must share and the C constants

@@ -32,4 +32,6 @@ type StockLevelResult struct {
 const StockLevelOrders = 20
 
 // StockLevelWindow is the O_IDs Stock-Level examines, from ≤ O_ID < to, given D_NEXT_O_ID.
-func StockLevelWindow(nextOrderID int) (from, to int) { return nextOrderID - StockLevelOrders, nextOrderID }
+func StockLevelWindow(nextOrderID int) (from, to int) {
+	return nextOrderID - StockLevelOrders, nextOrderID
+}

@@ -1,4 +1,4 @@
-package tpcc
+package pgwire
 
 import (
 	"regexp"
