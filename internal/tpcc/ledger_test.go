@@ -1,8 +1,8 @@
 package tpcc
 
 import (
-	"fmt"
 	"context"
+	"fmt"
 	"io"
 	"strings"
 	"sync"

@@ -1,6 +1,7 @@
 package pgwire
 
 import (
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"math/big"
 
 	"bytes"
@@ -11,9 +12,9 @@ import (
 	"time"
 )
 
-func checkForTest(t *testing.T, url string, o CheckOptions) []CheckResult {
+func checkForTest(t *testing.T, url string, o tpcc.CheckOptions) []tpcc.CheckResult {
 	t.Helper()
-	o.Dialect, o.URL = Postgres, url
+	o.Driver, o.URL = Postgres, url
 	if o.Threads == 0 {
 		o.Threads = 2
 	}
@@ -22,7 +23,7 @@ func checkForTest(t *testing.T, url string, o CheckOptions) []CheckResult {
 	return checkBothWays(t, ctx, o)
 }
 
-func resultByID(t *testing.T, res []CheckResult, id string) CheckResult {
+func resultByID(t *testing.T, res []tpcc.CheckResult, id string) tpcc.CheckResult {
 	t.Helper()
 	for _, r := range res {
 		if r.Condition.ID == id {
@@ -30,16 +31,16 @@ func resultByID(t *testing.T, res []CheckResult, id string) CheckResult {
 		}
 	}
 	t.Fatalf("no result for %s", id)
-	return CheckResult{}
+	return tpcc.CheckResult{}
 }
 
 func TestCheckAfterLoadAndAfterCorruption(t *testing.T) {
 	url := pgtestDatabase(t)
-	loadForTest(t, url, LoadOptions{Warehouses: 2, Finish: true})
+	loadForTest(t, url, tpcc.LoadOptions{Warehouses: 2, Finish: true})
 
-	res := checkForTest(t, url, CheckOptions{Warehouses: 2, LoadTime: true, ChunkSize: 1})
+	res := checkForTest(t, url, tpcc.CheckOptions{Warehouses: 2, LoadTime: true, ChunkSize: 1})
 	var out bytes.Buffer
-	if !WriteCheckReport(&out, res) {
+	if !tpcc.WriteCheckReport(&out, res) {
 		t.Fatalf("check failed right after the load:\n%s", out.String())
 	}
 	if len(res) != 13 || strings.Count(out.String(), "PASS") != 13 {
@@ -47,7 +48,7 @@ func TestCheckAfterLoadAndAfterCorruption(t *testing.T) {
 	}
 	t.Logf("report after load:\n%s", out.String())
 
-	without := checkForTest(t, url, CheckOptions{Warehouses: 2})
+	without := checkForTest(t, url, tpcc.CheckOptions{Warehouses: 2})
 	if r := resultByID(t, without, "3.3.2.11"); !r.Skipped {
 		t.Errorf("3.3.2.11 ran without --load-time: %+v", r)
 	}
@@ -76,9 +77,9 @@ func TestCheckAfterLoadAndAfterCorruption(t *testing.T) {
 			if _, err := c.Exec(context.Background(), cr.corrupt); err != nil {
 				t.Fatal(err)
 			}
-			res := checkForTest(t, url, CheckOptions{Warehouses: 2, LoadTime: true})
+			res := checkForTest(t, url, tpcc.CheckOptions{Warehouses: 2, LoadTime: true})
 			var out bytes.Buffer
-			if WriteCheckReport(&out, res) {
+			if tpcc.WriteCheckReport(&out, res) {
 				t.Fatalf("check passed after %s:\n%s", cr.name, out.String())
 			}
 			for _, id := range cr.failing {
@@ -105,12 +106,12 @@ func TestCheckAfterLoadAndAfterCorruption(t *testing.T) {
 
 func TestCheckRefusesUnloadedRange(t *testing.T) {
 	url := pgtestDatabase(t)
-	loadForTest(t, url, LoadOptions{Warehouses: 2, From: 1, To: 1})
-	_, err := Check(context.Background(), CheckOptions{Dialect: Postgres, URL: url, Warehouses: 2, Threads: 1})
+	loadForTest(t, url, tpcc.LoadOptions{Warehouses: 2, From: 1, To: 1})
+	_, err := tpcc.Check(context.Background(), tpcc.CheckOptions{Driver: Postgres, URL: url, Warehouses: 2, Threads: 1})
 	if err == nil || !strings.Contains(err.Error(), "warehouses 2 are not loaded") {
 		t.Errorf("check of 1..2 with only 1 loaded: %v", err)
 	}
-	_, err = Check(context.Background(), CheckOptions{Dialect: Postgres, URL: url, Warehouses: 2, From: 1, To: 1, Threads: 1})
+	_, err = tpcc.Check(context.Background(), tpcc.CheckOptions{Driver: Postgres, URL: url, Warehouses: 2, From: 1, To: 1, Threads: 1})
 	if err != nil {
 		t.Errorf("check of the loaded range 1..1: %v", err)
 	}

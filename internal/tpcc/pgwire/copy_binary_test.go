@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"io"
 	"strings"
 	"testing"
@@ -51,15 +52,15 @@ func TestPostgresMicros(t *testing.T) {
 func TestBinaryCopyMatchesText(t *testing.T) {
 	c := connect(t, pgtestDatabase(t))
 	ctx := context.Background()
-	gen := &Generator{Seed: 42, Constants: ConstantsForSeed(42), Now: testNow.Add(123456789 * time.Nanosecond)}
+	gen := &tpcc.Generator{Seed: 42, Constants: tpcc.ConstantsForSeed(42), Now: testNow.Add(123456789 * time.Nanosecond)}
 	for _, s := range CreateTableDDL(Postgres) {
 		if _, err := c.Exec(ctx, s); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for _, table := range append([]Table{ItemTable}, WarehouseTables...) {
+	for _, table := range append([]tpcc.Table{tpcc.ItemTable}, tpcc.WarehouseTables...) {
 		w := 3
-		if table.Name == ItemTable.Name {
+		if table.Name == tpcc.ItemTable.Name {
 			w = 0
 		}
 		bin := "bin_" + table.Name
@@ -90,7 +91,7 @@ func TestBinaryCopyMatchesText(t *testing.T) {
 	if _, err := c.Exec(ctx, "CREATE TABLE num (v2 numeric(12,2), v4 numeric(4,4))"); err != nil {
 		t.Fatal(err)
 	}
-	numTable := Table{Name: "num", Columns: []Column{col("v2", decimalT(12, 2)), col("v4", decimalT(4, 4))}}
+	numTable := tpcc.Table{Name: "num", Columns: []tpcc.Column{col("v2", decimalT(12, 2)), col("v4", decimalT(4, 4))}}
 	edges := [][2]int64{{0, 0}, {1, 1}, {-1, -1}, {9999999999, 9999}, {-9999999999, -9999}, {10000, 10}, {-2147483648, 100}, {100000000, 1000}}
 	_, err := c.PgConn().CopyFrom(ctx, &sliceCopy{t: numTable, rows: edges}, CopyStatementFormat(numTable, CopyBinary))
 	if err != nil {
@@ -110,7 +111,7 @@ func TestBinaryCopyMatchesText(t *testing.T) {
 	}
 	var want []string
 	for _, e := range edges {
-		want = append(want, string(AppendDecimal(nil, e[0], 2))+" "+string(AppendDecimal(nil, e[1], 4)))
+		want = append(want, string(tpcc.AppendDecimal(nil, e[0], 2))+" "+string(tpcc.AppendDecimal(nil, e[1], 4)))
 	}
 	if strings.Join(got, ", ") != strings.Join(want, ", ") {
 		t.Errorf("decimal edges through binary COPY:\n got %s\nwant %s", strings.Join(got, ", "), strings.Join(want, ", "))
@@ -119,7 +120,7 @@ func TestBinaryCopyMatchesText(t *testing.T) {
 
 // sliceCopy is a binary COPY stream of fixed decimal rows.
 type sliceCopy struct {
-	t    Table
+	t    tpcc.Table
 	rows [][2]int64
 	buf  []byte
 	done bool
@@ -130,7 +131,7 @@ func (s *sliceCopy) Read(p []byte) (int, error) {
 		s.done = true
 		s.buf = append(s.buf, binaryCopyHeader...)
 		for _, r := range s.rows {
-			s.buf = AppendBinaryCopyRow(s.buf, s.t, []Value{{Kind: ValueDecimal, Int: r[0]}, {Kind: ValueDecimal, Int: r[1]}}, 0)
+			s.buf = AppendBinaryCopyRow(s.buf, s.t, []tpcc.Value{{Kind: tpcc.ValueDecimal, Int: r[0]}, {Kind: tpcc.ValueDecimal, Int: r[1]}}, 0)
 		}
 		s.buf = append(s.buf, 0xff, 0xff)
 	}

@@ -2,18 +2,19 @@ package pgwire
 
 import (
 	"bytes"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"io"
 	"strings"
 	"testing"
 	"time"
 )
 
-func testGenerator() *Generator {
-	return &Generator{Seed: 42, Constants: Constants{CLoad: 157, CRun: 223, CID: 259, OLIID: 7911}, Now: testNow}
+func testGenerator() *tpcc.Generator {
+	return &tpcc.Generator{Seed: 42, Constants: tpcc.Constants{CLoad: 157, CRun: 223, CID: 259, OLIID: 7911}, Now: testNow}
 }
 
 // collect returns all rows of table t for warehouse w, with text values copied out.
-func mustSource(g *Generator, t Table, w int) RowSource {
+func mustSource(g *tpcc.Generator, t tpcc.Table, w int) tpcc.RowSource {
 	s, err := g.Source(t, w)
 	if err != nil {
 		panic(err)
@@ -23,14 +24,14 @@ func mustSource(g *Generator, t Table, w int) RowSource {
 
 func TestGenerationIsDeterministicPerWarehouse(t *testing.T) {
 	a, b := testGenerator(), testGenerator()
-	for _, table := range WarehouseTables {
+	for _, table := range tpcc.WarehouseTables {
 		ra, _ := io.ReadAll(NewCopyReaderFormat(mustSource(a, table, 5), testNow, CopyText))
 		rb, _ := io.ReadAll(NewCopyReaderFormat(mustSource(b, table, 5), testNow, CopyText))
 		if !bytes.Equal(ra, rb) {
 			t.Errorf("%s: two generations of warehouse 5 differ", table.Name)
 		}
 		rc, _ := io.ReadAll(NewCopyReaderFormat(mustSource(a, table, 6), testNow, CopyText))
-		if table.Name != NewOrderTable.Name && bytes.Equal(ra, bytes.ReplaceAll(rc, []byte("\t6\t"), []byte("\t5\t"))) {
+		if table.Name != tpcc.NewOrderTable.Name && bytes.Equal(ra, bytes.ReplaceAll(rc, []byte("\t6\t"), []byte("\t5\t"))) {
 			t.Errorf("%s: warehouses 5 and 6 are identical apart from their id", table.Name)
 		}
 	}
@@ -38,16 +39,16 @@ func TestGenerationIsDeterministicPerWarehouse(t *testing.T) {
 
 func TestCopyRowFormat(t *testing.T) {
 	g := testGenerator()
-	out, err := io.ReadAll(NewCopyReaderFormat(mustSource(g, OrdersTable, 1), testNow, CopyText))
+	out, err := io.ReadAll(NewCopyReaderFormat(mustSource(g, tpcc.OrdersTable, 1), testNow, CopyText))
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	if len(lines) != OrdersPerWarehouse {
-		t.Fatalf("%d COPY lines, want %d", len(lines), OrdersPerWarehouse)
+	if len(lines) != tpcc.OrdersPerWarehouse {
+		t.Fatalf("%d COPY lines, want %d", len(lines), tpcc.OrdersPerWarehouse)
 	}
 	first := strings.Split(lines[0], "\t")
-	if len(first) != len(OrdersTable.Columns) || first[0] != "1" || first[4] != "2026-11-21 10:00:00.000000" {
+	if len(first) != len(tpcc.OrdersTable.Columns) || first[0] != "1" || first[4] != "2026-11-21 10:00:00.000000" {
 		t.Errorf("first orders line %q", lines[0])
 	}
 	last := strings.Split(lines[len(lines)-1], "\t")
@@ -60,8 +61,8 @@ func TestCopyRowFormat(t *testing.T) {
 func TestCopyReaderSmallReads(t *testing.T) {
 	g := testGenerator()
 	for _, format := range []CopyFormat{CopyText, CopyBinary} {
-		whole, _ := io.ReadAll(NewCopyReaderFormat(mustSource(g, CustomerTable, 1), testNow, format))
-		r := NewCopyReaderFormat(mustSource(g, CustomerTable, 1), testNow, format)
+		whole, _ := io.ReadAll(NewCopyReaderFormat(mustSource(g, tpcc.CustomerTable, 1), testNow, format))
+		r := NewCopyReaderFormat(mustSource(g, tpcc.CustomerTable, 1), testNow, format)
 		var got []byte
 		buf := make([]byte, 7) // shorter than a row and than the binary header
 		for {
@@ -90,7 +91,7 @@ func benchmarkGenerateWarehouse(b *testing.B, format CopyFormat) {
 	buf := make([]byte, 256<<10)
 	var bytesOut int64
 	for i := 0; i < b.N; i++ {
-		for _, table := range WarehouseTables {
+		for _, table := range tpcc.WarehouseTables {
 			r := NewCopyReaderFormat(mustSource(g, table, i+1), testNow, format)
 			for {
 				n, err := r.Read(buf)

@@ -2,6 +2,7 @@ package pgwire
 
 import (
 	"context"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"testing"
 )
 
@@ -10,7 +11,7 @@ func TestPostgresDDLExecutes(t *testing.T) {
 	c := connect(t, pgtestDatabase(t))
 	ctx := context.Background()
 	for round := 0; round < 2; round++ {
-		for _, s := range Postgres.SchemaDDL(TablesLogged) {
+		for _, s := range Postgres.SchemaDDL(tpcc.TablesLogged) {
 			if _, err := c.Exec(ctx, s); err != nil {
 				t.Fatalf("round %d: %v\n%s", round, err, s)
 			}
@@ -32,4 +33,3 @@ func TestPostgresDDLExecutes(t *testing.T) {
 		}
 	}
 }
-

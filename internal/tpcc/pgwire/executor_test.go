@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,13 +17,13 @@ import (
 
 // loadedDatabase creates a fresh database on TPCC_PG_URL, loads warehouses with the package's
 // loader and returns its URL and the load's NURand constants.
-func txLoadedDatabase(t *testing.T, warehouses int) (string, Constants) {
+func txLoadedDatabase(t *testing.T, warehouses int) (string, tpcc.Constants) {
 	t.Helper()
 	url := pgtestDatabase(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	start := time.Now()
-	err := Load(ctx, LoadOptions{Dialect: Postgres, URL: url, Warehouses: warehouses, Threads: 2, Seed: 20260101, SeedSet: true, Finish: true})
+	err := tpcc.Load(ctx, tpcc.LoadOptions{Driver: Postgres, URL: url, Warehouses: warehouses, Threads: 2, Seed: 20260101, SeedSet: true, Finish: true})
 	if err != nil {
 		t.Fatalf("load %d warehouses: %v", warehouses, err)
 	}
@@ -47,16 +48,16 @@ func connectTx(t *testing.T, url string) *pgx.Conn {
 	return conn
 }
 
-func txNewExecutor(t *testing.T, d Dialect, url string, conns int, retry RetryPolicy) Executor {
+func txNewExecutor(t *testing.T, d *Flavour, url string, conns int, retry tpcc.RetryPolicy) tpcc.Executor {
 	return txNewExecutorAt(t, d, url, conns, retry, "")
 }
 
 // txNewExecutorAt is txNewExecutor at isolation level l ("" the dialect's default).
-func txNewExecutorAt(t *testing.T, d Dialect, url string, conns int, retry RetryPolicy, l isolation.Level) Executor {
+func txNewExecutorAt(t *testing.T, d *Flavour, url string, conns int, retry tpcc.RetryPolicy, l isolation.Level) tpcc.Executor {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	e, err := NewExecutor(ctx, ExecutorConfig{Dialect: d, URL: url, MaxConns: conns, Retry: retry, Isolation: l})
+	e, err := tpcc.NewExecutor(ctx, tpcc.ExecutorConfig{Driver: d, URL: url, MaxConns: conns, Retry: retry, Isolation: l})
 	if err != nil {
 		t.Fatalf("NewExecutor(%s): %v", d, err)
 	}
@@ -96,7 +97,7 @@ func TestPgwireTransactionSemantics(t *testing.T) {
 	ctx := context.Background()
 	for _, d := range []Dialect{Postgres, Cockroach} {
 		t.Run(string(d), func(t *testing.T) {
-			e := txNewExecutor(t, d, url, 4, DefaultRetryPolicy)
+			e := txNewExecutor(t, d, url, 4, tpcc.DefaultRetryPolicy)
 			t.Run("NewOrder", func(t *testing.T) { testNewOrderSemantics(t, ctx, e, conn) })
 			t.Run("NewOrderRollback", func(t *testing.T) { testNewOrderRollback(t, ctx, e, conn) })
 			// A distinct amount per dialect tells this payment's history row from the other's.
@@ -119,9 +120,9 @@ func testMissingStock(t *testing.T, ctx context.Context, url string, conn *pgx.C
 		t.Fatal(err)
 	}
 	for _, dialect := range []Dialect{Postgres, Cockroach} {
-		e := txNewExecutor(t, dialect, url, 1, DefaultRetryPolicy)
+		e := txNewExecutor(t, dialect, url, 1, tpcc.DefaultRetryPolicy)
 		next := txQueryInt(t, conn, `SELECT d_next_o_id FROM district WHERE d_w_id = $1 AND d_id = $2`, w, d)
-		in := NewOrderInput{WarehouseID: w, DistrictID: d, CustomerID: 1, Lines: []NewOrderLine{
+		in := tpcc.NewOrderInput{WarehouseID: w, DistrictID: d, CustomerID: 1, Lines: []tpcc.NewOrderLine{
 			{ItemID: 1, SupplyWarehouseID: w, Quantity: 1}, {ItemID: 2, SupplyWarehouseID: w, Quantity: 1},
 			{ItemID: item, SupplyWarehouseID: w, Quantity: 1}, {ItemID: 3, SupplyWarehouseID: w, Quantity: 1},
 			{ItemID: 4, SupplyWarehouseID: w, Quantity: 1},
@@ -136,11 +137,11 @@ func testMissingStock(t *testing.T, ctx context.Context, url string, conn *pgx.C
 	}
 }
 
-func testNewOrderSemantics(t *testing.T, ctx context.Context, e Executor, conn *pgx.Conn) {
+func testNewOrderSemantics(t *testing.T, ctx context.Context, e tpcc.Executor, conn *pgx.Conn) {
 	const w, d, c = 1, 3, 17
 	// Item 11 twice (a stock row updated by two lines), item 12 from warehouse 2 (remote), and
 	// item 13 with a quantity that pushes its stock under 10 after a few orders.
-	in := NewOrderInput{WarehouseID: w, DistrictID: d, CustomerID: c, Lines: []NewOrderLine{
+	in := tpcc.NewOrderInput{WarehouseID: w, DistrictID: d, CustomerID: c, Lines: []tpcc.NewOrderLine{
 		{ItemID: 11, SupplyWarehouseID: 1, Quantity: 3},
 		{ItemID: 12, SupplyWarehouseID: 2, Quantity: 5},
 		{ItemID: 11, SupplyWarehouseID: 1, Quantity: 4},
@@ -213,12 +214,12 @@ func testNewOrderSemantics(t *testing.T, ctx context.Context, e Executor, conn *
 	}
 }
 
-func testNewOrderRollback(t *testing.T, ctx context.Context, e Executor, conn *pgx.Conn) {
+func testNewOrderRollback(t *testing.T, ctx context.Context, e tpcc.Executor, conn *pgx.Conn) {
 	const w, d = 2, 7
-	in := NewOrderInput{WarehouseID: w, DistrictID: d, CustomerID: 5, Lines: []NewOrderLine{
+	in := tpcc.NewOrderInput{WarehouseID: w, DistrictID: d, CustomerID: 5, Lines: []tpcc.NewOrderLine{
 		{ItemID: 21, SupplyWarehouseID: w, Quantity: 2}, {ItemID: 22, SupplyWarehouseID: w, Quantity: 2},
 		{ItemID: 23, SupplyWarehouseID: w, Quantity: 2}, {ItemID: 24, SupplyWarehouseID: w, Quantity: 2},
-		{ItemID: UnusedItemID, SupplyWarehouseID: w, Quantity: 2},
+		{ItemID: tpcc.UnusedItemID, SupplyWarehouseID: w, Quantity: 2},
 	}}
 	nextBefore := txQueryInt(t, conn, `SELECT d_next_o_id FROM district WHERE d_w_id = $1 AND d_id = $2`, w, d)
 	stockBefore := txReadStock(t, conn, w, 21)
@@ -237,7 +238,7 @@ func testNewOrderRollback(t *testing.T, ctx context.Context, e Executor, conn *p
 	}
 }
 
-func testPaymentByLastName(t *testing.T, ctx context.Context, e Executor, conn *pgx.Conn, amount int64) {
+func testPaymentByLastName(t *testing.T, ctx context.Context, e tpcc.Executor, conn *pgx.Conn, amount int64) {
 	const w, d, cw, cd = 1, 4, 2, 9
 	// The last name of customer 1 exists in every district; pick one shared by several customers.
 	var name string
@@ -258,8 +259,8 @@ func testPaymentByLastName(t *testing.T, ctx context.Context, e Executor, conn *
 		t.Fatal(err)
 	}
 
-	in := PaymentInput{WarehouseID: w, DistrictID: d, CustomerWarehouseID: cw, CustomerDistrictID: cd,
-		Customer: CustomerSelector{ByLastName: true, LastName: name}, AmountCents: amount}
+	in := tpcc.PaymentInput{WarehouseID: w, DistrictID: d, CustomerWarehouseID: cw, CustomerDistrictID: cd,
+		Customer: tpcc.CustomerSelector{ByLastName: true, LastName: name}, AmountCents: amount}
 	res, err := e.Payment(ctx, &in)
 	if err != nil {
 		t.Fatalf("Payment: %v", err)
@@ -293,12 +294,12 @@ func testPaymentByLastName(t *testing.T, ctx context.Context, e Executor, conn *
 	}
 }
 
-func testPaymentUnknownCustomer(t *testing.T, ctx context.Context, e Executor, conn *pgx.Conn) {
+func testPaymentUnknownCustomer(t *testing.T, ctx context.Context, e tpcc.Executor, conn *pgx.Conn) {
 	wYTD := txQueryInt(t, conn, `SELECT (w_ytd * 100)::int8 FROM warehouse WHERE w_id = 1`)
-	in := PaymentInput{WarehouseID: 1, DistrictID: 1, CustomerWarehouseID: 1, CustomerDistrictID: 1,
-		Customer: CustomerSelector{ByLastName: true, LastName: "NOSUCHNAME"}, AmountCents: 500}
+	in := tpcc.PaymentInput{WarehouseID: 1, DistrictID: 1, CustomerWarehouseID: 1, CustomerDistrictID: 1,
+		Customer: tpcc.CustomerSelector{ByLastName: true, LastName: "NOSUCHNAME"}, AmountCents: 500}
 	_, err := e.Payment(ctx, &in)
-	if !errors.Is(err, ErrCustomerNotFound) || !strings.Contains(err.Error(), "NOSUCHNAME") {
+	if !errors.Is(err, tpcc.ErrCustomerNotFound) || !strings.Contains(err.Error(), "NOSUCHNAME") {
 		t.Fatalf("err = %v, want ErrCustomerNotFound naming the last name", err)
 	}
 	if got := txQueryInt(t, conn, `SELECT (w_ytd * 100)::int8 FROM warehouse WHERE w_id = 1`); got != wYTD {
@@ -306,35 +307,35 @@ func testPaymentUnknownCustomer(t *testing.T, ctx context.Context, e Executor, c
 	}
 }
 
-func testOrderStatus(t *testing.T, ctx context.Context, e Executor, conn *pgx.Conn) {
+func testOrderStatus(t *testing.T, ctx context.Context, e tpcc.Executor, conn *pgx.Conn) {
 	const w, d, c = 1, 2, 42
 	wantOrder := txQueryInt(t, conn, `SELECT max(o_id) FROM orders WHERE o_w_id = $1 AND o_d_id = $2 AND o_c_id = $3`, w, d, c)
 	wantLines := txQueryInt(t, conn, `SELECT count(*) FROM order_line WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3`, w, d, wantOrder)
-	res, err := e.OrderStatus(ctx, &OrderStatusInput{WarehouseID: w, DistrictID: d, Customer: CustomerSelector{ID: c}})
+	res, err := e.OrderStatus(ctx, &tpcc.OrderStatusInput{WarehouseID: w, DistrictID: d, Customer: tpcc.CustomerSelector{ID: c}})
 	if err != nil {
 		t.Fatalf("OrderStatus: %v", err)
 	}
 	if res.CustomerID != c || res.OrderID != int(wantOrder) || res.Lines != int(wantLines) || res.ByLastName {
 		t.Errorf("result %+v, want customer %d, order %d with %d lines", res, c, wantOrder, wantLines)
 	}
-	name := LastName(41) // customer 42 of every district is named after 41 (Clause 4.3.3.1)
-	res, err = e.OrderStatus(ctx, &OrderStatusInput{WarehouseID: w, DistrictID: d, Customer: CustomerSelector{ByLastName: true, LastName: name}})
+	name := tpcc.LastName(41) // customer 42 of every district is named after 41 (Clause 4.3.3.1)
+	res, err = e.OrderStatus(ctx, &tpcc.OrderStatusInput{WarehouseID: w, DistrictID: d, Customer: tpcc.CustomerSelector{ByLastName: true, LastName: name}})
 	if err != nil {
 		t.Fatalf("OrderStatus by name: %v", err)
 	}
 	n := txQueryInt(t, conn, `SELECT count(*) FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3`, w, d, name)
 	wantID := txQueryInt(t, conn, `SELECT c_id FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3
 		ORDER BY c_first, c_id OFFSET $4 LIMIT 1`, w, d, name, (n+1)/2-1)
-	if res.CustomerID != int(wantID) || !res.ByLastName || res.OrderID == 0 || res.Lines < MinOrderLines {
+	if res.CustomerID != int(wantID) || !res.ByLastName || res.OrderID == 0 || res.Lines < tpcc.MinOrderLines {
 		t.Errorf("by name: result %+v, want customer %d with an order of >= 5 lines", res, wantID)
 	}
 }
 
-func testDelivery(t *testing.T, ctx context.Context, e Executor, conn *pgx.Conn) {
+func testDelivery(t *testing.T, ctx context.Context, e tpcc.Executor, conn *pgx.Conn) {
 	const w = 2
 	type district struct{ oldest, customer, balanceCents, amountCents, deliveries int64 }
-	before := make([]district, DistrictsPerWarehouse+1)
-	for d := 1; d <= DistrictsPerWarehouse; d++ {
+	before := make([]district, tpcc.DistrictsPerWarehouse+1)
+	for d := 1; d <= tpcc.DistrictsPerWarehouse; d++ {
 		o := txQueryInt(t, conn, `SELECT min(no_o_id) FROM new_order WHERE no_w_id = $1 AND no_d_id = $2`, w, d)
 		c := txQueryInt(t, conn, `SELECT o_c_id FROM orders WHERE o_w_id = $1 AND o_d_id = $2 AND o_id = $3`, w, d, o)
 		before[d] = district{
@@ -344,14 +345,14 @@ func testDelivery(t *testing.T, ctx context.Context, e Executor, conn *pgx.Conn)
 			deliveries:   txQueryInt(t, conn, `SELECT c_delivery_cnt FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_id = $3`, w, d, c),
 		}
 	}
-	res, err := e.Delivery(ctx, &DeliveryInput{WarehouseID: w, CarrierID: 7})
+	res, err := e.Delivery(ctx, &tpcc.DeliveryInput{WarehouseID: w, CarrierID: 7})
 	if err != nil {
 		t.Fatalf("Delivery: %v", err)
 	}
 	if res.Delivered != 10 || res.Skipped != 0 {
 		t.Fatalf("result %+v, want 10 delivered", res)
 	}
-	for d := 1; d <= DistrictsPerWarehouse; d++ {
+	for d := 1; d <= tpcc.DistrictsPerWarehouse; d++ {
 		b := before[d]
 		if got := txQueryInt(t, conn, `SELECT count(*) FROM new_order WHERE no_w_id = $1 AND no_d_id = $2 AND no_o_id = $3`, w, d, b.oldest); got != 0 {
 			t.Errorf("district %d: oldest new order %d still there", d, b.oldest)
@@ -371,7 +372,7 @@ func testDelivery(t *testing.T, ctx context.Context, e Executor, conn *pgx.Conn)
 	}
 }
 
-func testStockLevel(t *testing.T, ctx context.Context, e Executor, conn *pgx.Conn) {
+func testStockLevel(t *testing.T, ctx context.Context, e tpcc.Executor, conn *pgx.Conn) {
 	const w, d, threshold = 1, 5, 20
 	// Independent computation: items of the last 20 orders' lines, their stock, in Go.
 	next := txQueryInt(t, conn, `SELECT d_next_o_id FROM district WHERE d_w_id = $1 AND d_id = $2`, w, d)
@@ -389,7 +390,7 @@ func testStockLevel(t *testing.T, ctx context.Context, e Executor, conn *pgx.Con
 			want++
 		}
 	}
-	res, err := e.StockLevel(ctx, &StockLevelInput{WarehouseID: w, DistrictID: d, Threshold: threshold})
+	res, err := e.StockLevel(ctx, &tpcc.StockLevelInput{WarehouseID: w, DistrictID: d, Threshold: threshold})
 	if err != nil {
 		t.Fatalf("StockLevel: %v", err)
 	}
@@ -398,16 +399,16 @@ func testStockLevel(t *testing.T, ctx context.Context, e Executor, conn *pgx.Con
 	}
 }
 
-func testBadInput(t *testing.T, ctx context.Context, e Executor) {
-	_, err := e.NewOrder(ctx, &NewOrderInput{WarehouseID: 1, DistrictID: 11, CustomerID: 1})
+func testBadInput(t *testing.T, ctx context.Context, e tpcc.Executor) {
+	_, err := e.NewOrder(ctx, &tpcc.NewOrderInput{WarehouseID: 1, DistrictID: 11, CustomerID: 1})
 	if err == nil || !strings.Contains(err.Error(), "DistrictID 11") {
 		t.Errorf("NewOrder with district 11: err %v, want it named", err)
 	}
-	_, err = e.Payment(ctx, &PaymentInput{WarehouseID: 1, DistrictID: 1, CustomerWarehouseID: 1, CustomerDistrictID: 1, Customer: CustomerSelector{ID: 1}, AmountCents: 0})
+	_, err = e.Payment(ctx, &tpcc.PaymentInput{WarehouseID: 1, DistrictID: 1, CustomerWarehouseID: 1, CustomerDistrictID: 1, Customer: tpcc.CustomerSelector{ID: 1}, AmountCents: 0})
 	if err == nil || !strings.Contains(err.Error(), "AmountCents 0") {
 		t.Errorf("Payment of 0 cents: err %v, want it named", err)
 	}
-	_, err = e.Delivery(ctx, &DeliveryInput{WarehouseID: 1, CarrierID: 0})
+	_, err = e.Delivery(ctx, &tpcc.DeliveryInput{WarehouseID: 1, CarrierID: 0})
 	if err == nil || !strings.Contains(err.Error(), "CarrierID 0") {
 		t.Errorf("Delivery with carrier 0: err %v, want it named", err)
 	}

@@ -2,6 +2,7 @@ package pgwire
 
 import (
 	"context"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"math/big"
 	"strings"
 	"testing"
@@ -14,9 +15,9 @@ import (
 // binarySource feeds generated rows to pgx.CopyFrom (binary COPY), converting each value to the
 // Go type pgx encodes: the generic alternative to the binary stream Load encodes itself.
 type binarySource struct {
-	src  RowSource
-	t    Table
-	row  []Value
+	src  tpcc.RowSource
+	t    tpcc.Table
+	row  []tpcc.Value
 	vals []any
 	now  time.Time
 }
@@ -26,15 +27,15 @@ func (s *binarySource) Err() error { return nil }
 func (s *binarySource) Values() ([]any, error) {
 	for i, v := range s.row {
 		switch v.Kind {
-		case ValueInt:
+		case tpcc.ValueInt:
 			s.vals[i] = int32(v.Int)
-		case ValueDecimal:
+		case tpcc.ValueDecimal:
 			s.vals[i] = pgtype.Numeric{Int: big.NewInt(v.Int), Exp: int32(-s.t.Columns[i].Type.Scale), Valid: true}
-		case ValueText:
+		case tpcc.ValueText:
 			s.vals[i] = string(v.Text)
-		case ValueTimestamp:
+		case tpcc.ValueTimestamp:
 			s.vals[i] = s.now
-		case ValueNull:
+		case tpcc.ValueNull:
 			s.vals[i] = nil
 		}
 	}
@@ -59,28 +60,28 @@ func BenchmarkCopyWarehouse(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	gen := &Generator{Seed: 1, Constants: ConstantsForSeed(1), Now: testNow}
+	gen := &tpcc.Generator{Seed: 1, Constants: tpcc.ConstantsForSeed(1), Now: testNow}
 	truncate := func() {
-		names := make([]string, len(WarehouseTables))
-		for i, t := range WarehouseTables {
+		names := make([]string, len(tpcc.WarehouseTables))
+		for i, t := range tpcc.WarehouseTables {
 			names[i] = t.Name
 		}
 		if _, err := conn.Exec(ctx, "TRUNCATE "+strings.Join(names, ", ")); err != nil {
 			b.Fatal(err)
 		}
 	}
-	load := map[string]func(tx pgx.Tx, t Table) error{
-		"binary-pgconn": func(tx pgx.Tx, t Table) error {
+	load := map[string]func(tx pgx.Tx, t tpcc.Table) error{
+		"binary-pgconn": func(tx pgx.Tx, t tpcc.Table) error {
 			r := NewCopyReaderFormat(mustSource(gen, t, 1), gen.Now, CopyBinary)
 			_, err := tx.Conn().PgConn().CopyFrom(ctx, r, CopyStatementFormat(t, CopyBinary))
 			return err
 		},
-		"text-pgconn": func(tx pgx.Tx, t Table) error {
+		"text-pgconn": func(tx pgx.Tx, t tpcc.Table) error {
 			_, err := tx.Conn().PgConn().CopyFrom(ctx, NewCopyReaderFormat(mustSource(gen, t, 1), gen.Now, CopyText), CopyStatementFormat(t, CopyText))
 			return err
 		},
-		"binary-pgx": func(tx pgx.Tx, t Table) error {
-			src := &binarySource{src: mustSource(gen, t, 1), t: t, row: make([]Value, len(t.Columns)), vals: make([]any, len(t.Columns)), now: gen.Now}
+		"binary-pgx": func(tx pgx.Tx, t tpcc.Table) error {
+			src := &binarySource{src: mustSource(gen, t, 1), t: t, row: make([]tpcc.Value, len(t.Columns)), vals: make([]any, len(t.Columns)), now: gen.Now}
 			_, err := tx.CopyFrom(ctx, pgx.Identifier{t.Name}, t.ColumnNames(), src)
 			return err
 		},
@@ -92,7 +93,7 @@ func BenchmarkCopyWarehouse(b *testing.B) {
 				truncate()
 				b.StartTimer()
 				err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-					for _, t := range WarehouseTables {
+					for _, t := range tpcc.WarehouseTables {
 						if err := load[name](tx, t); err != nil {
 							return err
 						}

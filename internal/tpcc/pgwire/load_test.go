@@ -3,6 +3,7 @@ package pgwire
 import (
 	"context"
 	"errors"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -32,9 +33,9 @@ func queryInt(t *testing.T, c *pgx.Conn, sql string, args ...any) int64 {
 	return n
 }
 
-func loadForTest(t *testing.T, url string, o LoadOptions) {
+func loadForTest(t *testing.T, url string, o tpcc.LoadOptions) {
 	t.Helper()
-	o.Dialect, o.URL = Postgres, url
+	o.Driver, o.URL = Postgres, url
 	if o.Threads == 0 {
 		o.Threads = 2
 	}
@@ -43,7 +44,7 @@ func loadForTest(t *testing.T, url string, o LoadOptions) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if err := Load(ctx, o); err != nil {
+	if err := tpcc.Load(ctx, o); err != nil {
 		t.Fatalf("load: %v", err)
 	}
 }
@@ -72,10 +73,10 @@ func wantCounts(t *testing.T, c *pgx.Conn, w int64) {
 func TestLoadTwoWarehouses(t *testing.T) {
 	url := pgtestDatabase(t)
 	var last atomic.Value
-	loadForTest(t, url, LoadOptions{Warehouses: 2, Finish: true, Progress: func(p LoadProgress) { last.Store(p) }})
+	loadForTest(t, url, tpcc.LoadOptions{Warehouses: 2, Finish: true, Progress: func(p tpcc.LoadProgress) { last.Store(p) }})
 	c := connect(t, url)
 	wantCounts(t, c, 2)
-	if p := last.Load().(LoadProgress); p.Phase != "done" || p.WarehousesDone != 2 || p.Rows < 1_000_000 {
+	if p := last.Load().(tpcc.LoadProgress); p.Phase != "done" || p.WarehousesDone != 2 || p.Rows < 1_000_000 {
 		t.Errorf("final progress %+v", p)
 	}
 
@@ -121,15 +122,15 @@ func TestLoadTwoWarehouses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.Seed != 7 || m.Warehouses != 2 || !m.ItemsLoaded || !m.Finished || m.Constants != ConstantsForSeed(7) {
+		if m.Seed != 7 || m.Warehouses != 2 || !m.ItemsLoaded || !m.Finished || m.Constants != tpcc.ConstantsForSeed(7) {
 			t.Errorf("meta %+v", m)
 		}
 	})
 
 	t.Run("repeated load skips", func(t *testing.T) {
-		var p LoadProgress
+		var p tpcc.LoadProgress
 		start := time.Now()
-		loadForTest(t, url, LoadOptions{Warehouses: 2, Finish: true, Progress: func(x LoadProgress) { p = x }})
+		loadForTest(t, url, tpcc.LoadOptions{Warehouses: 2, Finish: true, Progress: func(x tpcc.LoadProgress) { p = x }})
 		if p.WarehousesSkipped != 2 || p.Rows != 0 {
 			t.Errorf("repeat: %+v, want 2 skipped and 0 rows", p)
 		}
@@ -140,7 +141,7 @@ func TestLoadTwoWarehouses(t *testing.T) {
 	})
 
 	t.Run("a different seed is refused", func(t *testing.T) {
-		err := Load(context.Background(), LoadOptions{Dialect: Postgres, URL: url, Warehouses: 2, Threads: 1, Seed: 8, SeedSet: true})
+		err := tpcc.Load(context.Background(), tpcc.LoadOptions{Driver: Postgres, URL: url, Warehouses: 2, Threads: 1, Seed: 8, SeedSet: true})
 		if err == nil || !strings.Contains(err.Error(), "--seed 8") {
 			t.Errorf("load with another seed: %v", err)
 		}
@@ -151,8 +152,8 @@ func TestKilledLoadResumes(t *testing.T) {
 	url := pgtestDatabase(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	// Cancel once the first warehouse is committed and others are mid-COPY.
-	err := Load(ctx, LoadOptions{Dialect: Postgres, URL: url, Warehouses: 3, Threads: 2, Seed: 7, SeedSet: true, Finish: true,
-		Progress: func(p LoadProgress) {
+	err := tpcc.Load(ctx, tpcc.LoadOptions{Driver: Postgres, URL: url, Warehouses: 3, Threads: 2, Seed: 7, SeedSet: true, Finish: true,
+		Progress: func(p tpcc.LoadProgress) {
 			if p.WarehousesDone >= 1 && p.Rows > 500_000 {
 				cancel()
 			}
@@ -161,7 +162,7 @@ func TestKilledLoadResumes(t *testing.T) {
 		t.Fatalf("interrupted load returned %v, want context.Canceled", err)
 	}
 	c := connect(t, url)
-	doneBefore := queryInt(t, c, "SELECT count(*) FROM "+WarehouseLoadTable+" WHERE state = 'done'")
+	doneBefore := queryInt(t, c, "SELECT count(*) FROM "+tpcc.WarehouseLoadTable+" WHERE state = 'done'")
 	if doneBefore < 1 || doneBefore > 2 {
 		t.Fatalf("%d warehouses done after the interruption, want 1 or 2", doneBefore)
 	}
@@ -169,8 +170,8 @@ func TestKilledLoadResumes(t *testing.T) {
 		t.Fatalf("%d warehouse rows after the interruption, %d marked done: a partial warehouse is visible", got, doneBefore)
 	}
 
-	var p LoadProgress
-	loadForTest(t, url, LoadOptions{Warehouses: 3, Finish: true, Progress: func(x LoadProgress) { p = x }})
+	var p tpcc.LoadProgress
+	loadForTest(t, url, tpcc.LoadOptions{Warehouses: 3, Finish: true, Progress: func(x tpcc.LoadProgress) { p = x }})
 	if int64(p.WarehousesSkipped) != doneBefore {
 		t.Errorf("resume skipped %d warehouses, want %d", p.WarehousesSkipped, doneBefore)
 	}
@@ -192,7 +193,7 @@ func TestConcurrentRangeLoaders(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
 			// No seed: the loaders must agree on the one the first of them records.
-			errs <- Load(ctx, LoadOptions{Dialect: Postgres, URL: url, Warehouses: 4, From: r[0], To: r[1], Threads: 1})
+			errs <- tpcc.Load(ctx, tpcc.LoadOptions{Driver: Postgres, URL: url, Warehouses: 4, From: r[0], To: r[1], Threads: 1})
 		}()
 	}
 	for range ranges {
@@ -208,9 +209,9 @@ func TestConcurrentRangeLoaders(t *testing.T) {
 	if m.Finished {
 		t.Error("range loads must not finish the database")
 	}
-	var p LoadProgress
-	if err := Load(context.Background(), LoadOptions{Dialect: Postgres, URL: url, Warehouses: 4, Threads: 2, Finish: true,
-		Progress: func(x LoadProgress) { p = x }}); err != nil {
+	var p tpcc.LoadProgress
+	if err := tpcc.Load(context.Background(), tpcc.LoadOptions{Driver: Postgres, URL: url, Warehouses: 4, Threads: 2, Finish: true,
+		Progress: func(x tpcc.LoadProgress) { p = x }}); err != nil {
 		t.Fatalf("final load: %v", err)
 	}
 	if p.WarehousesSkipped != 4 || p.Rows != 0 {
@@ -219,13 +220,13 @@ func TestConcurrentRangeLoaders(t *testing.T) {
 	wantCounts(t, c, 4)
 	// Same seed across the two loaders: regenerating warehouse 3 with the recorded seed gives
 	// the stored customer names.
-	gen := &Generator{Seed: m.Seed, Constants: m.Constants, Now: testNow}
-	rows := collect(t, gen, CustomerTable, 3)
+	gen := &tpcc.Generator{Seed: m.Seed, Constants: m.Constants, Now: testNow}
+	rows := collect(t, gen, tpcc.CustomerTable, 3)
 	var last string
 	if err := c.QueryRow(context.Background(), "SELECT c_last FROM customer WHERE c_w_id = 3 AND c_d_id = 10 AND c_id = 3000").Scan(&last); err != nil {
 		t.Fatal(err)
 	}
-	if want := string(rows[len(rows)-1][colIndex(CustomerTable, "c_last")].Text); last != want {
+	if want := string(rows[len(rows)-1][colIndex(tpcc.CustomerTable, "c_last")].Text); last != want {
 		t.Errorf("warehouse 3 customer 3000: c_last %q, regenerated with the recorded seed %q", last, want)
 	}
 }
@@ -251,7 +252,7 @@ func TestLoadWithVacuum(t *testing.T) {
 	}
 	requested := func() int64 { return queryInt(t, c, "SELECT checkpoints_req FROM pg_stat_bgwriter") }
 	before := requested()
-	loadForTest(t, url, LoadOptions{Warehouses: 1, Finish: true, Vacuum: true})
+	loadForTest(t, url, tpcc.LoadOptions{Warehouses: 1, Finish: true, Vacuum: true})
 	wantCounts(t, c, 1)
 	// The finish ends with a CHECKPOINT (a standby restarted after the load replays from there).
 	if after := requested(); after <= before {

@@ -2,13 +2,14 @@ package pgwire
 
 import (
 	"context"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"strings"
 	"testing"
 	"time"
 )
 
 func TestUnloggedDDL(t *testing.T) {
-	ddl := strings.Join(CreateTableDDLFor(Postgres, TablesUnlogged), ";\n")
+	ddl := strings.Join(CreateTableDDLFor(Postgres, tpcc.TablesUnlogged), ";\n")
 	if got := strings.Count(ddl, "CREATE UNLOGGED TABLE IF NOT EXISTS"); got != 11 {
 		t.Errorf("postgres unlogged: %d unlogged tables, want 9 + 2 meta:\n%s", got, ddl)
 	}
@@ -16,10 +17,10 @@ func TestUnloggedDDL(t *testing.T) {
 		t.Error("postgres logged DDL contains UNLOGGED")
 	}
 	for _, d := range []Dialect{Cockroach, YDB} {
-		if strings.Contains(strings.Join(CreateTableDDLFor(d, TablesUnlogged), ";"), "UNLOGGED") {
+		if strings.Contains(strings.Join(CreateTableDDLFor(d, tpcc.TablesUnlogged), ";"), "UNLOGGED") {
 			t.Errorf("%s DDL contains UNLOGGED", d)
 		}
-		o := LoadOptions{Dialect: d, URL: "x", Warehouses: 1, Threads: 1, Tables: TablesUnlogged}
+		o := tpcc.LoadOptions{Driver: d, URL: "x", Warehouses: 1, Threads: 1, Tables: tpcc.TablesUnlogged}
 		if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--tables unlogged") {
 			t.Errorf("%s: Validate = %v, want a --tables error", d, err)
 		}
@@ -27,12 +28,12 @@ func TestUnloggedDDL(t *testing.T) {
 }
 
 func TestParseTablePersistence(t *testing.T) {
-	for in, want := range map[string]TablePersistence{"logged": TablesLogged, "unlogged": TablesUnlogged} {
-		if got, err := ParseTablePersistence(in); got != want || err != nil {
+	for in, want := range map[string]tpcc.TablePersistence{"logged": tpcc.TablesLogged, "unlogged": tpcc.TablesUnlogged} {
+		if got, err := tpcc.ParseTablePersistence(in); got != want || err != nil {
 			t.Errorf("%q: %q %v", in, got, err)
 		}
 	}
-	if _, err := ParseTablePersistence("Unlogged"); err == nil || !strings.Contains(err.Error(), "--tables") {
+	if _, err := tpcc.ParseTablePersistence("Unlogged"); err == nil || !strings.Contains(err.Error(), "--tables") {
 		t.Errorf("Unlogged: %v, want an error naming --tables", err)
 	}
 }
@@ -42,15 +43,15 @@ func TestParseTablePersistence(t *testing.T) {
 // persistence than the existing tables' fails, naming --tables.
 func TestLoadTablePersistence(t *testing.T) {
 	for _, tc := range []struct {
-		tables TablePersistence
+		tables tpcc.TablePersistence
 		want   string
-	}{{TablesUnlogged, "u"}, {TablesLogged, "p"}} {
+	}{{tpcc.TablesUnlogged, "u"}, {tpcc.TablesLogged, "p"}} {
 		t.Run(string(tc.tables), func(t *testing.T) {
 			url := pgtestDatabase(t)
-			loadForTest(t, url, LoadOptions{Warehouses: 1, Finish: true, Tables: tc.tables})
+			loadForTest(t, url, tpcc.LoadOptions{Warehouses: 1, Finish: true, Tables: tc.tables})
 			c := connect(t, url)
-			names := []string{MetaTable, WarehouseLoadTable}
-			for _, table := range Tables {
+			names := []string{tpcc.MetaTable, tpcc.WarehouseLoadTable}
+			for _, table := range tpcc.Tables {
 				names = append(names, table.Name)
 			}
 			ctx := context.Background()
@@ -71,13 +72,13 @@ func TestLoadTablePersistence(t *testing.T) {
 				t.Errorf("%d warehouses, want 1", n)
 			}
 
-			other := TablesLogged
-			if tc.tables == TablesLogged {
-				other = TablesUnlogged
+			other := tpcc.TablesLogged
+			if tc.tables == tpcc.TablesLogged {
+				other = tpcc.TablesUnlogged
 			}
 			ctx, cancel := context.WithTimeout(ctx, time.Minute)
 			defer cancel()
-			err := Load(ctx, LoadOptions{Dialect: Postgres, URL: url, Warehouses: 1, Threads: 1, Seed: 7, SeedSet: true, Tables: other})
+			err := tpcc.Load(ctx, tpcc.LoadOptions{Driver: Postgres, URL: url, Warehouses: 1, Threads: 1, Seed: 7, SeedSet: true, Tables: other})
 			if err == nil || !strings.Contains(err.Error(), "--tables "+string(other)+": the tables") {
 				t.Errorf("loading %s tables over %s ones: %v, want a --tables error", other, tc.tables, err)
 			}

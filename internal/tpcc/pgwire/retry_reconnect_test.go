@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"io"
 	"testing"
 
@@ -40,7 +41,7 @@ func TestPgwireErrorClassification(t *testing.T) {
 			if got := isRetryableOrReconnect(tc.err); got != tc.retryable {
 				t.Errorf("retryable %t, want %t (%v)", got, tc.retryable, tc.err)
 			}
-			var unknown *CommitUnknownError
+			var unknown *tpcc.CommitUnknownError
 			if got := errors.As(tc.err, &unknown); got != tc.unknown {
 				t.Errorf("unknown %t, want %t (%v)", got, tc.unknown, tc.err)
 			}

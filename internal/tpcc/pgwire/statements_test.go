@@ -1,6 +1,7 @@
 package pgwire
 
 import (
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"regexp"
 	"slices"
 	"strconv"
@@ -95,7 +96,7 @@ func TestPgwireDialectDifferences(t *testing.T) {
 
 func TestStockDistInfoColumn(t *testing.T) {
 	got := stockDistInfoColumn("$5::int4")
-	for d := 1; d <= DistrictsPerWarehouse; d++ {
+	for d := 1; d <= tpcc.DistrictsPerWarehouse; d++ {
 		want := "WHEN " + strconv.Itoa(d) + " THEN s_dist_" + []string{"", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10"}[d]
 		if !strings.Contains(got, want) {
 			t.Errorf("%q lacks %q", got, want)
@@ -104,7 +105,7 @@ func TestStockDistInfoColumn(t *testing.T) {
 }
 
 func TestStockLockOrder(t *testing.T) {
-	lines := []NewOrderLine{
+	lines := []tpcc.NewOrderLine{
 		{ItemID: 50, SupplyWarehouseID: 2},
 		{ItemID: 7, SupplyWarehouseID: 1},
 		{ItemID: 50, SupplyWarehouseID: 1},

@@ -174,4 +174,3 @@ func TestCRDBTelemetry(t *testing.T) {
 		t.Errorf("CockroachDB has no standbys, WAL position or checkpoints: %+v", tel)
 	}
 }
-

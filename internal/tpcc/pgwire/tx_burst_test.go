@@ -3,6 +3,7 @@ package pgwire
 import (
 	"context"
 	"errors"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"math"
 	"os"
 	"sync"
@@ -50,7 +51,7 @@ func (c *burstCounts) add(o *burstCounts) {
 // runBurst drives workers goroutines, each a terminal with its own home warehouse and district,
 // through the 45/43/4/4/4 mix without keying or think times until the duration ends (and at
 // most maxPerWorker transactions each).
-func runBurst(t *testing.T, e Executor, constants Constants, warehouses, workers int, duration time.Duration) burstCounts {
+func runBurst(t *testing.T, e tpcc.Executor, constants tpcc.Constants, warehouses, workers int, duration time.Duration) burstCounts {
 	t.Helper()
 	const maxPerWorker = 1_000_000
 	ctx, cancel := context.WithTimeout(context.Background(), duration+2*time.Minute)
@@ -59,12 +60,12 @@ func runBurst(t *testing.T, e Executor, constants Constants, warehouses, workers
 	results := make([]burstCounts, workers)
 	var wg sync.WaitGroup
 	for i := 0; i < workers; i++ {
-		cfg := TerminalConfig{HomeWarehouseID: i%warehouses + 1, HomeDistrictID: i/warehouses%DistrictsPerWarehouse + 1, ActiveWarehouses: warehouses}
-		gen, err := NewInputGenerator(NewRand(uint64(1000+i), 7), constants, cfg)
+		cfg := tpcc.TerminalConfig{HomeWarehouseID: i%warehouses + 1, HomeDistrictID: i/warehouses%tpcc.DistrictsPerWarehouse + 1, ActiveWarehouses: warehouses}
+		gen, err := tpcc.NewInputGenerator(tpcc.NewRand(uint64(1000+i), 7), constants, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		mix := NewRand(uint64(2000+i), 8)
+		mix := tpcc.NewRand(uint64(2000+i), 8)
 		wg.Add(1)
 		go func(c *burstCounts) {
 			defer wg.Done()
@@ -75,7 +76,7 @@ func runBurst(t *testing.T, e Executor, constants Constants, warehouses, workers
 				switch {
 				case pick < 45:
 					in := gen.NewOrder()
-					var r NewOrderResult
+					var r tpcc.NewOrderResult
 					r, err = e.NewOrder(ctx, &in)
 					c.newOrders++
 					c.retries += r.Retries
@@ -87,7 +88,7 @@ func runBurst(t *testing.T, e Executor, constants Constants, warehouses, workers
 					}
 				case pick < 88:
 					in := gen.Payment()
-					var r PaymentResult
+					var r tpcc.PaymentResult
 					r, err = e.Payment(ctx, &in)
 					c.payments++
 					c.retries += r.Retries
@@ -99,7 +100,7 @@ func runBurst(t *testing.T, e Executor, constants Constants, warehouses, workers
 					}
 				case pick < 92:
 					in := gen.OrderStatus()
-					var r OrderStatusResult
+					var r tpcc.OrderStatusResult
 					r, err = e.OrderStatus(ctx, &in)
 					c.orderStatuses++
 					c.retries += r.Retries
@@ -108,7 +109,7 @@ func runBurst(t *testing.T, e Executor, constants Constants, warehouses, workers
 					}
 				case pick < 96:
 					in := gen.Delivery()
-					var r DeliveryResult
+					var r tpcc.DeliveryResult
 					r, err = e.Delivery(ctx, &in)
 					c.deliveries++
 					c.retries += r.Retries
@@ -116,13 +117,13 @@ func runBurst(t *testing.T, e Executor, constants Constants, warehouses, workers
 					c.skipped += r.Skipped
 				default:
 					in := gen.StockLevel()
-					var r StockLevelResult
+					var r tpcc.StockLevelResult
 					r, err = e.StockLevel(ctx, &in)
 					c.stockLevels++
 					c.retries += r.Retries
 				}
 				c.busy[mixIndex(pick)] += time.Since(began)
-				var exhausted *RetriesExhaustedError
+				var exhausted *tpcc.RetriesExhaustedError
 				switch {
 				case errors.As(err, &exhausted):
 					c.exhausted++ // rolled back whole; judged by the test per dialect
@@ -193,22 +194,22 @@ func TestPgwireBurstKeepsConsistency(t *testing.T) {
 		duration = d
 	}
 	for _, tc := range []struct {
-		d Dialect
+		d *Flavour
 		l isolation.Level
 	}{{Postgres, isolation.ReadCommitted}, {Postgres, isolation.RepeatableRead}, {Postgres, isolation.Serializable}, {Cockroach, isolation.Serializable}} {
 		d, level := tc.d, tc.l
 		snapshot := level != isolation.ReadCommitted // a write to a row changed since the snapshot aborts
 		t.Run(string(d)+"/"+string(level), func(t *testing.T) {
-			retry := DefaultRetryPolicy
+			retry := tpcc.DefaultRetryPolicy
 			if snapshot {
 				// The CockroachDB dialect runs SERIALIZABLE. On PostgreSQL a transaction that
 				// updates a row changed since its snapshot aborts (first updater wins) where
 				// CockroachDB would mostly queue on the lock; with 8 no-wait workers per
 				// warehouse row (W_YTD) a streak of aborts is common, so allow a longer one.
-				retry = RetryPolicy{MaxAttempts: 100, BaseBackoff: time.Millisecond, MaxBackoff: 20 * time.Millisecond}
+				retry = tpcc.RetryPolicy{MaxAttempts: 100, BaseBackoff: time.Millisecond, MaxBackoff: 20 * time.Millisecond}
 			}
 			e := txNewExecutorAt(t, d, url, workers, retry, level)
-			if got := e.(IsolationReporter).Isolation(); got != level {
+			if got := e.(tpcc.IsolationReporter).Isolation(); got != level {
 				t.Fatalf("executor runs at %s, want %s", got, level)
 			}
 			start := time.Now()
@@ -268,7 +269,7 @@ func TestPgwireBurstKeepsConsistency(t *testing.T) {
 			defer cancel()
 			// Both the SQL conditions and the client-side evaluation YDB uses, on data that
 			// deliveries and payments have moved away from the initial state.
-			results := checkBothWays(t, ctx, CheckOptions{Dialect: Postgres, URL: url, Warehouses: warehouses, Threads: 2})
+			results := checkBothWays(t, ctx, tpcc.CheckOptions{Driver: Postgres, URL: url, Warehouses: warehouses, Threads: 2})
 			passed := 0
 			for _, r := range results {
 				switch {
