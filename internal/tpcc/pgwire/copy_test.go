@@ -9,8 +9,10 @@ import (
 	"time"
 )
 
+var pgTestNow = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+
 func testGenerator() *tpcc.Generator {
-	return &tpcc.Generator{Seed: 42, Constants: tpcc.Constants{CLoad: 157, CRun: 223, CID: 259, OLIID: 7911}, Now: testNow}
+	return &tpcc.Generator{Seed: 42, Constants: tpcc.Constants{CLoad: 157, CRun: 223, CID: 259, OLIID: 7911}, Now: pgTestNow}
 }
 
 // collect returns all rows of table t for warehouse w, with text values copied out.
@@ -25,12 +27,12 @@ func mustSource(g *tpcc.Generator, t tpcc.Table, w int) tpcc.RowSource {
 func TestGenerationIsDeterministicPerWarehouse(t *testing.T) {
 	a, b := testGenerator(), testGenerator()
 	for _, table := range tpcc.WarehouseTables {
-		ra, _ := io.ReadAll(NewCopyReaderFormat(mustSource(a, table, 5), testNow, CopyText))
-		rb, _ := io.ReadAll(NewCopyReaderFormat(mustSource(b, table, 5), testNow, CopyText))
+		ra, _ := io.ReadAll(NewCopyReaderFormat(mustSource(a, table, 5), pgTestNow, CopyText))
+		rb, _ := io.ReadAll(NewCopyReaderFormat(mustSource(b, table, 5), pgTestNow, CopyText))
 		if !bytes.Equal(ra, rb) {
 			t.Errorf("%s: two generations of warehouse 5 differ", table.Name)
 		}
-		rc, _ := io.ReadAll(NewCopyReaderFormat(mustSource(a, table, 6), testNow, CopyText))
+		rc, _ := io.ReadAll(NewCopyReaderFormat(mustSource(a, table, 6), pgTestNow, CopyText))
 		if table.Name != tpcc.NewOrderTable.Name && bytes.Equal(ra, bytes.ReplaceAll(rc, []byte("\t6\t"), []byte("\t5\t"))) {
 			t.Errorf("%s: warehouses 5 and 6 are identical apart from their id", table.Name)
 		}
@@ -39,7 +41,7 @@ func TestGenerationIsDeterministicPerWarehouse(t *testing.T) {
 
 func TestCopyRowFormat(t *testing.T) {
 	g := testGenerator()
-	out, err := io.ReadAll(NewCopyReaderFormat(mustSource(g, tpcc.OrdersTable, 1), testNow, CopyText))
+	out, err := io.ReadAll(NewCopyReaderFormat(mustSource(g, tpcc.OrdersTable, 1), pgTestNow, CopyText))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,8 +63,8 @@ func TestCopyRowFormat(t *testing.T) {
 func TestCopyReaderSmallReads(t *testing.T) {
 	g := testGenerator()
 	for _, format := range []CopyFormat{CopyText, CopyBinary} {
-		whole, _ := io.ReadAll(NewCopyReaderFormat(mustSource(g, tpcc.CustomerTable, 1), testNow, format))
-		r := NewCopyReaderFormat(mustSource(g, tpcc.CustomerTable, 1), testNow, format)
+		whole, _ := io.ReadAll(NewCopyReaderFormat(mustSource(g, tpcc.CustomerTable, 1), pgTestNow, format))
+		r := NewCopyReaderFormat(mustSource(g, tpcc.CustomerTable, 1), pgTestNow, format)
 		var got []byte
 		buf := make([]byte, 7) // shorter than a row and than the binary header
 		for {
@@ -92,7 +94,7 @@ func benchmarkGenerateWarehouse(b *testing.B, format CopyFormat) {
 	var bytesOut int64
 	for i := 0; i < b.N; i++ {
 		for _, table := range tpcc.WarehouseTables {
-			r := NewCopyReaderFormat(mustSource(g, table, i+1), testNow, format)
+			r := NewCopyReaderFormat(mustSource(g, table, i+1), pgTestNow, format)
 			for {
 				n, err := r.Read(buf)
 				bytesOut += int64(n)

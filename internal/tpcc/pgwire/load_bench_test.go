@@ -55,12 +55,12 @@ func BenchmarkCopyWarehouse(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	for _, s := range CreateTableDDL(Postgres) {
+	for _, s := range Postgres.SchemaDDL(tpcc.TablesLogged) {
 		if _, err := conn.Exec(ctx, s); err != nil {
 			b.Fatal(err)
 		}
 	}
-	gen := &tpcc.Generator{Seed: 1, Constants: tpcc.ConstantsForSeed(1), Now: testNow}
+	gen := &tpcc.Generator{Seed: 1, Constants: tpcc.ConstantsForSeed(1), Now: pgTestNow}
 	truncate := func() {
 		names := make([]string, len(tpcc.WarehouseTables))
 		for i, t := range tpcc.WarehouseTables {

@@ -220,7 +220,7 @@ func TestConcurrentRangeLoaders(t *testing.T) {
 	wantCounts(t, c, 4)
 	// Same seed across the two loaders: regenerating warehouse 3 with the recorded seed gives
 	// the stored customer names.
-	gen := &tpcc.Generator{Seed: m.Seed, Constants: m.Constants, Now: testNow}
+	gen := &tpcc.Generator{Seed: m.Seed, Constants: m.Constants, Now: pgTestNow}
 	rows := collect(t, gen, tpcc.CustomerTable, 3)
 	var last string
 	if err := c.QueryRow(context.Background(), "SELECT c_last FROM customer WHERE c_w_id = 3 AND c_d_id = 10 AND c_id = 3000").Scan(&last); err != nil {
