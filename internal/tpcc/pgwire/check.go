@@ -3,13 +3,14 @@ package pgwire
 import (
 	"context"
 	"fmt"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
 
 // pgCheck runs the SQL conditions (conditionSQL).

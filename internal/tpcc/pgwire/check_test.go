@@ -1,15 +1,16 @@
 package pgwire
 
 import (
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
-	"math/big"
-
 	"bytes"
 	"context"
-	"github.com/jackc/pgx/v5/pgtype"
+	"math/big"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
 
 func checkForTest(t *testing.T, url string, o tpcc.CheckOptions) []tpcc.CheckResult {

@@ -1,11 +1,12 @@
 package pgwire
 
 import (
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"io"
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
 
 // CopyTimestampLayout is the text form of the load time in COPY rows (a timestamp without zone).

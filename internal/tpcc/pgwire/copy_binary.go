@@ -2,8 +2,9 @@ package pgwire
 
 import (
 	"encoding/binary"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"time"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
 
 // binaryCopyHeader starts a COPY binary stream: the signature, flags 0, no header extension.

@@ -4,12 +4,13 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
 
 // CopyFiles describes the files WriteCopyFiles produced, for a load from files (the ceiling the

@@ -3,11 +3,11 @@ package pgwire
 import (
 	"context"
 	"fmt"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
 
 // ReadDataset reads the identity and the grown tables' sizes of the database at url.

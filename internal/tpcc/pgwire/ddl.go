@@ -2,8 +2,9 @@ package pgwire
 
 import (
 	"fmt"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"strings"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
 
 // SchemaDDL returns the statements creating the nine tables and the meta tables, each idempotent

@@ -2,8 +2,9 @@ package pgwire
 
 import (
 	"context"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"testing"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
 
 // The PostgreSQL DDL runs (twice: idempotent), and the late keys and indexes build on it.

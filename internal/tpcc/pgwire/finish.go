@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"sort"
 	"strings"
 	"sync"
@@ -12,6 +11,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
 
 // finish completes a load once every warehouse is done (the core's load checks): the late primary

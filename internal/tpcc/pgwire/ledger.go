@@ -3,9 +3,10 @@ package pgwire
 import (
 	"context"
 	"fmt"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
 
 // postgresLedgerBegin opens the ledger's read on PostgreSQL: one REPEATABLE READ read-only

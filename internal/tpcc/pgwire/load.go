@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -12,6 +11,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
 
 // OpenLoader connects the bulk path of a load: COPY FROM STDIN in the flavour's format, one

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
 
 // ensureMeta records (seed, warehouses) unless a meta row exists, and returns the stored row.

@@ -3,10 +3,11 @@ package pgwire
 import (
 	"context"
 	"fmt"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
 
 // checkTablePersistence fails when tables the load would use already exist with the other

@@ -3,9 +3,10 @@ package pgwire
 import (
 	"context"
 	"errors"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
 
 // SQLSTATEs after which a transaction is rolled back and may simply run again.

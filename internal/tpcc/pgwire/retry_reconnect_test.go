@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"io"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
 
 func TestPgwireErrorClassification(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"slices"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/crdb"
 )
 

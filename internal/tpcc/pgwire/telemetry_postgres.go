@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
 
 // PostgreSQL telemetry: one connection to the primary, four short reads per interval.

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 
 	"github.com/ydb-platform/ydb-go-sdk/v3"
 	"github.com/ydb-platform/ydb-go-sdk/v3/query"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
 
 // datasetCountYQL counts a table's rows.

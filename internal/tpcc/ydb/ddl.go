@@ -2,8 +2,9 @@ package ydb
 
 import (
 	"fmt"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"strings"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
 
 // YDB has no table without a primary key, so HISTORY, which the spec gives no key, gets a

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -12,6 +11,7 @@ import (
 	"github.com/ydb-platform/ydb-go-sdk/v3"
 	"github.com/ydb-platform/ydb-go-sdk/v3/query"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
 )
 

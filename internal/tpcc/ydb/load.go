@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"math/big"
 	"path"
 	"sync/atomic"
@@ -14,6 +13,8 @@ import (
 	"github.com/ydb-platform/ydb-go-sdk/v3/query"
 	"github.com/ydb-platform/ydb-go-sdk/v3/table"
 	"github.com/ydb-platform/ydb-go-sdk/v3/types"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
 
 // ydbBatchRows is the number of rows per BulkUpsert call: large enough to amortize the round

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"io"
 	"time"
 
 	"github.com/ydb-platform/ydb-go-sdk/v3"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
 
 // YDB telemetry from the database's system view .sys/partition_stats (docs/telemetry.md): per

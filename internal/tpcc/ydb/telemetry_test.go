@@ -40,4 +40,3 @@ func TestYDBTelemetry(t *testing.T) {
 		t.Errorf("first sample has rates: %+v", first)
 	}
 }
-

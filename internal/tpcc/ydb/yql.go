@@ -2,7 +2,6 @@ package ydb
 
 import (
 	"fmt"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"math/big"
 	"sort"
 	"strconv"
@@ -11,6 +10,8 @@ import (
 	"github.com/ydb-platform/ydb-go-sdk/v3"
 	"github.com/ydb-platform/ydb-go-sdk/v3/query"
 	"github.com/ydb-platform/ydb-go-sdk/v3/types"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
 
 // ydbQuery is one YQL query with its parameters. The DECLARE lines are generated from the
