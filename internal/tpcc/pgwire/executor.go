@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"math/big"
 	"slices"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
 )
 
@@ -56,7 +56,7 @@ func (f *Flavour) NewExecutor(ctx context.Context, cfg tpcc.ExecutorConfig) (tpc
 		pool.Close()
 		return nil, fmt.Errorf("executor: connect to %s: %w", f.name, err)
 	}
-	err = Verify(ctx, conn.Conn(), cfg.Isolation, f.clusterSettings)
+	err = Verify(ctx, conn.Conn(), cfg.Isolation, f.isolationHint)
 	conn.Release()
 	if err != nil {
 		pool.Close()

@@ -1,14 +1,18 @@
+// Package pgwire is the tpcc.Driver of the engines that speak the PostgreSQL protocol, PostgreSQL
+// and CockroachDB, as two flavours of one driver (Flavour): the schema, the COPY load and its
+// finish, the five transactions' statements, the consistency conditions in SQL, the ledger's
+// reads, the dataset and meta reads, and each flavour's telemetry.
 package pgwire
 
 import (
 	"context"
 	"fmt"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/crdb"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
 )
@@ -36,9 +40,9 @@ type Flavour struct {
 	checkpointAfterLoad bool           // the finish ends with a CHECKPOINT
 	checkIsolation      pgx.TxIsoLevel // the level of the check's read-only snapshot transactions
 	ledgerBegin         string         // BEGIN of the ledger's read-only snapshot transaction
-	// clusterSettings: a run's isolation level may be off by a cluster setting; the executor's
-	// check of the level names it (isolation.Check), and the load applies --cluster-setting.
-	clusterSettings bool
+	// isolationHint says how the engine is made to run a level it ran as another (the executor's
+	// check of the level, Verify); nil: there is nothing to say.
+	isolationHint func(isolation.Level) string
 	// telemetry connects the flavour's sampler.
 	telemetry func(ctx context.Context, url string) (tpcc.TelemetrySampler, error)
 }
@@ -74,10 +78,20 @@ var Cockroach = &Flavour{
 		SettingKind: "a CockroachDB cluster setting",
 	},
 	intType: "INT4", copyFormat: CopyText, historyKey: CockroachHistoryKey,
-	checkIsolation: pgx.Serializable, ledgerBegin: cockroachLedgerBegin, clusterSettings: true,
+	checkIsolation: pgx.Serializable, ledgerBegin: cockroachLedgerBegin, isolationHint: cockroachIsolationHint,
 	telemetry: func(ctx context.Context, url string) (tpcc.TelemetrySampler, error) {
 		return newCRDBTelemetry(ctx, url)
 	},
+}
+
+// cockroachIsolationHint names the cluster setting without which CockroachDB runs a transaction
+// that asks for l as SERIALIZABLE (silently, with a notice only).
+func cockroachIsolationHint(l isolation.Level) string {
+	s := isolation.CockroachEnablingSetting(l)
+	if s == "" {
+		return ""
+	}
+	return fmt.Sprintf("CockroachDB upgrades the level unless the cluster setting %s is true: set it in cockroach.clusterSettings, or SET CLUSTER SETTING %s = true", s, s)
 }
 
 // CockroachHistoryKey is the surrogate key column of HISTORY on CockroachDB, which would otherwise
@@ -87,6 +101,9 @@ const CockroachHistoryKey = "rowid"
 
 // Name is the --engine value.
 func (f *Flavour) Name() string { return f.name }
+
+// String is the --engine value, for logs.
+func (f *Flavour) String() string { return f.name }
 
 // Capabilities is what the flavour offers.
 func (f *Flavour) Capabilities() tpcc.Capabilities { return f.caps }
