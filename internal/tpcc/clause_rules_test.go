@@ -82,8 +82,13 @@ func TestMiddleCustomer(t *testing.T) {
 		want int
 		ok   bool
 	}{
-		{nil, 0, false}, {[]int{7}, 7, true}, {[]int{7, 8}, 7, true}, {[]int{7, 8, 9}, 8, true},
-		{[]int{1, 2, 3, 4}, 2, true}, {[]int{1, 2, 3, 4, 5}, 3, true},
+		{nil, 0, false},
+		{[]int{7}, 7, true},
+		{[]int{7, 8}, 7, true},        // ⌈2/2⌉ = 1st
+		{[]int{7, 8, 9}, 8, true},     // ⌈3/2⌉ = 2nd
+		{[]int{7, 8, 9, 10}, 8, true}, // ⌈4/2⌉ = 2nd
+		{[]int{1, 2, 3, 4}, 2, true},
+		{[]int{1, 2, 3, 4, 5}, 3, true},
 	} {
 		got, ok := MiddleCustomer(tc.ids)
 		if got != tc.want || ok != tc.ok {
@@ -122,6 +127,63 @@ func TestStockLevelWindowAndDelivery(t *testing.T) {
 	for delivered, want := range map[int]DeliveryResult{0: {Skipped: 10}, 4: {Delivered: 4, Skipped: 6}, 10: {Delivered: 10}} {
 		if got := DeliveryOutcome(delivered); got != want {
 			t.Errorf("DeliveryOutcome(%d) = %+v", delivered, got)
+		}
+	}
+}
+
+// TestApplyNewOrderLine: S_QUANTITY wraps at StockFloor, S_YTD, S_ORDER_CNT and S_REMOTE_CNT grow
+// (Clause 2.4.2.2).
+func TestApplyNewOrderLine(t *testing.T) {
+	tests := []struct {
+		name         string
+		quantity     int
+		orderQty     int
+		remote       bool
+		wantQuantity int
+	}{
+		{"plenty left", 50, 5, false, 45},
+		{"exactly 10 left", 20, 10, false, 10},
+		{"9 left wraps", 19, 10, true, 100},
+		{"from 10", 10, 1, false, 100},
+	}
+	for _, tt := range tests {
+		s := StockUpdate{Quantity: tt.quantity, YTD: 3, OrderCount: 2, RemoteCount: 1}
+		s.ApplyLine(tt.orderQty, tt.remote)
+		wantRemote := 1
+		if tt.remote {
+			wantRemote = 2
+		}
+		if s.Quantity != tt.wantQuantity || s.YTD != 3+tt.orderQty || s.OrderCount != 3 || s.RemoteCount != wantRemote {
+			t.Errorf("%s: %+v, want quantity %d, ytd %d, order count 3, remote count %d", tt.name, s, tt.wantQuantity, 3+tt.orderQty, wantRemote)
+		}
+	}
+}
+
+// TestPaymentCustomerData: the bad-credit C_DATA puts the payment first and is cut at 500.
+func TestPaymentCustomerData(t *testing.T) {
+	in := PaymentInput{WarehouseID: 1, DistrictID: 2, CustomerWarehouseID: 4, CustomerDistrictID: 5, AmountCents: 500}
+	if got, want := BadCreditData(&in, 17, "xyz"), "17 5 4 2 1 5.00 | xyz"; got != want {
+		t.Errorf("C_DATA %q, want %q", got, want)
+	}
+	long := strings.Repeat("a", 500)
+	if got := BadCreditData(&in, 17, long); len(got) != 500 || !strings.HasPrefix(got, "17 5 4 2 1 5.00 | aaa") {
+		t.Errorf("C_DATA of %d chars starting %q, want 500 with the payment first", len(got), got[:20])
+	}
+}
+
+func TestIsBrand(t *testing.T) {
+	tests := []struct {
+		item, stock string
+		want        bool
+	}{
+		{"xxORIGINALyy", "ORIGINAL", true},
+		{"xxORIGINALyy", "original", false},
+		{"plain", "ORIGINALzz", false},
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		if got := IsBrandGeneric(tt.item, tt.stock); got != tt.want {
+			t.Errorf("IsBrandGeneric(%q, %q) = %v, want %v", tt.item, tt.stock, got, tt.want)
 		}
 	}
 }

@@ -37,6 +37,9 @@ type ExecutorConfig struct {
 }
 
 func (c *ExecutorConfig) validate() error {
+	if c.Driver == nil {
+		return fmt.Errorf("executor: no Driver")
+	}
 	if c.URL == "" {
 		return fmt.Errorf("executor: URL is empty")
 	}

@@ -81,3 +81,22 @@ func TestLateKeysAndIndexes(t *testing.T) {
 	}
 }
 
+func TestUnloggedDDL(t *testing.T) {
+	pg := mustLookup(t, "postgres")
+	ddl := strings.Join(pg.SchemaDDL(tpcc.TablesUnlogged), ";\n")
+	if got := strings.Count(ddl, "CREATE UNLOGGED TABLE IF NOT EXISTS"); got != 11 {
+		t.Errorf("postgres unlogged: %d unlogged tables, want 9 + 2 meta:\n%s", got, ddl)
+	}
+	if strings.Contains(strings.Join(pg.SchemaDDL(tpcc.TablesLogged), ";"), "UNLOGGED") {
+		t.Error("postgres logged DDL contains UNLOGGED")
+	}
+	for _, d := range []tpcc.Driver{mustLookup(t, "cockroach"), mustLookup(t, "ydb")} {
+		if strings.Contains(strings.Join(d.SchemaDDL(tpcc.TablesUnlogged), ";"), "UNLOGGED") {
+			t.Errorf("%s DDL contains UNLOGGED", d.Name())
+		}
+		o := tpcc.LoadOptions{Driver: d, URL: "x", Warehouses: 1, Threads: 1, Tables: tpcc.TablesUnlogged}
+		if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--tables unlogged") {
+			t.Errorf("%s: Validate = %v, want a --tables error", d.Name(), err)
+		}
+	}
+}

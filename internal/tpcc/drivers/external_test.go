@@ -10,6 +10,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	ydbsdk "github.com/ydb-platform/ydb-go-sdk/v3"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/tpcctest"
 )
 
 // The load, check and transaction paths against servers the user brings (make e2e-external):
@@ -60,7 +64,7 @@ func TestExternalCockroach(t *testing.T) {
 		}
 	})
 	u.Path = "/" + name
-	externalLoadCheckRun(t, Cockroach, u.String())
+	externalLoadCheckRun(t, mustLookup(t, "cockroach"), u.String())
 }
 
 // TestExternalYDB loads the YDB database of the endpoint (its TPC-C tables are dropped before
@@ -72,15 +76,16 @@ func TestExternalYDB(t *testing.T) {
 	if err != nil || (u.Scheme != "grpc" && u.Scheme != "grpcs") || u.Host == "" || strings.Trim(u.Path, "/") == "" {
 		t.Fatalf("TPCC_E2E_YDB_ENDPOINT is not grpc[s]://host:port/database")
 	}
+	d := mustLookup(t, "ydb")
 	dropYDB := func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		db, err := openYDB(ctx, endpoint)
+		db, err := ydbsdk.Open(ctx, endpoint)
 		if err != nil {
 			t.Fatalf("TPCC_E2E_YDB_ENDPOINT: %v", err)
 		}
 		defer db.Close(context.Background()) //nolint:errcheck
-		for _, s := range DropTableDDL(YDB) {
+		for _, s := range d.DropSchemaDDL() {
 			if err := db.Query().Exec(ctx, s); err != nil {
 				t.Fatalf("%s: %v", s, err)
 			}
@@ -92,7 +97,7 @@ func TestExternalYDB(t *testing.T) {
 			dropYDB()
 		}
 	})
-	externalLoadCheckRun(t, YDB, endpoint)
+	externalLoadCheckRun(t, d, endpoint)
 }
 
 func externalVar(t *testing.T, name, engine string) string {
@@ -112,7 +117,7 @@ func redactURL(s string, u *url.URL) string {
 	return s
 }
 
-func externalLoadCheckRun(t *testing.T, d Dialect, url string) {
+func externalLoadCheckRun(t *testing.T, d tpcc.Driver, url string) {
 	t.Helper()
 	warehouses := 2
 	if s := os.Getenv("TPCC_E2E_WAREHOUSES"); s != "" {
@@ -131,37 +136,37 @@ func externalLoadCheckRun(t *testing.T, d Dialect, url string) {
 	defer cancel()
 	const seed = 20261123
 	start := time.Now()
-	if err := Load(ctx, LoadOptions{Dialect: d, URL: url, Warehouses: warehouses, Threads: 2, Seed: seed, SeedSet: true, Finish: true, Vacuum: true}); err != nil {
+	if err := tpcc.Load(ctx, tpcc.LoadOptions{Driver: d, URL: url, Warehouses: warehouses, Threads: 2, Seed: seed, SeedSet: true, Finish: true, Vacuum: true}); err != nil {
 		t.Fatalf("load %d warehouses: %v", warehouses, err)
 	}
-	t.Logf("%s: loaded %d warehouses in %v", d, warehouses, time.Since(start).Round(time.Millisecond))
-	externalCheck(t, ctx, CheckOptions{Dialect: d, URL: url, Warehouses: warehouses, Threads: 2, LoadTime: true})
+	t.Logf("%s: loaded %d warehouses in %v", d.Name(), warehouses, time.Since(start).Round(time.Millisecond))
+	externalCheck(t, ctx, tpcc.CheckOptions{Driver: d, URL: url, Warehouses: warehouses, Threads: 2, LoadTime: true})
 
 	const workers = 8
-	e, err := NewExecutor(ctx, ExecutorConfig{Dialect: d, URL: url, MaxConns: workers})
+	e, err := tpcc.NewExecutor(ctx, tpcc.ExecutorConfig{Driver: d, URL: url, MaxConns: workers})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	c := runBurst(t, e, ConstantsForSeed(seed), warehouses, workers, burst)
-	total := c.newOrders + c.payments + c.orderStatuses + c.deliveries + c.stockLevels
+	c := tpcctest.RunBurst(t, e, tpcc.ConstantsForSeed(seed), warehouses, workers, burst)
+	total := c.Total()
 	t.Logf("%s: %d transactions in %v, %d retries, %d exhausted; new-order %d (rolled back %d, remote lines %d), payment %d (by name %d), order-status %d, delivery %d, stock-level %d",
-		d, total, burst, c.retries, c.exhausted, c.newOrders, c.rollbacks, c.remoteLines, c.payments, c.paymentsByName,
-		c.orderStatuses, c.deliveries, c.stockLevels)
-	for i, err := range c.errors {
+		d.Name(), total, burst, c.Retries, c.Exhausted, c.NewOrders, c.Rollbacks, c.RemoteLines, c.Payments, c.PaymentsByName,
+		c.OrderStatuses, c.Deliveries, c.StockLevels)
+	for i, err := range c.Errors {
 		if i < 5 {
 			t.Errorf("transaction error: %v", err)
 		}
 	}
-	if len(c.errors) > 0 || total == 0 {
-		t.Fatalf("%d transaction errors, %d transactions", len(c.errors), total)
+	if len(c.Errors) > 0 || total == 0 {
+		t.Fatalf("%d transaction errors, %d transactions", len(c.Errors), total)
 	}
-	externalCheck(t, ctx, CheckOptions{Dialect: d, URL: url, Warehouses: warehouses, Threads: 2})
+	externalCheck(t, ctx, tpcc.CheckOptions{Driver: d, URL: url, Warehouses: warehouses, Threads: 2})
 }
 
-func externalCheck(t *testing.T, ctx context.Context, o CheckOptions) {
+func externalCheck(t *testing.T, ctx context.Context, o tpcc.CheckOptions) {
 	t.Helper()
-	results, err := Check(ctx, o)
+	results, err := tpcc.Check(ctx, o)
 	if err != nil {
 		t.Fatalf("check: %v", err)
 	}
@@ -175,5 +180,5 @@ func externalCheck(t *testing.T, ctx context.Context, o CheckOptions) {
 			t.Errorf("check %s %s: %s", r.Condition.ID, r.Condition.Name, r.Detail)
 		}
 	}
-	t.Logf("%s: check passed %d of %d conditions (load time %v)", o.Dialect, passed, len(results), o.LoadTime)
+	t.Logf("%s: check passed %d of %d conditions (load time %v)", o.Driver.Name(), passed, len(results), o.LoadTime)
 }

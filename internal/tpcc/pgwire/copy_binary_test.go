@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"io"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/tpcctest"
 )
 
 func TestAppendBinaryNumeric(t *testing.T) {
@@ -52,7 +54,7 @@ func TestPostgresMicros(t *testing.T) {
 func TestBinaryCopyMatchesText(t *testing.T) {
 	c := connect(t, pgtestDatabase(t))
 	ctx := context.Background()
-	gen := &tpcc.Generator{Seed: 42, Constants: tpcc.ConstantsForSeed(42), Now: pgTestNow.Add(123456789 * time.Nanosecond)}
+	gen := &tpcc.Generator{Seed: 42, Constants: tpcc.ConstantsForSeed(42), Now: tpcctest.Now.Add(123456789 * time.Nanosecond)}
 	for _, s := range Postgres.SchemaDDL(tpcc.TablesLogged) {
 		if _, err := c.Exec(ctx, s); err != nil {
 			t.Fatal(err)
@@ -67,12 +69,12 @@ func TestBinaryCopyMatchesText(t *testing.T) {
 		if _, err := c.Exec(ctx, fmt.Sprintf("CREATE TABLE %s (LIKE %s)", bin, table.Name)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.PgConn().CopyFrom(ctx, NewCopyReaderFormat(mustSource(gen, table, w), gen.Now, CopyText), CopyStatementFormat(table, CopyText)); err != nil {
+		if _, err := c.PgConn().CopyFrom(ctx, NewCopyReaderFormat(tpcctest.Source(gen, table, w), gen.Now, CopyText), CopyStatementFormat(table, CopyText)); err != nil {
 			t.Fatalf("text COPY %s: %v", table.Name, err)
 		}
 		binTable := table
 		binTable.Name = bin
-		tag, err := c.PgConn().CopyFrom(ctx, NewCopyReaderFormat(mustSource(gen, table, w), gen.Now, CopyBinary), CopyStatementFormat(binTable, CopyBinary))
+		tag, err := c.PgConn().CopyFrom(ctx, NewCopyReaderFormat(tpcctest.Source(gen, table, w), gen.Now, CopyBinary), CopyStatementFormat(binTable, CopyBinary))
 		if err != nil {
 			t.Fatalf("binary COPY %s: %v", table.Name, err)
 		}
@@ -91,7 +93,8 @@ func TestBinaryCopyMatchesText(t *testing.T) {
 	if _, err := c.Exec(ctx, "CREATE TABLE num (v2 numeric(12,2), v4 numeric(4,4))"); err != nil {
 		t.Fatal(err)
 	}
-	numTable := tpcc.Table{Name: "num", Columns: []tpcc.Column{col("v2", decimalT(12, 2)), col("v4", decimalT(4, 4))}}
+	numTable := tpcc.Table{Name: "num", Columns: []tpcc.Column{{Name: "v2", Type: tpcc.ColumnType{Kind: tpcc.KindDecimal, Precision: 12, Scale: 2}},
+		{Name: "v4", Type: tpcc.ColumnType{Kind: tpcc.KindDecimal, Precision: 4, Scale: 4}}}}
 	edges := [][2]int64{{0, 0}, {1, 1}, {-1, -1}, {9999999999, 9999}, {-9999999999, -9999}, {10000, 10}, {-2147483648, 100}, {100000000, 1000}}
 	_, err := c.PgConn().CopyFrom(ctx, &sliceCopy{t: numTable, rows: edges}, CopyStatementFormat(numTable, CopyBinary))
 	if err != nil {

@@ -2,37 +2,23 @@ package pgwire
 
 import (
 	"bytes"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"io"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/tpcctest"
 )
 
-var pgTestNow = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-
-func testGenerator() *tpcc.Generator {
-	return &tpcc.Generator{Seed: 42, Constants: tpcc.Constants{CLoad: 157, CRun: 223, CID: 259, OLIID: 7911}, Now: pgTestNow}
-}
-
-// collect returns all rows of table t for warehouse w, with text values copied out.
-func mustSource(g *tpcc.Generator, t tpcc.Table, w int) tpcc.RowSource {
-	s, err := g.Source(t, w)
-	if err != nil {
-		panic(err)
-	}
-	return s
-}
-
 func TestGenerationIsDeterministicPerWarehouse(t *testing.T) {
-	a, b := testGenerator(), testGenerator()
+	a, b := tpcctest.Generator(), tpcctest.Generator()
 	for _, table := range tpcc.WarehouseTables {
-		ra, _ := io.ReadAll(NewCopyReaderFormat(mustSource(a, table, 5), pgTestNow, CopyText))
-		rb, _ := io.ReadAll(NewCopyReaderFormat(mustSource(b, table, 5), pgTestNow, CopyText))
+		ra, _ := io.ReadAll(NewCopyReaderFormat(tpcctest.Source(a, table, 5), tpcctest.Now, CopyText))
+		rb, _ := io.ReadAll(NewCopyReaderFormat(tpcctest.Source(b, table, 5), tpcctest.Now, CopyText))
 		if !bytes.Equal(ra, rb) {
 			t.Errorf("%s: two generations of warehouse 5 differ", table.Name)
 		}
-		rc, _ := io.ReadAll(NewCopyReaderFormat(mustSource(a, table, 6), pgTestNow, CopyText))
+		rc, _ := io.ReadAll(NewCopyReaderFormat(tpcctest.Source(a, table, 6), tpcctest.Now, CopyText))
 		if table.Name != tpcc.NewOrderTable.Name && bytes.Equal(ra, bytes.ReplaceAll(rc, []byte("\t6\t"), []byte("\t5\t"))) {
 			t.Errorf("%s: warehouses 5 and 6 are identical apart from their id", table.Name)
 		}
@@ -40,8 +26,8 @@ func TestGenerationIsDeterministicPerWarehouse(t *testing.T) {
 }
 
 func TestCopyRowFormat(t *testing.T) {
-	g := testGenerator()
-	out, err := io.ReadAll(NewCopyReaderFormat(mustSource(g, tpcc.OrdersTable, 1), pgTestNow, CopyText))
+	g := tpcctest.Generator()
+	out, err := io.ReadAll(NewCopyReaderFormat(tpcctest.Source(g, tpcc.OrdersTable, 1), tpcctest.Now, CopyText))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,10 +47,10 @@ func TestCopyRowFormat(t *testing.T) {
 
 // Small reads (shorter than a row) must yield the same bytes as one large read.
 func TestCopyReaderSmallReads(t *testing.T) {
-	g := testGenerator()
+	g := tpcctest.Generator()
 	for _, format := range []CopyFormat{CopyText, CopyBinary} {
-		whole, _ := io.ReadAll(NewCopyReaderFormat(mustSource(g, tpcc.CustomerTable, 1), pgTestNow, format))
-		r := NewCopyReaderFormat(mustSource(g, tpcc.CustomerTable, 1), pgTestNow, format)
+		whole, _ := io.ReadAll(NewCopyReaderFormat(tpcctest.Source(g, tpcc.CustomerTable, 1), tpcctest.Now, format))
+		r := NewCopyReaderFormat(tpcctest.Source(g, tpcc.CustomerTable, 1), tpcctest.Now, format)
 		var got []byte
 		buf := make([]byte, 7) // shorter than a row and than the binary header
 		for {
@@ -89,12 +75,12 @@ func BenchmarkGenerateWarehouseCopyBinary(b *testing.B) { benchmarkGenerateWareh
 // benchmarkGenerateWarehouse generates and encodes every table of one warehouse per iteration, as
 // the loader streams it (without the database).
 func benchmarkGenerateWarehouse(b *testing.B, format CopyFormat) {
-	g := testGenerator()
+	g := tpcctest.Generator()
 	buf := make([]byte, 256<<10)
 	var bytesOut int64
 	for i := 0; i < b.N; i++ {
 		for _, table := range tpcc.WarehouseTables {
-			r := NewCopyReaderFormat(mustSource(g, table, i+1), pgTestNow, format)
+			r := NewCopyReaderFormat(tpcctest.Source(g, table, i+1), tpcctest.Now, format)
 			for {
 				n, err := r.Read(buf)
 				bytesOut += int64(n)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
 )
 
@@ -95,13 +95,13 @@ func TestPgwireTransactionSemantics(t *testing.T) {
 	url, _ := txLoadedDatabase(t, 2)
 	conn := connectTx(t, url)
 	ctx := context.Background()
-	for _, d := range []Dialect{Postgres, Cockroach} {
-		t.Run(string(d), func(t *testing.T) {
+	for _, d := range []*Flavour{Postgres, Cockroach} {
+		t.Run(d.Name(), func(t *testing.T) {
 			e := txNewExecutor(t, d, url, 4, tpcc.DefaultRetryPolicy)
 			t.Run("NewOrder", func(t *testing.T) { testNewOrderSemantics(t, ctx, e, conn) })
 			t.Run("NewOrderRollback", func(t *testing.T) { testNewOrderRollback(t, ctx, e, conn) })
 			// A distinct amount per dialect tells this payment's history row from the other's.
-			amount := map[Dialect]int64{Postgres: 123456, Cockroach: 65432}[d]
+			amount := map[*Flavour]int64{Postgres: 123456, Cockroach: 65432}[d]
 			t.Run("PaymentByLastName", func(t *testing.T) { testPaymentByLastName(t, ctx, e, conn, amount) })
 			t.Run("PaymentUnknownCustomer", func(t *testing.T) { testPaymentUnknownCustomer(t, ctx, e, conn) })
 			t.Run("OrderStatus", func(t *testing.T) { testOrderStatus(t, ctx, e, conn) })
@@ -119,7 +119,7 @@ func testMissingStock(t *testing.T, ctx context.Context, url string, conn *pgx.C
 	if _, err := conn.Exec(ctx, `DELETE FROM stock WHERE s_w_id = $1 AND s_i_id = $2`, w, item); err != nil {
 		t.Fatal(err)
 	}
-	for _, dialect := range []Dialect{Postgres, Cockroach} {
+	for _, dialect := range []*Flavour{Postgres, Cockroach} {
 		e := txNewExecutor(t, dialect, url, 1, tpcc.DefaultRetryPolicy)
 		next := txQueryInt(t, conn, `SELECT d_next_o_id FROM district WHERE d_w_id = $1 AND d_id = $2`, w, d)
 		in := tpcc.NewOrderInput{WarehouseID: w, DistrictID: d, CustomerID: 1, Lines: []tpcc.NewOrderLine{
@@ -411,5 +411,27 @@ func testBadInput(t *testing.T, ctx context.Context, e tpcc.Executor) {
 	_, err = e.Delivery(ctx, &tpcc.DeliveryInput{WarehouseID: 1, CarrierID: 0})
 	if err == nil || !strings.Contains(err.Error(), "CarrierID 0") {
 		t.Errorf("Delivery with carrier 0: err %v, want it named", err)
+	}
+}
+
+func TestNewExecutorRejectsBadConfig(t *testing.T) {
+	tests := []struct {
+		name    string
+		cfg     tpcc.ExecutorConfig
+		wantErr string
+	}{
+		{"no URL", tpcc.ExecutorConfig{Driver: Postgres, MaxConns: 1}, "URL is empty"},
+		{"no connections", tpcc.ExecutorConfig{Driver: Postgres, URL: "postgres://127.0.0.1:1/x", MaxConns: 0}, "MaxConns 0"},
+		{"bad retry policy", tpcc.ExecutorConfig{Driver: Postgres, URL: "postgres://127.0.0.1:1/x", MaxConns: 1, Retry: tpcc.RetryPolicy{MaxAttempts: -1}}, "MaxAttempts -1"},
+		{"no driver", tpcc.ExecutorConfig{URL: "postgres://127.0.0.1:1/x", MaxConns: 1}, "no Driver"},
+		{"unparsable URL", tpcc.ExecutorConfig{Driver: Cockroach, URL: "postgres://%zz", MaxConns: 1}, "parse URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tpcc.NewExecutor(context.Background(), tt.cfg)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("NewExecutor: %v, want an error containing %q", err, tt.wantErr)
+			}
+		})
 	}
 }

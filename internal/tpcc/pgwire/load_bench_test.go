@@ -2,7 +2,6 @@ package pgwire
 
 import (
 	"context"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"math/big"
 	"strings"
 	"testing"
@@ -10,6 +9,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/tpcctest"
 )
 
 // binarySource feeds generated rows to pgx.CopyFrom (binary COPY), converting each value to the
@@ -60,7 +62,7 @@ func BenchmarkCopyWarehouse(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	gen := &tpcc.Generator{Seed: 1, Constants: tpcc.ConstantsForSeed(1), Now: pgTestNow}
+	gen := &tpcc.Generator{Seed: 1, Constants: tpcc.ConstantsForSeed(1), Now: tpcctest.Now}
 	truncate := func() {
 		names := make([]string, len(tpcc.WarehouseTables))
 		for i, t := range tpcc.WarehouseTables {
@@ -72,16 +74,16 @@ func BenchmarkCopyWarehouse(b *testing.B) {
 	}
 	load := map[string]func(tx pgx.Tx, t tpcc.Table) error{
 		"binary-pgconn": func(tx pgx.Tx, t tpcc.Table) error {
-			r := NewCopyReaderFormat(mustSource(gen, t, 1), gen.Now, CopyBinary)
+			r := NewCopyReaderFormat(tpcctest.Source(gen, t, 1), gen.Now, CopyBinary)
 			_, err := tx.Conn().PgConn().CopyFrom(ctx, r, CopyStatementFormat(t, CopyBinary))
 			return err
 		},
 		"text-pgconn": func(tx pgx.Tx, t tpcc.Table) error {
-			_, err := tx.Conn().PgConn().CopyFrom(ctx, NewCopyReaderFormat(mustSource(gen, t, 1), gen.Now, CopyText), CopyStatementFormat(t, CopyText))
+			_, err := tx.Conn().PgConn().CopyFrom(ctx, NewCopyReaderFormat(tpcctest.Source(gen, t, 1), gen.Now, CopyText), CopyStatementFormat(t, CopyText))
 			return err
 		},
 		"binary-pgx": func(tx pgx.Tx, t tpcc.Table) error {
-			src := &binarySource{src: mustSource(gen, t, 1), t: t, row: make([]tpcc.Value, len(t.Columns)), vals: make([]any, len(t.Columns)), now: gen.Now}
+			src := &binarySource{src: tpcctest.Source(gen, t, 1), t: t, row: make([]tpcc.Value, len(t.Columns)), vals: make([]any, len(t.Columns)), now: gen.Now}
 			_, err := tx.CopyFrom(ctx, pgx.Identifier{t.Name}, t.ColumnNames(), src)
 			return err
 		},

@@ -3,13 +3,15 @@ package pgwire
 import (
 	"context"
 	"errors"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/tpcctest"
 )
 
 func connect(t *testing.T, url string) *pgx.Conn {
@@ -220,13 +222,13 @@ func TestConcurrentRangeLoaders(t *testing.T) {
 	wantCounts(t, c, 4)
 	// Same seed across the two loaders: regenerating warehouse 3 with the recorded seed gives
 	// the stored customer names.
-	gen := &tpcc.Generator{Seed: m.Seed, Constants: m.Constants, Now: pgTestNow}
-	rows := collect(t, gen, tpcc.CustomerTable, 3)
+	gen := &tpcc.Generator{Seed: m.Seed, Constants: m.Constants, Now: tpcctest.Now}
+	rows := tpcctest.Collect(t, gen, tpcc.CustomerTable, 3)
 	var last string
 	if err := c.QueryRow(context.Background(), "SELECT c_last FROM customer WHERE c_w_id = 3 AND c_d_id = 10 AND c_id = 3000").Scan(&last); err != nil {
 		t.Fatal(err)
 	}
-	if want := string(rows[len(rows)-1][colIndex(tpcc.CustomerTable, "c_last")].Text); last != want {
+	if want := string(rows[len(rows)-1][tpcctest.ColIndex(tpcc.CustomerTable, "c_last")].Text); last != want {
 		t.Errorf("warehouse 3 customer 3000: c_last %q, regenerated with the recorded seed %q", last, want)
 	}
 }

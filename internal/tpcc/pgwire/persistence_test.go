@@ -2,41 +2,12 @@ package pgwire
 
 import (
 	"context"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
-
-func TestUnloggedDDL(t *testing.T) {
-	ddl := strings.Join(CreateTableDDLFor(Postgres, tpcc.TablesUnlogged), ";\n")
-	if got := strings.Count(ddl, "CREATE UNLOGGED TABLE IF NOT EXISTS"); got != 11 {
-		t.Errorf("postgres unlogged: %d unlogged tables, want 9 + 2 meta:\n%s", got, ddl)
-	}
-	if strings.Contains(strings.Join(Postgres.SchemaDDL(tpcc.TablesLogged), ";"), "UNLOGGED") {
-		t.Error("postgres logged DDL contains UNLOGGED")
-	}
-	for _, d := range []Dialect{Cockroach, YDB} {
-		if strings.Contains(strings.Join(CreateTableDDLFor(d, tpcc.TablesUnlogged), ";"), "UNLOGGED") {
-			t.Errorf("%s DDL contains UNLOGGED", d)
-		}
-		o := tpcc.LoadOptions{Driver: d, URL: "x", Warehouses: 1, Threads: 1, Tables: tpcc.TablesUnlogged}
-		if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--tables unlogged") {
-			t.Errorf("%s: Validate = %v, want a --tables error", d, err)
-		}
-	}
-}
-
-func TestParseTablePersistence(t *testing.T) {
-	for in, want := range map[string]tpcc.TablePersistence{"logged": tpcc.TablesLogged, "unlogged": tpcc.TablesUnlogged} {
-		if got, err := tpcc.ParseTablePersistence(in); got != want || err != nil {
-			t.Errorf("%q: %q %v", in, got, err)
-		}
-	}
-	if _, err := tpcc.ParseTablePersistence("Unlogged"); err == nil || !strings.Contains(err.Error(), "--tables") {
-		t.Errorf("Unlogged: %v, want an error naming --tables", err)
-	}
-}
 
 // Against the local sync cluster: the nine tables, the meta tables and the indexes the finish adds
 // are created unlogged (relpersistence 'u') or logged ('p'); a load asking for the other

@@ -1,13 +1,13 @@
 package pgwire
 
 import (
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
 )
 
@@ -27,9 +27,9 @@ func placeholders(sql string) []int {
 }
 
 // Each statement must use exactly the placeholders $1..$n for the n arguments its call site
-// binds (tx_pgwire.go); a gap or an extra one would fail only at run time.
+// binds (executor.go); a gap or an extra one would fail only at run time.
 func TestPgwireStatementPlaceholders(t *testing.T) {
-	for _, d := range []Dialect{Postgres, Cockroach} {
+	for _, d := range []*Flavour{Postgres, Cockroach} {
 		s, err := newPgwireStatements(d, "")
 		if err != nil {
 			t.Fatal(err)
@@ -89,9 +89,6 @@ func TestPgwireDialectDifferences(t *testing.T) {
 			t.Errorf("by-name selection is not division-free:\n%s", sql)
 		}
 	}
-	if _, err := newPgwireStatements(YDB, ""); err == nil || !strings.Contains(err.Error(), "ydb") {
-		t.Errorf("newPgwireStatements(ydb) = %v, want an error naming the engine", err)
-	}
 }
 
 func TestStockDistInfoColumn(t *testing.T) {
@@ -120,26 +117,9 @@ func TestStockLockOrder(t *testing.T) {
 	}
 }
 
-func TestIsBrand(t *testing.T) {
-	tests := []struct {
-		item, stock string
-		want        bool
-	}{
-		{"xxORIGINALyy", "ORIGINAL", true},
-		{"xxORIGINALyy", "original", false},
-		{"plain", "ORIGINALzz", false},
-		{"", "", false},
-	}
-	for _, tt := range tests {
-		if got := isBrand(tt.item, tt.stock); got != tt.want {
-			t.Errorf("isBrand(%q, %q) = %v, want %v", tt.item, tt.stock, got, tt.want)
-		}
-	}
-}
-
 func TestPgwireStatementTexts(t *testing.T) {
-	for _, d := range []Dialect{Postgres, Cockroach} {
-		texts, err := PgwireStatementTexts(d)
+	for _, d := range []*Flavour{Postgres, Cockroach} {
+		texts, err := StatementTexts(d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,15 +133,12 @@ func TestPgwireStatementTexts(t *testing.T) {
 			}
 		}
 	}
-	if _, err := PgwireStatementTexts(YDB); err == nil {
-		t.Error("YDB has no pgwire statements, want an error")
-	}
 }
 
 // The level changes only the BEGIN and Delivery's locking clause: READ COMMITTED skips a locked
 // oldest order, the snapshot levels wait for it; every other statement is the same text.
 func TestPgwireStatementsAtEachLevel(t *testing.T) {
-	for _, d := range []Dialect{Postgres, Cockroach} {
+	for _, d := range []*Flavour{Postgres, Cockroach} {
 		base, err := newPgwireStatements(d, isolation.Serializable)
 		if err != nil {
 			t.Fatal(err)
@@ -185,9 +162,9 @@ func TestPgwireStatementsAtEachLevel(t *testing.T) {
 			}
 		}
 		def, _ := newPgwireStatements(d, "")
-		at, _ := newPgwireStatements(d, d.DefaultIsolation())
+		at, _ := newPgwireStatements(d, d.Capabilities().DefaultIsolation)
 		if def != at {
-			t.Errorf("%s: the empty level is not the dialect's default %s", d, d.DefaultIsolation())
+			t.Errorf("%s: the empty level is not the dialect's default %s", d, d.Capabilities().DefaultIsolation)
 		}
 	}
 	if _, err := newPgwireStatements(Postgres, "Snapshot"); err == nil {

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"io"
-	"math/big"
 	"strings"
 	"time"
 
@@ -14,9 +12,11 @@ import (
 	"github.com/ydb-platform/ydb-go-sdk/v3/pkg/decimal"
 	"github.com/ydb-platform/ydb-go-sdk/v3/query"
 	"github.com/ydb-platform/ydb-go-sdk/v3/types"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
 
-// ydbCheck evaluates the conditions in the client from YQL range scans (check_rows.go): YQL
+// ydbCheck evaluates the conditions in the client from YQL range scans (tpcc.CheckChunkRows): YQL
 // differs from the conditions' SQL in too many details (joins, aliases, decimal arithmetic) for
 // one text to serve both.
 type ydbCheck struct{ db *ydb.Driver }
@@ -60,38 +60,38 @@ func deref(p *int32) int32 {
 }
 
 func (y *ydbCheck) CheckChunk(ctx context.Context, results []tpcc.CheckResult, from, to int) ([]tpcc.ChunkFinding, error) {
-	snapshot := func(ctx context.Context, f func(context.Context, checkScan) error) error {
+	snapshot := func(ctx context.Context, f func(context.Context, tpcc.CheckScan) error) error {
 		return y.db.Query().DoTx(ctx, func(ctx context.Context, tx query.TxActor) error {
-			return f(ctx, func(ctx context.Context, r checkRead, from, to int, row func([]checkValue) error) error {
+			return f(ctx, func(ctx context.Context, r tpcc.CheckRead, from, to int, row func([]tpcc.CheckValue) error) error {
 				return ydbScan(ctx, tx, r, from, to, row)
 			})
 		}, query.WithTxSettings(ydbSnapshotRead), query.WithIdempotent())
 	}
-	return checkChunkRows(ctx, snapshot, results, from, to)
+	return tpcc.CheckChunkRows(ctx, snapshot, results, from, to)
 }
 
 // ydbCheckQuery is the YQL of one range scan.
-func ydbCheckQuery(r checkRead, from, to int) ydbQuery {
-	cols := strings.Join(r.columns, ", ")
-	body := fmt.Sprintf("SELECT %s FROM `%s` WHERE %s BETWEEN $from AND $to", cols, r.table.Name, r.bound)
-	if r.count {
-		body = fmt.Sprintf("SELECT %s, COUNT(*) AS n FROM `%s` WHERE %s BETWEEN $from AND $to GROUP BY %s", cols, r.table.Name, r.bound, cols)
+func ydbCheckQuery(r tpcc.CheckRead, from, to int) ydbQuery {
+	cols := strings.Join(r.Columns, ", ")
+	body := fmt.Sprintf("SELECT %s FROM `%s` WHERE %s BETWEEN $from AND $to", cols, r.Table.Name, r.Bound)
+	if r.Count {
+		body = fmt.Sprintf("SELECT %s, COUNT(*) AS n FROM `%s` WHERE %s BETWEEN $from AND $to GROUP BY %s", cols, r.Table.Name, r.Bound, cols)
 	}
 	return ydbQuery{params: []ydbParam{param("$from", i32(from)), param("$to", i32(to))}, body: body + ";"}
 }
 
 // ydbScan runs one range scan and converts each row. In the YDB schema only key columns are NOT
 // NULL; every other column arrives as Optional.
-func ydbScan(ctx context.Context, tx query.TxActor, r checkRead, from, to int, row func([]checkValue) error) error {
-	n := len(r.columns)
-	if r.count {
+func ydbScan(ctx context.Context, tx query.TxActor, r tpcc.CheckRead, from, to int, row func([]tpcc.CheckValue) error) error {
+	n := len(r.Columns)
+	if r.Count {
 		n++
 	}
 	dst := make([]any, n)
-	for i, name := range r.columns {
-		c := r.column(name)
+	for i, name := range r.Columns {
+		c := r.Column(name)
 		switch {
-		case c.Type.Kind == tpcc.KindInt && tpcc.IsKeyColumn(r.table, name):
+		case c.Type.Kind == tpcc.KindInt && tpcc.IsKeyColumn(r.Table, name):
 			dst[i] = new(int32)
 		case c.Type.Kind == tpcc.KindInt:
 			dst[i] = new(*int32)
@@ -100,13 +100,13 @@ func ydbScan(ctx context.Context, tx query.TxActor, r checkRead, from, to int, r
 		case c.Type.Kind == tpcc.KindTimestamp:
 			dst[i] = new(*time.Time)
 		default:
-			return fmt.Errorf("tpcc: check reads no %s column (%s)", r.table.Name, name)
+			return fmt.Errorf("tpcc: check reads no %s column (%s)", r.Table.Name, name)
 		}
 	}
-	if r.count {
+	if r.Count {
 		dst[n-1] = new(uint64)
 	}
-	vals := make([]checkValue, n)
+	vals := make([]tpcc.CheckValue, n)
 	return readResultSets(ctx, tx, ydbCheckQuery(r, from, to), func(_ int, res query.Row) error {
 		if err := res.Scan(dst...); err != nil {
 			return err
@@ -114,7 +114,7 @@ func ydbScan(ctx context.Context, tx query.TxActor, r checkRead, from, to int, r
 		for i, d := range dst {
 			v, err := ydbCheckValue(d)
 			if err != nil {
-				return fmt.Errorf("%s: %w", r.columns[min(i, len(r.columns)-1)], err)
+				return fmt.Errorf("%s: %w", r.Columns[min(i, len(r.Columns)-1)], err)
 			}
 			vals[i] = v
 		}
@@ -122,52 +122,33 @@ func ydbScan(ctx context.Context, tx query.TxActor, r checkRead, from, to int, r
 	})
 }
 
-func ydbCheckValue(d any) (checkValue, error) {
+func ydbCheckValue(d any) (tpcc.CheckValue, error) {
 	switch x := d.(type) {
 	case *int32:
-		return val(int64(*x)), nil
+		return tpcc.CheckInt(int64(*x)), nil
 	case *uint64:
-		return val(int64(*x)), nil
+		return tpcc.CheckInt(int64(*x)), nil
 	case **int32:
 		if *x == nil {
-			return null, nil
+			return tpcc.CheckNull, nil
 		}
-		return val(int64(**x)), nil
+		return tpcc.CheckInt(int64(**x)), nil
 	case **time.Time:
 		if *x == nil {
-			return null, nil
+			return tpcc.CheckNull, nil
 		}
-		return val((*x).UnixMicro()), nil
+		return tpcc.CheckInt((*x).UnixMicro()), nil
 	case **types.Decimal:
 		if *x == nil {
-			return null, nil
+			return tpcc.CheckNull, nil
 		}
-		cents, err := DecimalCents(decimal.FromInt128((*x).Bytes, (*x).Precision), int((*x).Scale))
+		cents, err := tpcc.DecimalCents(decimal.FromInt128((*x).Bytes, (*x).Precision), int((*x).Scale))
 		if err != nil {
-			return null, err
+			return tpcc.CheckNull, err
 		}
-		return val(cents), nil
+		return tpcc.CheckInt(cents), nil
 	}
-	return null, fmt.Errorf("tpcc: no conversion of %T", d)
-}
-
-// DecimalCents converts units × 10^-scale to cents; a value with a non-zero digit below the cent
-// is an error (TPC-C money has two decimals, so it would be a corrupted row).
-func DecimalCents(units *big.Int, scale int) (int64, error) {
-	q := new(big.Int).Set(units)
-	if scale < 2 {
-		q.Mul(q, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(2-scale)), nil))
-	} else if scale > 2 {
-		var rem big.Int
-		q.QuoRem(q, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale-2)), nil), &rem)
-		if rem.Sign() != 0 {
-			return 0, fmt.Errorf("amount %s×10^-%d has digits below the cent", units, scale)
-		}
-	}
-	if !q.IsInt64() {
-		return 0, fmt.Errorf("amount %s×10^-%d is out of range", units, scale)
-	}
-	return q.Int64(), nil
+	return tpcc.CheckNull, fmt.Errorf("tpcc: no conversion of %T", d)
 }
 
 // ydbWarehouseStates reads the load state of every warehouse.

@@ -11,6 +11,7 @@ import (
 	"github.com/ydb-platform/ydb-go-genproto/protos/Ydb_Query"
 	"github.com/ydb-platform/ydb-go-sdk/v3/query"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
 )
 
@@ -72,12 +73,12 @@ func paramYQL(t *testing.T, q ydbQuery, name string) string {
 }
 
 func TestYDBNewOrderQueries(t *testing.T) {
-	in := NewOrderInput{WarehouseID: 3, DistrictID: 7, CustomerID: 99, Lines: []NewOrderLine{
+	in := tpcc.NewOrderInput{WarehouseID: 3, DistrictID: 7, CustomerID: 99, Lines: []tpcc.NewOrderLine{
 		{ItemID: 5, SupplyWarehouseID: 3, Quantity: 2},
 		{ItemID: 5, SupplyWarehouseID: 3, Quantity: 4}, // same stock row twice
 		{ItemID: 5, SupplyWarehouseID: 1, Quantity: 1}, // same item, remote warehouse
 		{ItemID: 8, SupplyWarehouseID: 3, Quantity: 9},
-		{ItemID: UnusedItemID, SupplyWarehouseID: 3, Quantity: 1},
+		{ItemID: tpcc.UnusedItemID, SupplyWarehouseID: 3, Quantity: 1},
 	}}
 	read := ydbNewOrderRead(&in)
 	checkYQLParams(t, read, map[string]string{
@@ -95,7 +96,7 @@ func TestYDBNewOrderQueries(t *testing.T) {
 		t.Errorf("read does not pick S_DIST_07 for district 7:\n%s", read.body)
 	}
 
-	stock := map[[2]int]*ydbStockRow{{3, 5}: {quantity: 50}, {1, 5}: {quantity: 12}, {3, 8}: {quantity: 15}}
+	stock := map[[2]int]*ydbStockRow{{3, 5}: {StockUpdate: tpcc.StockUpdate{Quantity: 50}}, {1, 5}: {StockUpdate: tpcc.StockUpdate{Quantity: 12}}, {3, 8}: {StockUpdate: tpcc.StockUpdate{Quantity: 15}}}
 	lines := []ydbNewOrderLine{
 		{number: 1, itemID: 5, supplyWarehouseID: 3, quantity: 2, amountCents: 1998, distInfo: "d7-3-5"},
 		{number: 2, itemID: 8, supplyWarehouseID: 3, quantity: 9, amountCents: 90000, distInfo: "d7-3-8"},
@@ -123,8 +124,8 @@ func TestYDBNewOrderQueries(t *testing.T) {
 }
 
 func TestYDBPaymentQueries(t *testing.T) {
-	in := PaymentInput{WarehouseID: 1, DistrictID: 2, CustomerWarehouseID: 4, CustomerDistrictID: 5,
-		Customer: CustomerSelector{ByLastName: true, LastName: "BARBARBAR"}, AmountCents: 123456}
+	in := tpcc.PaymentInput{WarehouseID: 1, DistrictID: 2, CustomerWarehouseID: 4, CustomerDistrictID: 5,
+		Customer: tpcc.CustomerSelector{ByLastName: true, LastName: "BARBARBAR"}, AmountCents: 123456}
 	byName := ydbCustomersByLastName(4, 5, "BARBARBAR")
 	checkYQLParams(t, byName, map[string]string{"$c_w_id": "Int32", "$c_d_id": "Int32", "$c_last": "Utf8"})
 	if !strings.Contains(byName.body, "VIEW `customer_name_idx`") || !strings.Contains(byName.body, "ORDER BY c_first, c_id") {
@@ -151,64 +152,6 @@ func TestYDBPaymentQueries(t *testing.T) {
 	}
 }
 
-func TestPaymentCustomerData(t *testing.T) {
-	in := PaymentInput{WarehouseID: 1, DistrictID: 2, CustomerWarehouseID: 4, CustomerDistrictID: 5, AmountCents: 500}
-	if got, want := paymentCustomerData(&in, 17, "xyz"), "17 5 4 2 1 5.00 | xyz"; got != want {
-		t.Errorf("C_DATA %q, want %q", got, want)
-	}
-	long := strings.Repeat("a", 500)
-	if got := paymentCustomerData(&in, 17, long); len(got) != 500 || !strings.HasPrefix(got, "17 5 4 2 1 5.00 | aaa") {
-		t.Errorf("C_DATA of %d chars starting %q, want 500 with the payment first", len(got), got[:20])
-	}
-}
-
-func TestMiddleCustomer(t *testing.T) {
-	tests := []struct {
-		ids  []int
-		want int
-		ok   bool
-	}{
-		{nil, 0, false},
-		{[]int{7}, 7, true},
-		{[]int{7, 8}, 7, true},        // ⌈2/2⌉ = 1st
-		{[]int{7, 8, 9}, 8, true},     // ⌈3/2⌉ = 2nd
-		{[]int{7, 8, 9, 10}, 8, true}, // ⌈4/2⌉ = 2nd
-		{[]int{1, 2, 3, 4, 5}, 3, true},
-	}
-	for _, tt := range tests {
-		got, ok := middleCustomer(tt.ids)
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("middleCustomer(%v) = %d, %v; want %d, %v", tt.ids, got, ok, tt.want, tt.ok)
-		}
-	}
-}
-
-func TestApplyNewOrderLine(t *testing.T) {
-	tests := []struct {
-		name         string
-		quantity     int
-		orderQty     int
-		remote       bool
-		wantQuantity int
-	}{
-		{"plenty left", 50, 5, false, 45},
-		{"exactly 10 left", 20, 10, false, 10},
-		{"9 left wraps", 19, 10, true, 100},
-		{"from 10", 10, 1, false, 100},
-	}
-	for _, tt := range tests {
-		s := ydbStockRow{quantity: tt.quantity, ytd: 3, orderCount: 2, remoteCount: 1}
-		s.applyNewOrderLine(tt.orderQty, tt.remote)
-		wantRemote := 1
-		if tt.remote {
-			wantRemote = 2
-		}
-		if s.quantity != tt.wantQuantity || s.ytd != 3+tt.orderQty || s.orderCount != 3 || s.remoteCount != wantRemote {
-			t.Errorf("%s: %+v, want quantity %d, ytd %d, order count 3, remote count %d", tt.name, s, tt.wantQuantity, 3+tt.orderQty, wantRemote)
-		}
-	}
-}
-
 func TestYDBOrderStatusDeliveryStockLevelQueries(t *testing.T) {
 	status := ydbOrderStatus(2, 3, 44)
 	checkYQLParams(t, status, map[string]string{"$w_id": "Int32", "$d_id": "Int32", "$c_id": "Int32"})
@@ -218,10 +161,10 @@ func TestYDBOrderStatusDeliveryStockLevelQueries(t *testing.T) {
 
 	oldest := ydbDeliveryOldest(6)
 	checkYQLParams(t, oldest, map[string]string{"$w_id": "Int32"})
-	if got := strings.Count(oldest.body, "ORDER BY no_o_id LIMIT 1;"); got != DistrictsPerWarehouse {
-		t.Errorf("%d per-district reads, want %d", got, DistrictsPerWarehouse)
+	if got := strings.Count(oldest.body, "ORDER BY no_o_id LIMIT 1;"); got != tpcc.DistrictsPerWarehouse {
+		t.Errorf("%d per-district reads, want %d", got, tpcc.DistrictsPerWarehouse)
 	}
-	for d := 1; d <= DistrictsPerWarehouse; d++ {
+	for d := 1; d <= tpcc.DistrictsPerWarehouse; d++ {
 		if !strings.Contains(oldest.body, "no_d_id = "+strconv.Itoa(d)+" ") {
 			t.Errorf("district %d not read", d)
 		}
@@ -239,32 +182,10 @@ func TestYDBOrderStatusDeliveryStockLevelQueries(t *testing.T) {
 		}
 	}
 
-	sl := ydbStockLevel(&StockLevelInput{WarehouseID: 1, DistrictID: 2, Threshold: 15})
+	sl := ydbStockLevel(&tpcc.StockLevelInput{WarehouseID: 1, DistrictID: 2, Threshold: 15})
 	checkYQLParams(t, sl, map[string]string{"$threshold": "Int32"})
 	if got := paramYQL(t, sl, "$threshold"); got != "15" {
 		t.Errorf("$threshold = %s, want 15", got)
-	}
-}
-
-func TestNewExecutorRejectsBadConfig(t *testing.T) {
-	tests := []struct {
-		name    string
-		cfg     ExecutorConfig
-		wantErr string
-	}{
-		{"no URL", ExecutorConfig{Dialect: Postgres, MaxConns: 1}, "URL is empty"},
-		{"no connections", ExecutorConfig{Dialect: Postgres, URL: "postgres://127.0.0.1:1/x", MaxConns: 0}, "MaxConns 0"},
-		{"bad retry policy", ExecutorConfig{Dialect: Postgres, URL: "postgres://127.0.0.1:1/x", MaxConns: 1, Retry: RetryPolicy{MaxAttempts: -1}}, "MaxAttempts -1"},
-		{"unknown dialect", ExecutorConfig{Dialect: "oracle", URL: "postgres://127.0.0.1:1/x", MaxConns: 1}, `"oracle"`},
-		{"unparsable URL", ExecutorConfig{Dialect: Cockroach, URL: "postgres://%zz", MaxConns: 1}, "parse URL"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := NewExecutor(context.Background(), tt.cfg)
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("NewExecutor: %v, want an error containing %q", err, tt.wantErr)
-			}
-		})
 	}
 }
 
@@ -295,7 +216,7 @@ func TestYDBReadWriteSettingsByIsolation(t *testing.T) {
 	if _, err := ydbReadWriteSettings(isolation.ReadCommitted); err == nil || !strings.Contains(err.Error(), "no READ COMMITTED") {
 		t.Errorf("ReadCommitted: %v, want a refusal", err)
 	}
-	_, err := NewExecutor(context.Background(), ExecutorConfig{Dialect: YDB, URL: "grpc://127.0.0.1:1/local", MaxConns: 1, Isolation: isolation.ReadCommitted})
+	_, err := tpcc.NewExecutor(context.Background(), tpcc.ExecutorConfig{Driver: Driver, URL: "grpc://127.0.0.1:1/local", MaxConns: 1, Isolation: isolation.ReadCommitted})
 	if err == nil || !strings.Contains(err.Error(), "isolation ReadCommitted") {
 		t.Errorf("NewExecutor(YDB, ReadCommitted) = %v, want a refusal naming the level before any connection", err)
 	}

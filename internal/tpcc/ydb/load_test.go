@@ -6,33 +6,36 @@ import (
 	"testing"
 
 	"github.com/ydb-platform/ydb-go-sdk/v3/types"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/tpcctest"
 )
 
-func firstRowYQL(t *testing.T, table Table, w int) string {
+func firstRowYQL(t *testing.T, table tpcc.Table, w int) string {
 	t.Helper()
-	src := mustSource(testGenerator(), table, w)
-	row := make([]Value, len(table.Columns))
+	src := tpcctest.Source(tpcctest.Generator(), table, w)
+	row := make([]tpcc.Value, len(table.Columns))
 	if !src.Next(row) {
 		t.Fatalf("%s: no rows", table.Name)
 	}
-	return YDBRow(table, row, testNow).Yql()
+	return YDBRow(table, row, tpcctest.Now).Yql()
 }
 
 func TestYDBRows(t *testing.T) {
 	cases := []struct {
-		table Table
+		table tpcc.Table
 		want  []string
 	}{
-		{WarehouseTable, []string{"`w_id`:3", "`w_tax`:Decimal(\".", "`w_ytd`:Decimal(\"300000.000000000\",22,9)", "`w_zip`:\"", "11111\"u"}},
-		{DistrictTable, []string{"`d_next_o_id`:3001", "`d_ytd`:Decimal(\"30000.000000000\",22,9)"}},
-		{CustomerTable, []string{"`c_balance`:Decimal(\"-10.000000000\",22,9)", "`c_last`:\"BARBARBAR\"u", "`c_middle`:\"OE\"u",
+		{tpcc.WarehouseTable, []string{"`w_id`:3", "`w_tax`:Decimal(\".", "`w_ytd`:Decimal(\"300000.000000000\",22,9)", "`w_zip`:\"", "11111\"u"}},
+		{tpcc.DistrictTable, []string{"`d_next_o_id`:3001", "`d_ytd`:Decimal(\"30000.000000000\",22,9)"}},
+		{tpcc.CustomerTable, []string{"`c_balance`:Decimal(\"-10.000000000\",22,9)", "`c_last`:\"BARBARBAR\"u", "`c_middle`:\"OE\"u",
 			"`c_since`:Timestamp(\"2026-11-21T10:00:00", "`c_credit_lim`:Decimal(\"50000.000000000\",22,9)"}},
-		{HistoryTable, []string{"`h_amount`:Decimal(\"10.000000000\",22,9)", "`h_pk`:" + strconv.FormatUint(HistoryKey(3, 1, 1), 10) + "ul"}},
-		{OrdersTable, []string{"`o_id`:1", "`o_carrier_id`:Just("}},
-		{OrderLineTable, []string{"`ol_delivery_d`:Just(Timestamp(", "`ol_amount`:Decimal(\".000000000\",22,9)"}},
-		{NewOrderTable, []string{"`no_o_id`:2101"}},
-		{StockTable, []string{"`s_ytd`:0", "`s_i_id`:1"}},
-		{ItemTable, []string{"`i_id`:1", "`i_price`:Decimal("}},
+		{tpcc.HistoryTable, []string{"`h_amount`:Decimal(\"10.000000000\",22,9)", "`h_pk`:" + strconv.FormatUint(HistoryKey(3, 1, 1), 10) + "ul"}},
+		{tpcc.OrdersTable, []string{"`o_id`:1", "`o_carrier_id`:Just("}},
+		{tpcc.OrderLineTable, []string{"`ol_delivery_d`:Just(Timestamp(", "`ol_amount`:Decimal(\".000000000\",22,9)"}},
+		{tpcc.NewOrderTable, []string{"`no_o_id`:2101"}},
+		{tpcc.StockTable, []string{"`s_ytd`:0", "`s_i_id`:1"}},
+		{tpcc.ItemTable, []string{"`i_id`:1", "`i_price`:Decimal("}},
 	}
 	for _, tc := range cases {
 		yql := firstRowYQL(t, tc.table, 3)
@@ -48,11 +51,11 @@ func TestYDBRows(t *testing.T) {
 }
 
 func TestYDBUndeliveredOrderHasNullCarrier(t *testing.T) {
-	src := mustSource(testGenerator(), OrdersTable, 1)
-	row := make([]Value, len(OrdersTable.Columns))
+	src := tpcctest.Source(tpcctest.Generator(), tpcc.OrdersTable, 1)
+	row := make([]tpcc.Value, len(tpcc.OrdersTable.Columns))
 	for src.Next(row) {
-		if row[0].Int == FirstUndeliveredOrder {
-			yql := YDBRow(OrdersTable, row, testNow).Yql()
+		if row[0].Int == tpcc.FirstUndeliveredOrder {
+			yql := YDBRow(tpcc.OrdersTable, row, tpcctest.Now).Yql()
 			if !strings.Contains(yql, "`o_carrier_id`:Nothing(Optional<Int32>)") {
 				t.Errorf("order 2101: %s", yql)
 			}
@@ -64,7 +67,7 @@ func TestYDBUndeliveredOrderHasNullCarrier(t *testing.T) {
 
 func TestYDBBatches(t *testing.T) {
 	var sizes []int
-	err := YDBBatches(mustSource(testGenerator(), NewOrderTable, 1), testNow, 4000, func(rows types.Value, n int) error {
+	err := YDBBatches(tpcctest.Source(tpcctest.Generator(), tpcc.NewOrderTable, 1), tpcctest.Now, 4000, func(rows types.Value, n int) error {
 		sizes = append(sizes, n)
 		return nil
 	})

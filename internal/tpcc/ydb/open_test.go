@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 )
 
 // An unreachable YDB fails every entry point within the dial timeout with one line that names
@@ -15,9 +17,9 @@ func TestUnreachableYDB(t *testing.T) {
 	const dsn = "grpc://127.0.0.1:1/local?token=secret"
 	ctx := context.Background()
 	errs := map[string]error{}
-	errs["load"] = Load(ctx, LoadOptions{Dialect: YDB, URL: dsn, Warehouses: 1, Threads: 1})
-	_, errs["check"] = Check(ctx, CheckOptions{Dialect: YDB, URL: dsn, Warehouses: 1, Threads: 1})
-	_, errs["executor"] = NewExecutor(ctx, ExecutorConfig{Dialect: YDB, URL: dsn, MaxConns: 1})
+	errs["load"] = tpcc.Load(ctx, tpcc.LoadOptions{Driver: Driver, URL: dsn, Warehouses: 1, Threads: 1})
+	_, errs["check"] = tpcc.Check(ctx, tpcc.CheckOptions{Driver: Driver, URL: dsn, Warehouses: 1, Threads: 1})
+	_, errs["executor"] = tpcc.NewExecutor(ctx, tpcc.ExecutorConfig{Driver: Driver, URL: dsn, MaxConns: 1})
 	for what, err := range errs {
 		if err == nil {
 			t.Errorf("%s: no error", what)

@@ -5,18 +5,20 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/ydb-platform/ydb-go-sdk/v3/types"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/pgwire"
 )
 
 // No YQL parser can be had here, and no YDB server runs: these tests check what can be checked
 // without one, on the queries as the code builds them (every builder, every branch):
 //   - every DECLAREd parameter is bound with that name and YDB type, and every bound one declared;
 //   - every $parameter the body uses is declared (or is a named expression), every declared one used;
-//   - every table a query names exists in the YQL schema (CreateTableDDL(YDB), parsed from its text),
+//   - every table a query names exists in the YQL schema (CreateTableDDL(), parsed from its text),
 //     every column it names exists in one of its tables (or is an alias, or a field of a struct
 //     parameter), and a parameter compared with, assigned to, or inserted into a column has the
 //     column's type (a List's element type for IN; a struct's fields for UPSERT … AS_TABLE).
@@ -310,46 +312,46 @@ func sortedKeys(m map[string]bool) []string {
 // ydbQueriesOfTheCode builds every YQL query the YDB paths send, through the builders the code
 // calls, in every branch, plus the parameterless statements by the constants the code uses.
 func ydbQueriesOfTheCode() map[string]ydbQuery {
-	newOrder := &NewOrderInput{WarehouseID: 1, DistrictID: 3, CustomerID: 7, Lines: []NewOrderLine{
+	newOrder := &tpcc.NewOrderInput{WarehouseID: 1, DistrictID: 3, CustomerID: 7, Lines: []tpcc.NewOrderLine{
 		{ItemID: 11, SupplyWarehouseID: 1, Quantity: 3}, {ItemID: 12, SupplyWarehouseID: 2, Quantity: 5}, {ItemID: 11, SupplyWarehouseID: 1, Quantity: 4}}}
-	stock := map[[2]int]*ydbStockRow{{1, 11}: {quantity: 20}, {2, 12}: {quantity: 30}}
+	stock := map[[2]int]*ydbStockRow{{1, 11}: {StockUpdate: tpcc.StockUpdate{Quantity: 20}}, {2, 12}: {StockUpdate: tpcc.StockUpdate{Quantity: 30}}}
 	lines := []ydbNewOrderLine{{number: 1, itemID: 11, supplyWarehouseID: 1, quantity: 3, amountCents: 300, distInfo: "x"}}
-	payLocal := &PaymentInput{WarehouseID: 1, DistrictID: 2, CustomerWarehouseID: 1, CustomerDistrictID: 2, Customer: CustomerSelector{ID: 5}, AmountCents: 1000}
-	payRemote := &PaymentInput{WarehouseID: 1, DistrictID: 2, CustomerWarehouseID: 2, CustomerDistrictID: 4, Customer: CustomerSelector{ByLastName: true, LastName: LastName(3)}, AmountCents: 1000}
+	payLocal := &tpcc.PaymentInput{WarehouseID: 1, DistrictID: 2, CustomerWarehouseID: 1, CustomerDistrictID: 2, Customer: tpcc.CustomerSelector{ID: 5}, AmountCents: 1000}
+	payRemote := &tpcc.PaymentInput{WarehouseID: 1, DistrictID: 2, CustomerWarehouseID: 2, CustomerDistrictID: 4, Customer: tpcc.CustomerSelector{ByLastName: true, LastName: tpcc.LastName(3)}, AmountCents: 1000}
 	data := "bad credit data"
 	qs := map[string]ydbQuery{
 		"new-order read":              ydbNewOrderRead(newOrder),
 		"new-order write":             ydbNewOrderWrite(newOrder, 3001, stock, lines),
-		"customer by last name":       ydbCustomersByLastName(2, 4, LastName(3)),
+		"customer by last name":       ydbCustomersByLastName(2, 4, tpcc.LastName(3)),
 		"payment read":                ydbPaymentRead(payRemote, 5),
 		"payment write (good credit)": ydbPaymentWrite(payLocal, 5, nil, 42, "w    d"),
 		"payment write (bad credit)":  ydbPaymentWrite(payRemote, 5, &data, 43, "w    d"),
 		"order-status":                ydbOrderStatus(1, 2, 5),
 		"delivery oldest":             ydbDeliveryOldest(1),
 		"delivery write":              ydbDeliveryWrite(1, 4, []ydbDeliveryKey{{1, 2101}, {2, 2101}}),
-		"stock-level":                 ydbStockLevel(&StockLevelInput{WarehouseID: 1, DistrictID: 2, Threshold: 15}),
-		"load: insert meta":           ydbInsertMeta(7, 2, ConstantsForSeed(7)),
-		"load: mark warehouse":        ydbMarkWarehouse(1, StateLoading),
+		"stock-level":                 ydbStockLevel(&tpcc.StockLevelInput{WarehouseID: 1, DistrictID: 2, Threshold: 15}),
+		"load: insert meta":           ydbInsertMeta(7, 2, tpcc.ConstantsForSeed(7)),
+		"load: mark warehouse":        ydbMarkWarehouse(1, tpcc.StateLoading),
 		"load: read meta":             {body: ydbReadMetaYQL},
 		"load: items loaded":          {body: ydbItemsLoadedYQL},
 		"load: finished":              {body: ydbFinishedYQL},
 		"check: warehouse states":     {body: ydbWarehouseStatesYQL},
 		"check: item count":           {body: ydbItemCountYQL},
 	}
-	for i, r := range checkReads {
-		qs[fmt.Sprintf("check: scan %d (%s)", i, r.table.Name)] = ydbCheckQuery(r, 1, 10)
+	for i, r := range tpcc.CheckReads {
+		qs[fmt.Sprintf("check: scan %d (%s)", i, r.Table.Name)] = ydbCheckQuery(r, 1, 10)
 	}
-	for i, s := range SecondaryIndexDDL(YDB) {
+	for i, s := range SecondaryIndexDDL() {
 		qs[fmt.Sprintf("finish: index %d", i)] = ydbQuery{body: s}
 	}
-	for _, g := range grownTables {
-		qs["dataset: count "+g.table.Name] = ydbQuery{body: datasetCountSQL(YDB, g.table)}
+	for _, g := range tpcc.GrownTables {
+		qs["dataset: count "+g.Table.Name] = ydbQuery{body: datasetCountYQL(g.Table)}
 	}
 	return qs
 }
 
 func TestYQLConsistency(t *testing.T) {
-	schema := parseYQLSchema(t, CreateTableDDL(YDB))
+	schema := parseYQLSchema(t, CreateTableDDL())
 	qs := ydbQueriesOfTheCode()
 	names := make([]string, 0, len(qs))
 	for n := range qs {
@@ -369,15 +371,15 @@ func TestYQLConsistency(t *testing.T) {
 // TestYQLConsistencyNegativeControl: the checks catch a renamed parameter, a wrong type, a
 // missing DECLARE, an unknown column and an unknown table.
 func TestYQLConsistencyNegativeControl(t *testing.T) {
-	schema := parseYQLSchema(t, CreateTableDDL(YDB))
-	stockLevel := ydbStockLevel(&StockLevelInput{WarehouseID: 1, DistrictID: 2, Threshold: 15})
+	schema := parseYQLSchema(t, CreateTableDDL())
+	stockLevel := ydbStockLevel(&tpcc.StockLevelInput{WarehouseID: 1, DistrictID: 2, Threshold: 15})
 	renamed := stockLevel
 	renamed.params = append([]ydbParam(nil), stockLevel.params...)
 	renamed.params[2].name = "$thresh" // the body still says $threshold
 	wrongType := stockLevel
 	wrongType.params = append([]ydbParam(nil), stockLevel.params...)
 	wrongType.params[0].value = types.Uint64Value(1) // $w_id meets d_w_id Int32
-	mark := ydbMarkWarehouse(1, StateDone)
+	mark := ydbMarkWarehouse(1, tpcc.StateDone)
 	undeclared := ydbQuery{body: mark.body} // the old loader's way: bound, no DECLARE
 	for _, c := range []struct {
 		name  string
@@ -441,17 +443,17 @@ func checkCaught(t *testing.T, name string, probs []string, want string) {
 // surrogate key. And the YDB loader's rows (YDBRow over the shared generator) have the YQL
 // schema's columns and types, and as many rows per warehouse as the PostgreSQL loader's COPY.
 func TestYQLSchemaMatchesPostgres(t *testing.T) {
-	ydbSchema := parseYQLSchema(t, CreateTableDDL(YDB))
+	ydbSchema := parseYQLSchema(t, CreateTableDDL())
 	pgTypes := map[string]string{"integer": "Int32", "numeric": YDBDecimal, "varchar": "Utf8", "char": "Utf8", "timestamp": "Timestamp",
 		"bigint": "Int64", "boolean": "Bool", "timestamptz": "Timestamp", "text": "Utf8"}
 	pgKeys := map[string][]string{}
-	for _, pk := range PrimaryKeyDDL(Postgres) {
+	for _, pk := range pgwire.Postgres.PrimaryKeyDDL() {
 		m := regexp.MustCompile(`PRIMARY KEY \(([\w, ]+)\)`).FindStringSubmatch(pk.SQL)
 		pgKeys[pk.Table] = strings.Split(m[1], ", ")
 	}
 	var compared []string
 	pgColumnRE := regexp.MustCompile(`^\s*(\w+) (integer|numeric|varchar|char|timestamptz|timestamp|bigint|boolean|text)\b(.*PRIMARY KEY)?`)
-	for _, stmt := range CreateTableDDL(Postgres) {
+	for _, stmt := range pgwire.Postgres.SchemaDDL(tpcc.TablesLogged) {
 		if !strings.HasPrefix(stmt, "CREATE TABLE IF NOT EXISTS ") {
 			continue
 		}
@@ -486,7 +488,7 @@ func TestYQLSchemaMatchesPostgres(t *testing.T) {
 			}
 		}
 		wantKey := pgKeys[name]
-		if name == HistoryTable.Name {
+		if name == tpcc.HistoryTable.Name {
 			if fmt.Sprint(extra) != fmt.Sprint([]string{YDBHistoryKey}) || fmt.Sprint(yt.key) != fmt.Sprint([]string{"h_w_id", YDBHistoryKey}) {
 				t.Errorf("history: YQL extra columns %v, key %v; want [%s] and [h_w_id %s]", extra, yt.key, YDBHistoryKey, YDBHistoryKey)
 			}
@@ -500,10 +502,10 @@ func TestYQLSchemaMatchesPostgres(t *testing.T) {
 		}
 	}
 	t.Logf("PostgreSQL and YQL schemas compared, columns, types and keys: %v", compared)
-	if len(ydbSchema) != len(Tables)+2 {
-		t.Errorf("YQL schema has %d tables, want %d (the nine and two meta tables)", len(ydbSchema), len(Tables)+2)
+	if len(ydbSchema) != len(tpcc.Tables)+2 {
+		t.Errorf("YQL schema has %d tables, want %d (the nine and two meta tables)", len(ydbSchema), len(tpcc.Tables)+2)
 	}
-	pgIdx, ydbIdx := SecondaryIndexDDL(Postgres), SecondaryIndexDDL(YDB)
+	pgIdx, ydbIdx := pgwire.SecondaryIndexDDL(), SecondaryIndexDDL()
 	colsRE := regexp.MustCompile(`\(([\w, ]+)\)$`)
 	for i := range pgIdx {
 		if a, b := colsRE.FindString(pgIdx[i]), colsRE.FindString(ydbIdx[i]); a != b || a == "" {
@@ -512,10 +514,10 @@ func TestYQLSchemaMatchesPostgres(t *testing.T) {
 	}
 
 	// Rows per warehouse: the YDB loader's rows against the YQL schema and the COPY stream.
-	gen := &Generator{Seed: 7, Constants: ConstantsForSeed(7), Now: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
-	for _, tb := range append([]Table{ItemTable}, WarehouseTables...) {
+	gen := &tpcc.Generator{Seed: 7, Constants: tpcc.ConstantsForSeed(7), Now: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
+	for _, tb := range append([]tpcc.Table{tpcc.ItemTable}, tpcc.WarehouseTables...) {
 		w := 1
-		if tb.Name == ItemTable.Name {
+		if tb.Name == tpcc.ItemTable.Name {
 			w = 0
 		}
 		src, err := gen.Source(tb, w)
@@ -547,17 +549,15 @@ func TestYQLSchemaMatchesPostgres(t *testing.T) {
 			t.Errorf("%s: the loader's rows have %d fields, the table %d columns", tb.Name, len(fields), len(yt.order))
 		}
 		src, _ = gen.Source(tb, w)
-		r := NewCopyReaderFormat(src, gen.Now, CopyText)
-		var copied atomic.Int64
-		r.counter = &copied
+		r := pgwire.NewCopyReaderFormat(src, gen.Now, pgwire.CopyText)
 		buf := make([]byte, 1<<20)
 		for {
 			if _, err := r.Read(buf); err != nil {
 				break
 			}
 		}
-		if int64(ydbRows) != copied.Load() {
-			t.Errorf("%s: YDB loader %d rows, COPY %d rows per warehouse", tb.Name, ydbRows, copied.Load())
+		if int64(ydbRows) != r.Rows() {
+			t.Errorf("%s: YDB loader %d rows, COPY %d rows per warehouse", tb.Name, ydbRows, r.Rows())
 		}
 		t.Logf("%-10s %7d rows per %s, YDB and PostgreSQL alike; %d columns, types match", tb.Name, ydbRows,
 			map[bool]string{true: "load", false: "warehouse"}[w == 0], len(yt.order))
