@@ -2,10 +2,10 @@ package pgwire
 
 import (
 	"fmt"
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"strconv"
 	"strings"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
 )
 
@@ -42,8 +42,8 @@ type pgwireStatements struct {
 // customers of ($w, $d) with last name $name, ordered by C_FIRST (Clause 2.5.2.2): the rule in
 // SQL, so that the choice is made in the one statement. "2·pos ∈ {n, n+1}" is ⌈n/2⌉ = pos in
 // integer arithmetic that both engines evaluate alike (CockroachDB's "/" on integers is decimal);
-// a test evaluates it against MiddlePosition. C_ID breaks ties between equal first names so that
-// the choice is deterministic.
+// TestByLastNameStatementsFollowMiddleCustomer runs it against tpcc.MiddleCustomer. C_ID breaks
+// ties between equal first names so that the choice is deterministic.
 func customerIDByLastName(w, d, name string) string {
 	return fmt.Sprintf(`(SELECT c_id FROM (
     SELECT c_id, row_number() OVER (ORDER BY c_first, c_id) AS pos, count(*) OVER () AS n
@@ -213,8 +213,8 @@ func stockDistInfoColumn(district string) string {
 }
 
 // stockQuantitySQL is tpcc.StockQuantityAfter in SQL, for the column quantity and the ordered
-// units: one UPDATE re-reads and locks the newest row and applies the rule there. A test evaluates
-// it against StockQuantityAfter.
+// units: one UPDATE re-reads and locks the newest row and applies the rule there.
+// TestStockStatementFollowsApplyLine runs it against tpcc.StockUpdate.ApplyLine.
 func stockQuantitySQL(quantity, ordered string) string {
 	left := quantity + " - " + ordered
 	return fmt.Sprintf("CASE WHEN %[1]s >= %[2]d THEN %[1]s ELSE %[1]s + %[3]d END", left, tpcc.StockFloor, tpcc.StockRefill)
@@ -222,7 +222,8 @@ func stockQuantitySQL(quantity, ordered string) string {
 
 // badCreditDataSQL is tpcc.BadCreditData in SQL, for the parameters of the payment's warehouse,
 // district and amount, applied to the customer row the UPDATE locks (C_DATA unchanged unless
-// C_CREDIT is tpcc.BadCredit). A test evaluates it against BadCreditData.
+// C_CREDIT is tpcc.BadCredit). TestPaymentStatementFollowsBadCreditData runs it against
+// BadCreditData.
 func badCreditDataSQL(w, d, amount string) string {
 	return fmt.Sprintf(`CASE WHEN c_credit = '%s' THEN substr(
       c_id::text || ' ' || c_d_id::text || ' ' || c_w_id::text || ' ' || %s::int4::text || ' ' ||
