@@ -27,3 +27,11 @@ func StatementTextsAt(f *Flavour, l isolation.Level) ([]string, error) {
 	}
 	return out, nil
 }
+
+// ConditionSQL is the query of the consistency condition id (tpcc.Conditions) that the check
+// runs, "" for an unknown id.
+func ConditionSQL(id string) string { return conditionSQL[id] }
+
+// LedgerTexts are the statements of flavour f's ledger read (ReadDistrictCounts), in the order it
+// sends them.
+func LedgerTexts(f *Flavour) []string { return []string{f.ledgerBegin, postgresLedgerCounts, "COMMIT"} }
