@@ -366,37 +366,13 @@ func runStep(ctx context.Context, o stepOptions, stderr io.Writer) stepResult {
 		return res
 	}
 	defer s.Close()
-	stopServing := func() {}
 	if o.listen != "" {
-		ln, err := net.Listen("tcp", o.listen)
+		linger, err := serveSnapshotAPI(ctx, s, o)
 		if err != nil {
-			res.err = fmt.Errorf("--listen %s: %w", o.listen, err)
+			res.err = err
 			return res
 		}
-		handler := snapshot.NewHandler(s.Control())
-		if o.controlToken != "" {
-			handler = snapshot.RequireToken(handler, o.controlToken)
-		}
-		srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
-		go srv.Serve(ln) //nolint:errcheck // returns on Shutdown
-		stopServing = func() {
-			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			defer cancel()
-			_ = srv.Shutdown(sctx)
-		}
-		res.linger = func() {
-			defer stopServing()
-			if o.linger <= 0 {
-				return
-			}
-			t := time.NewTimer(o.linger)
-			defer t.Stop()
-			select {
-			case <-s.Stopped():
-			case <-t.C:
-			case <-ctx.Done():
-			}
-		}
+		res.linger = linger
 	}
 	if err := s.Connect(ctx); err != nil {
 		res.err = err
@@ -416,22 +392,9 @@ func runStep(ctx context.Context, o stepOptions, stderr io.Writer) stepResult {
 	}
 	fmt.Fprintf(stderr, "tpcc run: %s, warehouses %d-%d of %d active (%d loaded), %d terminals, %d connections, wait %s, ramp-up %v, duration %v\n",
 		cfg.Engine, cfg.From, cfg.To, cfg.ActiveWarehouses, cfg.Warehouses, 10*(cfg.To-cfg.From+1), cfg.Connections, cfg.Wait, cfg.RampUp, cfg.Duration)
-	maxDuration := cfg.RampUp + cfg.Duration + 10*time.Minute
-	if cfg.Paused {
-		maxDuration = 100 * 365 * 24 * time.Hour // released by POST /v1/start, whenever that comes
-	}
 	k6ext.Install(s)
 	defer k6ext.Install(nil)
-	args := append([]string{"run", "--quiet", "--address=", "--summary-mode=disabled", "--no-usage-report"}, o.k6Args...)
-	res.k6Code = k6ext.RunK6(ctx, k6ext.K6Invocation{Args: append(args, "-"), Stdin: bytes.NewReader(k6ext.DefaultScript),
-		Env: k6ext.OfflineEnv(map[string]string{"TPCC_MAX_DURATION": maxDuration.String()})})
-	if res.k6Code != 0 {
-		s.Fail(fmt.Errorf("k6 exited with code %d", res.k6Code))
-		res.err = fmt.Errorf("k6 exited with code %d", res.k6Code)
-	} else if s.Phase() != snapshot.PhaseDone {
-		s.Fail(errors.New("the terminals did not run to the end (interrupted)"))
-		res.err = errors.New("interrupted before the end of the measured interval")
-	}
+	res.k6Code, res.err = runDefaultScript(ctx, s, cfg, o.k6Args)
 	res.final, err = s.Snapshot()
 	if err != nil {
 		res.err = errors.Join(res.err, err)
@@ -440,6 +403,70 @@ func runStep(ctx context.Context, o stepOptions, stderr io.Writer) stepResult {
 	if msg, n := s.LastError(); n > 0 {
 		fmt.Fprintf(stderr, "tpcc run: %d transaction errors, the last: %s\n", n, msg)
 	}
+	res.finish(ctx, s, cfg, o, baseline, stderr)
+	return res
+}
+
+// serveSnapshotAPI serves the session's snapshot API on o.listen (behind o.controlToken when
+// set). The returned linger function stops serving: at once without o.linger, else once POST
+// /v1/stop stops the session, the linger passes or ctx ends.
+func serveSnapshotAPI(ctx context.Context, s *k6ext.Session, o stepOptions) (linger func(), err error) {
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return nil, fmt.Errorf("--listen %s: %w", o.listen, err)
+	}
+	handler := snapshot.NewHandler(s.Control())
+	if o.controlToken != "" {
+		handler = snapshot.RequireToken(handler, o.controlToken)
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln) //nolint:errcheck // returns on Shutdown
+	stopServing := func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}
+	return func() {
+		defer stopServing()
+		if o.linger <= 0 {
+			return
+		}
+		t := time.NewTimer(o.linger)
+		defer t.Stop()
+		select {
+		case <-s.Stopped():
+		case <-t.C:
+		case <-ctx.Done():
+		}
+	}, nil
+}
+
+// runDefaultScript runs k6 with the default script over the installed session and returns k6's
+// exit code; a run that did not reach the end of the measured interval fails the session.
+func runDefaultScript(ctx context.Context, s *k6ext.Session, cfg k6ext.Config, k6Args []string) (int, error) {
+	maxDuration := cfg.RampUp + cfg.Duration + 10*time.Minute
+	if cfg.Paused {
+		maxDuration = 100 * 365 * 24 * time.Hour // released by POST /v1/start, whenever that comes
+	}
+	args := append([]string{"run", "--quiet", "--address=", "--summary-mode=disabled", "--no-usage-report"}, k6Args...)
+	code := k6ext.RunK6(ctx, k6ext.K6Invocation{Args: append(args, "-"), Stdin: bytes.NewReader(k6ext.DefaultScript),
+		Env: k6ext.OfflineEnv(map[string]string{"TPCC_MAX_DURATION": maxDuration.String()})})
+	if code != 0 {
+		s.Fail(fmt.Errorf("k6 exited with code %d", code))
+		return code, fmt.Errorf("k6 exited with code %d", code)
+	}
+	if s.Phase() != snapshot.PhaseDone {
+		s.Fail(errors.New("the terminals did not run to the end (interrupted)"))
+		return code, errors.New("interrupted before the end of the measured interval")
+	}
+	return code, nil
+}
+
+// finish judges the final snapshot of a run that got that far: the criteria, the series the
+// process holds, the --ledger-check against baseline, and the replication checks of the
+// telemetry.
+func (res *stepResult) finish(ctx context.Context, s *k6ext.Session, cfg k6ext.Config, o stepOptions, baseline []tpcc.DistrictCounts, stderr io.Writer) {
+	var err error
 	res.summary, res.verdict, err = judge(res.final, o.criteria)
 	if err != nil {
 		res.err = errors.Join(res.err, err)
@@ -465,7 +492,6 @@ func runStep(ctx context.Context, o stepOptions, stderr io.Writer) stepResult {
 	if ch, ok := sla.SyncStandbysCheck(evidence); ok {
 		res.verdict = sla.AddCheck(res.verdict, ch)
 	}
-	return res
 }
 
 // syncConfigured says whether the server the telemetry process read is configured with
