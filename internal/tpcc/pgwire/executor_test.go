@@ -52,7 +52,7 @@ func txNewExecutor(t *testing.T, d *Flavour, url string, conns int, retry tpcc.R
 	return txNewExecutorAt(t, d, url, conns, retry, "")
 }
 
-// txNewExecutorAt is txNewExecutor at isolation level l ("" the dialect's default).
+// txNewExecutorAt is txNewExecutor at isolation level l ("" the flavour's default).
 func txNewExecutorAt(t *testing.T, d *Flavour, url string, conns int, retry tpcc.RetryPolicy, l isolation.Level) tpcc.Executor {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -89,7 +89,7 @@ func txReadStock(t *testing.T, conn *pgx.Conn, w, item int) txStockRow {
 	return s
 }
 
-// TestPgwireTransactionSemantics runs each transaction once per dialect against a loaded
+// TestPgwireTransactionSemantics runs each transaction once per flavour against a loaded
 // database and compares its effects with independent queries (Clauses 2.4.2–2.8.2).
 func TestPgwireTransactionSemantics(t *testing.T) {
 	url, _ := txLoadedDatabase(t, 2)
@@ -100,7 +100,7 @@ func TestPgwireTransactionSemantics(t *testing.T) {
 			e := txNewExecutor(t, d, url, 4, tpcc.DefaultRetryPolicy)
 			t.Run("NewOrder", func(t *testing.T) { testNewOrderSemantics(t, ctx, e, conn) })
 			t.Run("NewOrderRollback", func(t *testing.T) { testNewOrderRollback(t, ctx, e, conn) })
-			// A distinct amount per dialect tells this payment's history row from the other's.
+			// A distinct amount per flavour tells this payment's history row from the other's.
 			amount := map[*Flavour]int64{Postgres: 123456, Cockroach: 65432}[d]
 			t.Run("PaymentByLastName", func(t *testing.T) { testPaymentByLastName(t, ctx, e, conn, amount) })
 			t.Run("PaymentUnknownCustomer", func(t *testing.T) { testPaymentUnknownCustomer(t, ctx, e, conn) })

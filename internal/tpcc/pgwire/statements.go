@@ -124,8 +124,8 @@ func deliveryDistrict(pick string) string {
 SELECT no_o_id FROM delivered`
 }
 
-// newPgwireStatements is the statement table of dialect d at isolation level l ("" for the
-// dialect's default). Only the BEGIN and Delivery's locking clause depend on the level.
+// newPgwireStatements is the statement table of flavour f at isolation level l ("" for the
+// flavour's default). Only the BEGIN and Delivery's locking clause depend on the level.
 //
 // PostgreSQL's default, READ COMMITTED with explicit row locks taken in one global order, instead
 // of SERIALIZABLE: the hot rows (W_YTD, D_YTD, D_NEXT_O_ID) are updated by most transactions, and
