@@ -55,10 +55,11 @@ verify: $(CONTROLLER_GEN) ## Fail when generated files are stale, code is unform
 
 # go test runs packages in the order given, GO_TEST_P at a time. The three that take minutes go
 # first and side by side (measured on 2 cores, docs/testing.md: 729 s instead of 950 with them at
-# their alphabetical places, two at a time — internal/tpcc started last and ran alone): they wait on
-# TPC-C's clock part of the time, so three keep two cores busy. CockroachDB's grammar (its own
-# module) runs beside them.
-LONG_TEST_PACKAGES := ./controllers ./internal/tpcc ./cmd/tpcc
+# their alphabetical places, two at a time, where the workload's package started last and ran
+# alone): they wait on TPC-C's clock part of the time, so three keep two cores busy. The workload's
+# minutes are its PostgreSQL-wire driver's tests against the local cluster (internal/tpcc/pgwire);
+# the core's take under a minute. CockroachDB's grammar (its own module) runs beside them.
+LONG_TEST_PACKAGES := ./controllers ./internal/tpcc/pgwire ./cmd/tpcc
 GO_TEST_P ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ "$$n" -gt 3 ] && echo "$$n" || echo 3)
 
 .PHONY: test

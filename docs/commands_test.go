@@ -72,9 +72,9 @@ var checked = map[string]how{
 
 	// docs/benchmarks.md
 	"hack/pg-sync.sh up": {manual: "a benchmark's setup: make test starts the same cluster (hack/with-pg-sync.sh)"},
-	"GO_TPC=/tmp/gotpc-build/go-tpc BENCH_WAREHOUSES=4 BENCH_RUNS=15 hack/bench-load.sh":                                                                              {manual: "a benchmark against go-tpc, built outside the repository"},
-	"TPCC_PG_URL=$(hack/pg-sync.sh url) go test -run XXX -bench CopyWarehouse -benchtime 4x -count 4 -benchmem ./internal/tpcc":                                       {manual: "a benchmark; make test runs the package's tests"},
-	"TPCC_PG_URL=postgres://postgres@127.0.0.1:63432/bench?sslmode=disable go test -run XXX -bench PostgresTelemetrySample -benchtime 2000x -count 3 ./internal/tpcc": {manual: "a benchmark against a loaded database; make test runs the package's tests"},
+	"GO_TPC=/tmp/gotpc-build/go-tpc BENCH_WAREHOUSES=4 BENCH_RUNS=15 hack/bench-load.sh":                                                                                     {manual: "a benchmark against go-tpc, built outside the repository"},
+	"TPCC_PG_URL=$(hack/pg-sync.sh url) go test -run XXX -bench CopyWarehouse -benchtime 4x -count 4 -benchmem ./internal/tpcc/pgwire":                                       {manual: "a benchmark; make test runs the package's tests"},
+	"TPCC_PG_URL=postgres://postgres@127.0.0.1:63432/bench?sslmode=disable go test -run XXX -bench PostgresTelemetrySample -benchtime 2000x -count 3 ./internal/tpcc/pgwire": {manual: "a benchmark against a loaded database; make test runs the package's tests"},
 
 	// docs/reuse.md
 	"DEMO_CLUSTER=local hack/bench-reuse.sh": {manual: "a measurement of ~35 minutes on the local cluster (two suites of three runs); its figures are in docs/reuse.md"},

@@ -18,6 +18,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/drivers"
 )
 
 // The distributed engines on databases the user brings (make e2e-external, hack/e2e-external.sh):
@@ -59,7 +60,7 @@ func TestExternalCockroach(t *testing.T) {
 		}
 	})
 	u.Path = "/" + name
-	externalRun(t, benchv1.EngineCockroachDB, tpcc.Cockroach, u.String())
+	externalRun(t, benchv1.EngineCockroachDB, mustDriver(t, "cockroach"), u.String())
 }
 
 // TestExternalYDB runs against the database of TPCC_E2E_YDB_ENDPOINT; the TPC-C tables are dropped
@@ -69,6 +70,7 @@ func TestExternalYDB(t *testing.T) {
 	if endpoint == "" {
 		t.Skip("YDB skipped: TPCC_E2E_YDB_ENDPOINT is not set")
 	}
+	d := mustDriver(t, "ydb")
 	drop := func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
@@ -77,7 +79,7 @@ func TestExternalYDB(t *testing.T) {
 			t.Fatalf("TPCC_E2E_YDB_ENDPOINT: %v", err)
 		}
 		defer db.Close(context.Background()) //nolint:errcheck
-		for _, s := range tpcc.DropTableDDL(tpcc.YDB) {
+		for _, s := range d.DropSchemaDDL() {
 			if err := db.Query().Exec(ctx, s); err != nil {
 				t.Fatalf("%s: %v", s, err)
 			}
@@ -89,10 +91,20 @@ func TestExternalYDB(t *testing.T) {
 			drop()
 		}
 	})
-	externalRun(t, benchv1.EngineYDB, tpcc.YDB, endpoint)
+	externalRun(t, benchv1.EngineYDB, d, endpoint)
 }
 
-func externalRun(t *testing.T, engine benchv1.Engine, dialect tpcc.Dialect, uri string) {
+// mustDriver is the workload's driver of an --engine name (the registry's).
+func mustDriver(t *testing.T, name string) tpcc.Driver {
+	t.Helper()
+	d, err := drivers.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func externalRun(t *testing.T, engine benchv1.Engine, driver tpcc.Driver, uri string) {
 	t.Helper()
 	const warehouses = 2
 	ns := newNamespace(t, "e2e-ext-"+map[benchv1.Engine]string{benchv1.EngineCockroachDB: "crdb", benchv1.EngineYDB: "ydb"}[engine])
@@ -148,7 +160,7 @@ func externalRun(t *testing.T, engine benchv1.Engine, dialect tpcc.Dialect, uri 
 	// Check again, after the step's transactions (3.3.2.11 holds only before the first Delivery).
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
-	results, err := tpcc.Check(cctx, tpcc.CheckOptions{Dialect: dialect, URL: uri, Warehouses: warehouses, Threads: 2})
+	results, err := tpcc.Check(cctx, tpcc.CheckOptions{Driver: driver, URL: uri, Warehouses: warehouses, Threads: 2})
 	if err != nil {
 		t.Fatalf("check after the step: %v", err)
 	}

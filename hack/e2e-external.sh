@@ -5,7 +5,7 @@
 #   TPCC_E2E_YDB_ENDPOINT   grpc://host:2136/Root/testdb  or  grpcs://…
 #
 # For each engine whose variable is set, in this order:
-#   1. internal/tpcc against the server directly (TestExternal*): load, check, a burst of every
+#   1. internal/tpcc/drivers against the server directly (TestExternal*): load, check, a burst of every
 #      transaction, check again (CockroachDB: in a fresh database it creates and drops);
 #   2. the e2e suite (TestExternal* in e2e/, through hack/e2e.sh: the cluster of KUBECONFIG, or a
 #      local one): a BenchmarkRun with `engine: CockroachDB` / `YDB` and `external` (a Secret with
@@ -16,7 +16,7 @@
 # variable. Passwords are never printed.
 #
 # env: E2E_EXTERNAL_SKIP_DIRECT=1 / E2E_EXTERNAL_SKIP_CLUSTER=1 run only one half; the rest as
-# hack/e2e.sh (E2E_KEEP_CLUSTER, E2E_TIMEOUT) and internal/tpcc (TPCC_E2E_WAREHOUSES, TPCC_E2E_BURST).
+# hack/e2e.sh (E2E_KEEP_CLUSTER, E2E_TIMEOUT) and internal/tpcc/drivers (TPCC_E2E_WAREHOUSES, TPCC_E2E_BURST).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -73,8 +73,8 @@ ran=()
 pattern="^TestExternal($(IFS='|'; echo "${run[*]}"))\$"
 cd "$ROOT"
 if [ "${E2E_EXTERNAL_SKIP_DIRECT:-0}" != 1 ]; then
-  say "1/2 internal/tpcc against the server(s) directly: go test -run '$pattern'"
-  go test -count=1 -timeout 60m -v -run "$pattern" ./internal/tpcc/
+  say "1/2 internal/tpcc/drivers against the server(s) directly: go test -run '$pattern'"
+  go test -count=1 -timeout 60m -v -run "$pattern" ./internal/tpcc/drivers/
   ran+=(direct)
 fi
 if [ "${E2E_EXTERNAL_SKIP_CLUSTER:-0}" != 1 ]; then

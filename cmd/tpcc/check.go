@@ -32,7 +32,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return 2
 	}
 	res, err := tpcc.Check(ctx, tpcc.CheckOptions{
-		Dialect: d, URL: t.url, Warehouses: t.warehouses, From: t.from, To: t.to, Threads: t.threads,
+		Driver: d, URL: t.url, Warehouses: t.warehouses, From: t.from, To: t.to, Threads: t.threads,
 		LoadTime: *loadTime, ChunkSize: *chunk,
 	})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tpcc-operator/tpcc-operator/internal/shard"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/drivers"
 )
 
 var loadCommand = command{name: "load", summary: "create the schema and load warehouses (resumable, parallel by warehouse)", run: runLoad}
@@ -26,21 +27,20 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	finish := fs.Bool("finish", false, "after this range, add the primary keys and indexes; needs all warehouses 1..N loaded "+
 		"(default true when the range is 1..N)")
 	vacuum := fs.Bool("vacuum", true, "in the finish, VACUUM each table after its ANALYZE, so autovacuum has no "+
-		"freshly loaded table left to scan during the first measurements (postgres; ignored elsewhere)")
+		"freshly loaded table left to scan during the first measurements ("+enginesWith(func(c tpcc.Capabilities) bool { return c.VacuumAfterLoad })+"; ignored elsewhere)")
 	interval := fs.Duration("progress-interval", 0, "progress line interval (default 500ms on a terminal, 5s otherwise)")
 	copyFiles := fs.String("copy-files", "", "instead of loading, write the range as COPY files (the load's format) and SQL scripts to this directory "+
-		"(postgres; the ceiling in hack/bench-load.sh); needs --seed")
+		"("+copyFilesEngines()+"; the ceiling in hack/bench-load.sh); needs --seed")
 	tables := fs.String("tables", string(tpcc.TablesLogged), "create the tables logged or unlogged: unlogged tables write no WAL, "+
-		"are not replicated and are emptied by crash recovery or lost in a failover (postgres only)")
+		"are not replicated and are emptied by crash recovery or lost in a failover ("+enginesWith(hasUnlogged)+" only)")
 	shardIndex := fs.Int("shard", -1, "this process's index among --shards; its range is shard.Of(warehouses, shard, shards) (the loader Job's pods)")
 	shards := fs.Int("shards", 0, "number of processes sharing the warehouses")
-	var clusterSettings listFlag
-	fs.Var(&clusterSettings, "cluster-setting", "name=value: a CockroachDB cluster setting applied with SET CLUSTER SETTING before loading (repeatable; cockroach only)")
+	settings := registerSettingsFlags(fs)
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
 	err := loadShardRange(fs, &t, *shardIndex, *shards)
-	var d tpcc.Dialect
+	var d tpcc.Driver
 	if err == nil {
 		d, err = t.resolve()
 	}
@@ -54,8 +54,8 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil && *copyFiles != "" && !isSet(fs, "seed") {
 		err = fmt.Errorf("--copy-files needs --seed (the files must match a load with the same seed)")
 	}
-	if err == nil && len(clusterSettings) > 0 && d != tpcc.Cockroach {
-		err = fmt.Errorf("--cluster-setting applies only to --engine cockroach")
+	if err == nil {
+		err = settings.check(d)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "tpcc load: %v\n", err)
@@ -63,24 +63,30 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if *copyFiles != "" {
 		start := time.Now()
-		files, err := tpcc.WriteCopyFiles(ctx, *copyFiles, *seed, time.Now(), t.from, t.to, t.threads)
+		dir, err := writeCopyFiles(ctx, d, *copyFiles, *seed, t)
 		if err != nil {
 			fmt.Fprintf(stderr, "tpcc load: --copy-files: %v\n", err)
 			return 1
 		}
 		fmt.Fprintf(stdout, "wrote COPY files of warehouses %d-%d to %s in %s (schema.sql, item.sql, w*.sql, finish.sql)\n",
-			t.from, t.to, files.Dir, time.Since(start).Round(time.Millisecond))
+			t.from, t.to, dir, time.Since(start).Round(time.Millisecond))
 		return 0
 	}
-	if err := applyClusterSettings(ctx, d, t.url, clusterSettings); err != nil {
+	if err := settings.apply(ctx, d, t.url); err != nil {
 		fmt.Fprintf(stderr, "tpcc load: %v\n", err)
 		return 1
 	}
 	opts := tpcc.LoadOptions{
-		Dialect: d, URL: t.url, Warehouses: t.warehouses, From: t.from, To: t.to, Threads: t.threads,
+		Driver: d, URL: t.url, Warehouses: t.warehouses, From: t.from, To: t.to, Threads: t.threads,
 		Seed: *seed, SeedSet: isSet(fs, "seed"),
 		Finish: *finish || (!isSet(fs, "finish") && t.from == 1 && t.to == t.warehouses),
 		Vacuum: *vacuum, Tables: persistence,
+	}
+	if persistence == tpcc.TablesUnlogged && !d.Capabilities().UnloggedTables {
+		// What tpcc.Load refuses, naming the engines that have unlogged tables.
+		fmt.Fprintf(stderr, "tpcc load: --tables unlogged: engine %s has no unlogged tables (%s only)\n", d.Name(),
+			tpcc.JoinNames(drivers.TitlesOf(drivers.With(hasUnlogged)), "and"))
+		return 1
 	}
 	p := newProgressPrinter(stderr, isTerminal(stderr), *interval)
 	opts.Progress = p.update
@@ -102,6 +108,40 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		t.from, t.to, t.warehouses, loaded, t.to-t.from+1-loaded, elapsed.Round(time.Millisecond),
 		float64(loaded)/elapsed.Minutes(), p.phases())
 	return 0
+}
+
+func hasUnlogged(c tpcc.Capabilities) bool { return c.UnloggedTables }
+
+// enginesWith lists the --engine values whose capabilities satisfy has: "postgres".
+func enginesWith(has func(tpcc.Capabilities) bool) string {
+	return tpcc.JoinNames(drivers.NamesOf(drivers.With(has)), "and")
+}
+
+// copyFilesEngines lists the --engine values that write COPY files.
+func copyFilesEngines() string {
+	var names []string
+	for _, d := range drivers.All() {
+		if _, ok := d.(tpcc.CopyFilesWriter); ok {
+			names = append(names, d.Name())
+		}
+	}
+	return tpcc.JoinNames(names, "and")
+}
+
+// writeCopyFiles writes the range as files with the first driver that writes them: --engine's
+// own, else the first that can (the files are a server-side load of that engine's format).
+func writeCopyFiles(ctx context.Context, d tpcc.Driver, dir string, seed uint64, t targetFlags) (string, error) {
+	w, ok := d.(tpcc.CopyFilesWriter)
+	for _, other := range drivers.All() {
+		if ok {
+			break
+		}
+		w, ok = other.(tpcc.CopyFilesWriter)
+	}
+	if !ok {
+		return "", fmt.Errorf("no engine writes COPY files")
+	}
+	return w.WriteCopyFiles(ctx, dir, seed, time.Now(), t.from, t.to, t.threads)
 }
 
 // loadShardRange turns --shard/--shards into --from/--to.

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/drivers"
 )
 
 // command is one subcommand; run returns the process exit code.
@@ -75,8 +76,8 @@ type targetFlags struct {
 }
 
 func (t *targetFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&t.engine, "engine", "", "database engine: postgres, cockroach or ydb (required)")
-	fs.StringVar(&t.url, "url", "", "connection URL: postgres://… (postgres, cockroach) or grpc(s)://host:port/database (ydb) (default: env TPCC_URL)")
+	fs.StringVar(&t.engine, "engine", "", engineUsage())
+	fs.StringVar(&t.url, "url", "", "connection URL: "+drivers.URLHelp()+" (default: env TPCC_URL)")
 	fs.IntVar(&t.warehouses, "warehouses", 0, "number of warehouses of the database (required, >= 1)")
 	fs.IntVar(&t.from, "from", 0, "first warehouse of this process's range (default 1)")
 	fs.IntVar(&t.to, "to", 0, "last warehouse of this process's range (default --warehouses)")
@@ -84,27 +85,36 @@ func (t *targetFlags) register(fs *flag.FlagSet) {
 }
 
 // resolve validates the shared flags and fills the range defaults.
-func (t *targetFlags) resolve() (tpcc.Dialect, error) {
+func (t *targetFlags) resolve() (tpcc.Driver, error) {
 	if t.engine == "" {
-		return "", fmt.Errorf("--engine is required (postgres, cockroach or ydb)")
+		return nil, errEngineRequired()
 	}
-	d, err := tpcc.ParseDialect(t.engine)
+	d, err := drivers.Lookup(t.engine)
 	if err != nil {
-		return "", fmt.Errorf("--engine: %w", err)
+		return nil, fmt.Errorf("--engine: %w", err)
 	}
 	if t.url == "" {
 		t.url = os.Getenv("TPCC_URL") // how the operator's Jobs pass it: from a Secret, never in args
 	}
 	if t.url == "" {
-		return "", fmt.Errorf("--url is required (or set env TPCC_URL)")
+		return nil, fmt.Errorf("--url is required (or set env TPCC_URL)")
 	}
 	from, to, err := tpcc.ValidateRange(t.warehouses, t.from, t.to, t.threads)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	t.from, t.to = from, to
 	return d, nil
 }
+
+// engineList is the --engine values as prose: "postgres, cockroach or ydb".
+func engineList() string { return tpcc.JoinNames(drivers.Names(), "or") }
+
+// engineUsage is the usage of --engine.
+func engineUsage() string { return "database engine: " + engineList() + " (required)" }
+
+// errEngineRequired is the error of a command without --engine.
+func errEngineRequired() error { return fmt.Errorf("--engine is required (%s)", engineList()) }
 
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tpcc-operator/tpcc-operator/internal/outbox"
 	"github.com/tpcc-operator/tpcc-operator/internal/results"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/drivers"
 )
 
 var resultsCommand = command{name: "results", summary: "write a record into the results database (the operator's writer Jobs), or migrate its schema", run: runResults}
@@ -24,7 +25,7 @@ func runResults(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	sub := args[0]
 	fs := newFlagSet("results "+sub, stderr)
-	url := fs.String("url", "", "the results database's URI, postgres://… (default: env TPCC_RESULTS_URL)")
+	url := fs.String("url", "", "the results database's URI, "+drivers.ResultsURLForm()+" (default: env TPCC_RESULTS_URL)")
 	urlFile := fs.String("url-file", "", "a file holding the URI (the mounted Secret key): preferred to --url, which shows in the process list")
 	input := fs.String("input", "", "write: the directory holding "+outbox.RecordFile+" and the step files it names")
 	termination := fs.String("termination-log", "", "write: also leave the report (JSON) in this file, e.g. "+outbox.TerminationLog)

@@ -20,6 +20,7 @@ import (
 	"github.com/tpcc-operator/tpcc-operator/internal/sla"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/drivers"
 )
 
 var runCommand = command{name: "run", summary: "run the TPC-C terminals of a warehouse range in k6 and judge the SLA", run: runRun}
@@ -77,7 +78,7 @@ type runFlags struct {
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.engine, "engine", "", "database engine: postgres, cockroach or ydb (required)")
+	fs.StringVar(&f.engine, "engine", "", engineUsage())
 	fs.StringVar(&f.url, "url", "", "connection URL (default: env TPCC_URL); never printed with its password")
 	fs.IntVar(&f.warehouses, "warehouses", 0, "loaded warehouses (required, >= 1)")
 	fs.IntVar(&f.active, "active-warehouses", 0, "active warehouses of the whole step (default --warehouses)")
@@ -101,21 +102,21 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.intervalRetention, "interval-retention", 0, fmt.Sprintf("uncollected intervals kept for a reader of ?intervalsAfter=N; the oldest beyond it are dropped (default %d with --listen, all without)", tpcc.DefaultIntervalRetention))
 	fs.BoolVar(&f.telemetry, "telemetry", false, "sample the database's own signals every interval (replication lag, WAL, checkpoints, wait events…); one process per step")
 	fs.IntVar(&f.telemetryShard, "telemetry-shard", -1, "sample the database's signals (as --telemetry) in the process whose --shard is this index: one command line for every pod of a step")
-	fs.BoolVar(&f.ledgerCheck, "ledger-check", false, "read every home district's d_next_o_id and order count before the terminals start and after they end, and fail (exit 4) unless each grew by the acknowledged New-Orders plus at most those whose COMMIT outcome is unknown (PostgreSQL, CockroachDB)")
+	fs.BoolVar(&f.ledgerCheck, "ledger-check", false, "read every home district's d_next_o_id and order count before the terminals start and after they end, and fail (exit 4) unless each grew by the acknowledged New-Orders plus at most those whose COMMIT outcome is unknown ("+strings.Join(drivers.TitlesOf(drivers.With(hasLedger)), ", ")+")")
 	fs.StringVar(&f.isolation, "isolation", "", "isolation level of every transaction: read-committed, repeatable-read or serializable "+
-		"(default: the engine's own, read committed with row locks on postgres, serializable on cockroach and ydb); read back from the server before the terminals start")
+		"(default: the engine's own, "+drivers.DefaultIsolationHelp()+"); read back from the server before the terminals start")
 	fs.BoolVar(&f.noTimeSeries, "no-time-series", false, "keep no per-interval series and sample no telemetry, only the run's totals: to measure what the collection costs (hack/bench-collection.sh); the operator never sets it")
-	fs.Var(&f.showSettings, "show-setting", "a server setting the telemetry process reads back and records whatever its value (repeatable): a CockroachDB cluster setting or a PostgreSQL parameter the run asked for")
-	fs.DurationVar(&f.maxReplicationLag, "max-replication-lag", 0, "SLA: largest replay lag any standby may show during the run (PostgreSQL, needs --telemetry); 0 = no bound, the lag is recorded anyway")
+	fs.Var(&f.showSettings, "show-setting", "a server setting the telemetry process reads back and records whatever its value (repeatable): "+settingKinds()+" the run asked for")
+	fs.DurationVar(&f.maxReplicationLag, "max-replication-lag", 0, "SLA: largest replay lag any standby may show during the run ("+lagEngines()+", needs --telemetry); 0 = no bound, the lag is recorded anyway")
 }
 
 // config validates the flags and returns the session configuration and the SLA criteria.
 func (f *runFlags) config(fs *flag.FlagSet) (k6ext.Config, sla.Criteria, error) {
 	var cfg k6ext.Config
 	if f.engine == "" {
-		return cfg, sla.Criteria{}, errors.New("--engine is required (postgres, cockroach or ydb)")
+		return cfg, sla.Criteria{}, errEngineRequired()
 	}
-	d, err := tpcc.ParseDialect(f.engine)
+	d, err := drivers.Lookup(f.engine)
 	if err != nil {
 		return cfg, sla.Criteria{}, fmt.Errorf("--engine: %w", err)
 	}
@@ -177,7 +178,8 @@ func (f *runFlags) config(fs *flag.FlagSet) (k6ext.Config, sla.Criteria, error) 
 		return cfg, sla.Criteria{}, err
 	}
 	if f.ledgerCheck && !tpcc.LedgerSupported(d) {
-		return cfg, sla.Criteria{}, fmt.Errorf("--ledger-check is not supported with --engine %s (postgres and cockroach only)", d)
+		return cfg, sla.Criteria{}, fmt.Errorf("--ledger-check is not supported with --engine %s (%s only)", d.Name(),
+			tpcc.JoinNames(drivers.NamesOf(drivers.With(hasLedger)), "and"))
 	}
 	pod := os.Getenv("HOSTNAME")
 	if pod == "" {
@@ -220,8 +222,22 @@ func (f *runFlags) warehouseRange(fs *flag.FlagSet, active int) (shard.Range, er
 	return r, nil
 }
 
+func hasLedger(c tpcc.Capabilities) bool { return c.Ledger }
+
+// settingKinds names what a server setting is on each engine: "a PostgreSQL parameter or a
+// CockroachDB cluster setting".
+func settingKinds() string {
+	var kinds []string
+	for _, d := range drivers.All() {
+		if k := d.Capabilities().SettingKind; k != "" {
+			kinds = append(kinds, k)
+		}
+	}
+	return tpcc.JoinNames(kinds, "or")
+}
+
 // checkURL rejects a URL the engine cannot use, without echoing its password.
-func checkURL(d tpcc.Dialect, raw string) error {
+func checkURL(d tpcc.Driver, raw string) error {
 	if raw == "" {
 		return errors.New("--url is required (or set env TPCC_URL)")
 	}
@@ -229,10 +245,7 @@ func checkURL(d tpcc.Dialect, raw string) error {
 	if err != nil {
 		return fmt.Errorf("--url is not a valid URL: %s", snapshot.RedactCredentials(err.Error()))
 	}
-	want := []string{"postgres", "postgresql"}
-	if d == tpcc.YDB {
-		want = []string{"grpc", "grpcs"}
-	}
+	want := d.Capabilities().URLSchemes
 	for _, s := range want {
 		if u.Scheme == s {
 			if u.Host == "" {
@@ -241,7 +254,7 @@ func checkURL(d tpcc.Dialect, raw string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("--url scheme %q: engine %s needs %s://", u.Scheme, d, strings.Join(want, ":// or "))
+	return fmt.Errorf("--url scheme %q: engine %s needs %s://", u.Scheme, d.Name(), strings.Join(want, ":// or "))
 }
 
 func redactURL(u *url.URL) string {
@@ -353,37 +366,13 @@ func runStep(ctx context.Context, o stepOptions, stderr io.Writer) stepResult {
 		return res
 	}
 	defer s.Close()
-	stopServing := func() {}
 	if o.listen != "" {
-		ln, err := net.Listen("tcp", o.listen)
+		linger, err := serveSnapshotAPI(ctx, s, o)
 		if err != nil {
-			res.err = fmt.Errorf("--listen %s: %w", o.listen, err)
+			res.err = err
 			return res
 		}
-		handler := snapshot.NewHandler(s.Control())
-		if o.controlToken != "" {
-			handler = snapshot.RequireToken(handler, o.controlToken)
-		}
-		srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
-		go srv.Serve(ln) //nolint:errcheck // returns on Shutdown
-		stopServing = func() {
-			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			defer cancel()
-			_ = srv.Shutdown(sctx)
-		}
-		res.linger = func() {
-			defer stopServing()
-			if o.linger <= 0 {
-				return
-			}
-			t := time.NewTimer(o.linger)
-			defer t.Stop()
-			select {
-			case <-s.Stopped():
-			case <-t.C:
-			case <-ctx.Done():
-			}
-		}
+		res.linger = linger
 	}
 	if err := s.Connect(ctx); err != nil {
 		res.err = err
@@ -403,22 +392,9 @@ func runStep(ctx context.Context, o stepOptions, stderr io.Writer) stepResult {
 	}
 	fmt.Fprintf(stderr, "tpcc run: %s, warehouses %d-%d of %d active (%d loaded), %d terminals, %d connections, wait %s, ramp-up %v, duration %v\n",
 		cfg.Engine, cfg.From, cfg.To, cfg.ActiveWarehouses, cfg.Warehouses, 10*(cfg.To-cfg.From+1), cfg.Connections, cfg.Wait, cfg.RampUp, cfg.Duration)
-	maxDuration := cfg.RampUp + cfg.Duration + 10*time.Minute
-	if cfg.Paused {
-		maxDuration = 100 * 365 * 24 * time.Hour // released by POST /v1/start, whenever that comes
-	}
 	k6ext.Install(s)
 	defer k6ext.Install(nil)
-	args := append([]string{"run", "--quiet", "--address=", "--summary-mode=disabled", "--no-usage-report"}, o.k6Args...)
-	res.k6Code = k6ext.RunK6(ctx, k6ext.K6Invocation{Args: append(args, "-"), Stdin: bytes.NewReader(k6ext.DefaultScript),
-		Env: k6ext.OfflineEnv(map[string]string{"TPCC_MAX_DURATION": maxDuration.String()})})
-	if res.k6Code != 0 {
-		s.Fail(fmt.Errorf("k6 exited with code %d", res.k6Code))
-		res.err = fmt.Errorf("k6 exited with code %d", res.k6Code)
-	} else if s.Phase() != snapshot.PhaseDone {
-		s.Fail(errors.New("the terminals did not run to the end (interrupted)"))
-		res.err = errors.New("interrupted before the end of the measured interval")
-	}
+	res.k6Code, res.err = runDefaultScript(ctx, s, cfg, o.k6Args)
 	res.final, err = s.Snapshot()
 	if err != nil {
 		res.err = errors.Join(res.err, err)
@@ -427,6 +403,70 @@ func runStep(ctx context.Context, o stepOptions, stderr io.Writer) stepResult {
 	if msg, n := s.LastError(); n > 0 {
 		fmt.Fprintf(stderr, "tpcc run: %d transaction errors, the last: %s\n", n, msg)
 	}
+	res.finish(ctx, s, cfg, o, baseline, stderr)
+	return res
+}
+
+// serveSnapshotAPI serves the session's snapshot API on o.listen (behind o.controlToken when
+// set). The returned linger function stops serving: at once without o.linger, else once POST
+// /v1/stop stops the session, the linger passes or ctx ends.
+func serveSnapshotAPI(ctx context.Context, s *k6ext.Session, o stepOptions) (linger func(), err error) {
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return nil, fmt.Errorf("--listen %s: %w", o.listen, err)
+	}
+	handler := snapshot.NewHandler(s.Control())
+	if o.controlToken != "" {
+		handler = snapshot.RequireToken(handler, o.controlToken)
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln) //nolint:errcheck // returns on Shutdown
+	stopServing := func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}
+	return func() {
+		defer stopServing()
+		if o.linger <= 0 {
+			return
+		}
+		t := time.NewTimer(o.linger)
+		defer t.Stop()
+		select {
+		case <-s.Stopped():
+		case <-t.C:
+		case <-ctx.Done():
+		}
+	}, nil
+}
+
+// runDefaultScript runs k6 with the default script over the installed session and returns k6's
+// exit code; a run that did not reach the end of the measured interval fails the session.
+func runDefaultScript(ctx context.Context, s *k6ext.Session, cfg k6ext.Config, k6Args []string) (int, error) {
+	maxDuration := cfg.RampUp + cfg.Duration + 10*time.Minute
+	if cfg.Paused {
+		maxDuration = 100 * 365 * 24 * time.Hour // released by POST /v1/start, whenever that comes
+	}
+	args := append([]string{"run", "--quiet", "--address=", "--summary-mode=disabled", "--no-usage-report"}, k6Args...)
+	code := k6ext.RunK6(ctx, k6ext.K6Invocation{Args: append(args, "-"), Stdin: bytes.NewReader(k6ext.DefaultScript),
+		Env: k6ext.OfflineEnv(map[string]string{"TPCC_MAX_DURATION": maxDuration.String()})})
+	if code != 0 {
+		s.Fail(fmt.Errorf("k6 exited with code %d", code))
+		return code, fmt.Errorf("k6 exited with code %d", code)
+	}
+	if s.Phase() != snapshot.PhaseDone {
+		s.Fail(errors.New("the terminals did not run to the end (interrupted)"))
+		return code, errors.New("interrupted before the end of the measured interval")
+	}
+	return code, nil
+}
+
+// finish judges the final snapshot of a run that got that far: the criteria, the series the
+// process holds, the --ledger-check against baseline, and the replication checks of the
+// telemetry.
+func (res *stepResult) finish(ctx context.Context, s *k6ext.Session, cfg k6ext.Config, o stepOptions, baseline []tpcc.DistrictCounts, stderr io.Writer) {
+	var err error
 	res.summary, res.verdict, err = judge(res.final, o.criteria)
 	if err != nil {
 		res.err = errors.Join(res.err, err)
@@ -452,7 +492,6 @@ func runStep(ctx context.Context, o stepOptions, stderr io.Writer) stepResult {
 	if ch, ok := sla.SyncStandbysCheck(evidence); ok {
 		res.verdict = sla.AddCheck(res.verdict, ch)
 	}
-	return res
 }
 
 // syncConfigured says whether the server the telemetry process read is configured with

@@ -17,6 +17,7 @@ import (
 	"github.com/tpcc-operator/tpcc-operator/internal/sla"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/pgwire"
 )
 
 // failoverCluster brings up a hack/pg-sync.sh cluster of its own on port (and +1, +2), so the
@@ -99,7 +100,7 @@ func failoverLedger(t *testing.T, port int, promoteDelay time.Duration) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if err := tpcc.Load(ctx, tpcc.LoadOptions{Dialect: tpcc.Postgres, URL: u, Warehouses: 1, Threads: 2, Finish: true}); err != nil {
+	if err := tpcc.Load(ctx, tpcc.LoadOptions{Driver: pgwire.PostgresDriver(), URL: u, Warehouses: 1, Threads: 2, Finish: true}); err != nil {
 		t.Fatalf("load: %v", err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -251,7 +252,7 @@ func failoverLedger(t *testing.T, port int, promoteDelay time.Duration) {
 	if err != nil || tag.RowsAffected() != 1 {
 		t.Fatalf("delete order %d/%d/%d: %v, %d rows", victim.WarehouseID, victim.DistrictID, firstOrder, err, tag.RowsAffected())
 	}
-	now, err := tpcc.ReadDistrictCounts(ctx, tpcc.Postgres, u, 1, 1)
+	now, err := tpcc.ReadDistrictCounts(ctx, pgwire.PostgresDriver(), u, 1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/drivers"
 )
 
 // checkIntervalFlags validates the time-series flags, naming the flag, and fills the retention
 // default: bounded with --listen (a reader collects), everything without (the summary prints it).
-func (f *runFlags) checkIntervalFlags(fs *flag.FlagSet, d tpcc.Dialect) error {
+func (f *runFlags) checkIntervalFlags(fs *flag.FlagSet, d tpcc.Driver) error {
 	if isSet(fs, "telemetry-shard") {
 		switch {
 		case f.telemetry:
@@ -35,8 +36,8 @@ func (f *runFlags) checkIntervalFlags(fs *flag.FlagSet, d tpcc.Dialect) error {
 		return fmt.Errorf("--interval-retention must be >= 0 (0 = keep all), got %d", f.intervalRetention)
 	case f.maxReplicationLag < 0:
 		return fmt.Errorf("--max-replication-lag must be > 0 (0 = no bound), got %v", f.maxReplicationLag)
-	case f.maxReplicationLag > 0 && d != tpcc.Postgres:
-		return fmt.Errorf("--max-replication-lag: engine %s has no standbys to bound (PostgreSQL only)", d)
+	case f.maxReplicationLag > 0 && !d.Capabilities().ReplicationLag:
+		return fmt.Errorf("--max-replication-lag: engine %s has no standbys to bound (%s only)", d.Name(), lagEngines())
 	case f.maxReplicationLag > 0 && !f.telemetry:
 		return errors.New("--max-replication-lag needs --telemetry (the lag is read from pg_stat_replication)")
 	}
@@ -44,4 +45,11 @@ func (f *runFlags) checkIntervalFlags(fs *flag.FlagSet, d tpcc.Dialect) error {
 		f.intervalRetention = tpcc.DefaultIntervalRetention
 	}
 	return nil
+}
+
+func hasReplicationLag(c tpcc.Capabilities) bool { return c.ReplicationLag }
+
+// lagEngines names the engines whose standbys' lag the telemetry reads: "PostgreSQL".
+func lagEngines() string {
+	return tpcc.JoinNames(drivers.TitlesOf(drivers.With(hasReplicationLag)), "and")
 }

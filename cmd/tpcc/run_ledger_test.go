@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/pgwire"
 )
 
 // TestCheckURLMultiHost: pgx's multi-host URLs, as a failover needs them, pass --url's check.
@@ -18,14 +18,14 @@ func TestCheckURLMultiHost(t *testing.T) {
 		"postgresql://u:secret@10.0.0.1:5432,10.0.0.2:5432,10.0.0.3:5432/tpcc?sslmode=disable&target_session_attrs=read-write",
 		"postgres://u@h1,h2/db?target_session_attrs=primary",
 	} {
-		if err := checkURL(tpcc.Postgres, u); err != nil {
+		if err := checkURL(pgwire.PostgresDriver(), u); err != nil {
 			t.Errorf("%s: %v", u, err)
 		}
-		if err := checkURL(tpcc.Cockroach, u); err != nil {
+		if err := checkURL(pgwire.CockroachDriver(), u); err != nil {
 			t.Errorf("cockroach %s: %v", u, err)
 		}
 	}
-	if err := checkURL(tpcc.Postgres, "postgres://u:secret@/db?target_session_attrs=read-write"); err == nil ||
+	if err := checkURL(pgwire.PostgresDriver(), "postgres://u:secret@/db?target_session_attrs=read-write"); err == nil ||
 		!strings.Contains(err.Error(), "has no host") || strings.Contains(err.Error(), "secret") {
 		t.Errorf("no host: %v", err)
 	}

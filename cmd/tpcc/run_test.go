@@ -22,6 +22,7 @@ import (
 	"github.com/tpcc-operator/tpcc-operator/internal/sla"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/pgwire"
 )
 
 // TestMain lets a test start this package's main as a separate process (two `tpcc run` pods).
@@ -125,7 +126,7 @@ func loadedDatabase(t *testing.T, warehouses int) string {
 	u := freshDatabase(t, pgtest.URL(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if err := tpcc.Load(ctx, tpcc.LoadOptions{Dialect: tpcc.Postgres, URL: u, Warehouses: warehouses, Threads: 2, Finish: true}); err != nil {
+	if err := tpcc.Load(ctx, tpcc.LoadOptions{Driver: pgwire.PostgresDriver(), URL: u, Warehouses: warehouses, Threads: 2, Finish: true}); err != nil {
 		t.Fatalf("load %d warehouses: %v", warehouses, err)
 	}
 	return u

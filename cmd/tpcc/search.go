@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/k6ext"
 	"github.com/tpcc-operator/tpcc-operator/internal/search"
 	"github.com/tpcc-operator/tpcc-operator/internal/sla"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
@@ -33,9 +34,30 @@ var searchCommand = command{name: "search", summary: "find the largest compliant
 const maxSearchSteps = 64
 
 func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	sp, code, ok := parseSearch(args, stderr)
+	if !ok {
+		return code
+	}
+	return sp.run(ctx, stdout, stderr)
+}
+
+// searchSetup is a search as its flags set it up.
+type searchSetup struct {
+	f             runFlags
+	cfg           k6ext.Config
+	criteria      sla.Criteria
+	params        search.Params
+	probeDuration time.Duration
+	retries       int
+	k6Args        []string
+}
+
+// parseSearch reads and checks the search's flags; on a problem it reports it and returns the
+// exit code with ok false.
+func parseSearch(args []string, stderr io.Writer) (sp *searchSetup, code int, ok bool) {
+	sp = &searchSetup{}
 	fs := newFlagSet("search", stderr)
-	var f runFlags
-	f.register(fs)
+	sp.f.register(fs)
 	start := fs.Int("start", 0, "first active-warehouse count to try (default the middle of 1..--warehouses)")
 	precision := fs.Int("precision", 0, "stop when the bracket is this narrow (default max(1, warehouses/200))")
 	strategy := fs.String("strategy", "guided", "guided: estimate the boundary from each step's figures, narrow it with short probe steps, confirm with full-length steps | line: tpccbench's line search, every step full-length")
@@ -43,15 +65,15 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	retries := fs.Int("retries", 2, "run an inconclusive step (it failed to run, or data a criterion needs is missing) again at the same count up to this many times in a row, then stop")
 	ownArgs, k6Args := splitAtDoubleDash(args)
 	if code, ok := parse(fs, ownArgs); !ok {
-		return code
+		return nil, code, false
 	}
 	for _, name := range []string{"active-warehouses", "shard", "shards", "from", "to", "paused", "linger"} {
 		if isSet(fs, name) {
 			fmt.Fprintf(stderr, "tpcc search: --%s is chosen by the search (each step drives warehouses 1..active in this process)\n", name)
-			return exitBadInput
+			return nil, exitBadInput, false
 		}
 	}
-	cfg, criteria, err := f.config(fs)
+	cfg, criteria, err := sp.f.config(fs)
 	if err == nil && *start < 0 {
 		err = fmt.Errorf("--start must be >= 0, got %d", *start)
 	}
@@ -92,16 +114,23 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "tpcc search: %v\n", err)
-		return exitBadInput
+		return nil, exitBadInput, false
 	}
-	params := search.Params{Mode: search.MaxCompliant, Strategy: strat, Warehouses: cfg.Warehouses, Start: *start, Precision: *precision,
+	sp.cfg, sp.criteria, sp.probeDuration, sp.retries, sp.k6Args = cfg, criteria, probeDuration, *retries, k6Args
+	sp.params = search.Params{Mode: search.MaxCompliant, Strategy: strat, Warehouses: cfg.Warehouses, Start: *start, Precision: *precision,
 		Probes: probeDuration < cfg.Duration, MinEfficiencyPercent: criteria.MinEfficiencyPercent, MaxErrorPercent: criteria.MaxErrorPercent}
+	return sp, 0, true
+}
+
+// run runs the search's steps one after the other, each a measured run in this process, until
+// the search is done; it prints one line per step and the result.
+func (sp *searchSetup) run(ctx context.Context, stdout, stderr io.Writer) int {
 	var steps []search.StepOutcome
 	var searched time.Duration
 	inconclusive := 0
 	fmt.Fprintf(stdout, "%-5s %-5s %9s %7s %10s %11s %9s %-9s %s\n", "step", "kind", "measured", "active", "tpmC", "efficiency", "p/bound", "compliant", "reasons")
 	for i := 1; ; i++ {
-		d, err := search.Next(params, steps)
+		d, err := search.Next(sp.params, steps)
 		if err != nil {
 			fmt.Fprintf(stderr, "tpcc search: %v\n", err)
 			return exitError
@@ -118,15 +147,15 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			fmt.Fprintf(stderr, "tpcc search: stopped after %d steps (bracket %d..%d)\n", i-1, d.HighestCompliant, d.LowestNonCompliant)
 			return exitError
 		}
-		step := cfg
-		step.ActiveWarehouses, step.From, step.To, step.Connections = d.Run, 1, d.Run, f.connections
+		step := sp.cfg
+		step.ActiveWarehouses, step.From, step.To, step.Connections = d.Run, 1, d.Run, sp.f.connections
 		if d.Kind == search.Probe {
-			step.Duration = probeDuration
+			step.Duration = sp.probeDuration
 		}
 		searched += step.RampUp + step.Duration
-		stepCriteria := criteria
+		stepCriteria := sp.criteria
 		stepCriteria.UnmeasuredBoundsSkipped = d.Kind == search.Probe
-		res := runStep(ctx, stepOptions{cfg: step, criteria: stepCriteria, listen: f.listen, controlToken: f.controlToken, k6Args: k6Args}, stderr)
+		res := runStep(ctx, stepOptions{cfg: step, criteria: stepCriteria, listen: sp.f.listen, controlToken: sp.f.controlToken, k6Args: sp.k6Args}, stderr)
 		res.linger()
 		compliant := res.err == nil && res.verdict.Compliant
 		reasons := strings.Join(res.verdict.Reasons, "; ")
@@ -137,8 +166,8 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		// evidence, run again at the same count, up to --retries times in a row.
 		if res.err != nil || res.verdict.Inconclusive {
 			fmt.Fprintf(stdout, "%-5d %-5s %9v %7d %10.1f %10.2f%% %9s %-9s %s\n", i, d.Kind, step.Duration, d.Run, res.summary.TpmC, res.summary.EfficiencyPercent, "-", "inconclusive", reasons)
-			if inconclusive++; inconclusive > *retries {
-				fmt.Fprintf(stderr, "tpcc search: the step at %d active warehouses was inconclusive %d times in a row (--retries %d): no capacity from it\n", d.Run, inconclusive, *retries)
+			if inconclusive++; inconclusive > sp.retries {
+				fmt.Fprintf(stderr, "tpcc search: the step at %d active warehouses was inconclusive %d times in a row (--retries %d): no capacity from it\n", d.Run, inconclusive, sp.retries)
 				return exitError
 			}
 			continue
@@ -149,7 +178,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			if merged, err := snapshot.Merge([]*snapshot.Snapshot{res.final}); err == nil {
 				outcome.Measured = true
 				outcome.EfficiencyPercent, outcome.ErrorPercent = res.summary.EfficiencyPercent, res.summary.ErrorPercent
-				outcome.LatencyRatio = sla.LatencyRatio(merged, criteria)
+				outcome.LatencyRatio = sla.LatencyRatio(merged, sp.criteria)
 			}
 		}
 		fmt.Fprintf(stdout, "%-5d %-5s %9v %7d %10.1f %10.2f%% %9.3f %-9v %s\n", i, d.Kind, step.Duration, d.Run, res.summary.TpmC, res.summary.EfficiencyPercent, outcome.LatencyRatio, compliant, reasons)

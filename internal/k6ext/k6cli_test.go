@@ -9,6 +9,7 @@ import (
 
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/pgwire"
 )
 
 // instantExecutor completes every transaction at once without a database.
@@ -34,7 +35,7 @@ func (instantExecutor) Close() {}
 var k6TestConstants = tpcc.Constants{CLoad: 157, CRun: 223, CID: 259, OLIID: 7911}
 
 func TestK6InProcess(t *testing.T) {
-	s, err := NewSession(Config{Engine: tpcc.Postgres, URL: "postgres://unused", Warehouses: 2, ActiveWarehouses: 2,
+	s, err := NewSession(Config{Engine: pgwire.PostgresDriver(), URL: "postgres://unused", Warehouses: 2, ActiveWarehouses: 2,
 		From: 1, To: 2, Wait: snapshot.WaitNone, RampUp: 100 * time.Millisecond, Duration: time.Second, Pod: "test"})
 	if err != nil {
 		t.Fatal(err)

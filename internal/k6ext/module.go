@@ -15,6 +15,7 @@ import (
 
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/drivers"
 )
 
 // ModuleName is the import path scripts use: import tpcc from 'k6/x/tpcc'.
@@ -217,7 +218,7 @@ func configFromOptions(o map[string]any) (Config, error) {
 	}
 	var cfg Config
 	var err error
-	d, err := tpcc.ParseDialect(str("engine"))
+	d, err := drivers.Lookup(str("engine"))
 	if err != nil {
 		return cfg, fmt.Errorf("option engine: %w", err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/drivers"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
 )
 
@@ -27,7 +28,7 @@ const K6Version = "v1.8.1"
 
 // Config is one process's part of a step.
 type Config struct {
-	Engine           tpcc.Dialect
+	Engine           tpcc.Driver
 	URL              string // never logged: it may hold a password
 	Warehouses       int    // loaded warehouses the run declares
 	ActiveWarehouses int    // of the whole step
@@ -88,7 +89,8 @@ func (c *Config) Validate() error {
 	case c.IntervalRetention < 0:
 		return fmt.Errorf("--interval-retention must be >= 0 (0 = unbounded), got %d", c.IntervalRetention)
 	}
-	if _, err := tpcc.ParseDialect(string(c.Engine)); err != nil {
+	if c.Engine == nil {
+		_, err := drivers.Lookup("")
 		return fmt.Errorf("--engine: %w", err)
 	}
 	if _, err := tpcc.ParseWaitMode(string(c.Wait)); err != nil {
@@ -104,7 +106,7 @@ func (c *Config) Validate() error {
 		if _, err := isolation.Parse(string(c.Isolation)); err != nil {
 			return fmt.Errorf("--isolation: %w", err)
 		}
-		if why := c.Engine.SupportsIsolation(c.Isolation); why != "" {
+		if why := c.Engine.Capabilities().SupportsIsolation(c.Isolation); why != "" {
 			return fmt.Errorf("--isolation %s: %s", c.Isolation.Flag(), why)
 		}
 	}
@@ -156,7 +158,7 @@ func NewSession(cfg Config) (*Session, error) {
 		cfg.Interval = snapshot.DefaultInterval
 	}
 	if cfg.Isolation == "" {
-		cfg.Isolation = cfg.Engine.DefaultIsolation()
+		cfg.Isolation = cfg.Engine.Capabilities().DefaultIsolation
 	}
 	return &Session{cfg: cfg, recorder: tpcc.NewRecorder(), ledger: tpcc.NewLedger(cfg.From, cfg.To), commits: tpcc.NewCommitGaps(), started: make(chan struct{}), stopped: make(chan struct{}),
 		ran: make(chan struct{})}, nil
@@ -176,7 +178,7 @@ func (s *Session) Connect(ctx context.Context) error {
 }
 
 func (s *Session) connect(ctx context.Context) error {
-	ld, err := readLoadedData(ctx, s.cfg.Engine, s.cfg.URL)
+	ld, err := s.cfg.Engine.ReadLoaded(ctx, s.cfg.URL)
 	if err != nil {
 		return err
 	}
@@ -189,14 +191,14 @@ func (s *Session) connect(ctx context.Context) error {
 			return errors.New(snapshot.RedactCredentials(err.Error()))
 		}
 	}
-	ex, err := tpcc.NewExecutor(ctx, tpcc.ExecutorConfig{Dialect: s.cfg.Engine, URL: s.cfg.URL, MaxConns: s.cfg.Connections, Isolation: s.cfg.Isolation})
+	ex, err := tpcc.NewExecutor(ctx, tpcc.ExecutorConfig{Driver: s.cfg.Engine, URL: s.cfg.URL, MaxConns: s.cfg.Connections, Isolation: s.cfg.Isolation})
 	if err != nil {
 		if sampler != nil {
 			sampler.Close()
 		}
 		return errors.New(snapshot.RedactCredentials(err.Error()))
 	}
-	terms, err := tpcc.NewTerminals(tpcc.TerminalsConfig{Executor: ex, Constants: ld.meta.Constants,
+	terms, err := tpcc.NewTerminals(tpcc.TerminalsConfig{Executor: ex, Constants: ld.Meta.Constants,
 		ActiveWarehouses: s.cfg.ActiveWarehouses, From: s.cfg.From, To: s.cfg.To, Wait: s.cfg.Wait,
 		RampUp: s.cfg.RampUp, Duration: s.cfg.Duration, Seed: s.cfg.Seed, Recorder: s.recorder, Ledger: s.ledger, Commits: s.commits})
 	if err != nil {
@@ -214,7 +216,7 @@ func (s *Session) connect(ctx context.Context) error {
 		}
 	}
 	s.mu.Lock()
-	s.executor, s.terms, s.constants, s.serverVersion, s.telemetry, s.server = ex, terms, ld.meta.Constants, ld.serverVersion, sampler, server
+	s.executor, s.terms, s.constants, s.serverVersion, s.telemetry, s.server = ex, terms, ld.Meta.Constants, ld.ServerVersion, sampler, server
 	s.mu.Unlock()
 	return nil
 }
@@ -416,7 +418,7 @@ func (s *Session) snapshot(after int, release bool) (*snapshot.Snapshot, error) 
 	s.mu.Unlock()
 	return &snapshot.Snapshot{
 		Version: snapshot.Version,
-		Identity: snapshot.Identity{Pod: s.cfg.Pod, Instance: s.cfg.Instance, Engine: string(s.cfg.Engine),
+		Identity: snapshot.Identity{Pod: s.cfg.Pod, Instance: s.cfg.Instance, Engine: s.cfg.Engine.Name(),
 			Warehouses: s.cfg.Warehouses, WarehouseFrom: s.cfg.From, WarehouseTo: s.cfg.To,
 			ActiveWarehouses: s.cfg.ActiveWarehouses, Terminals: tpcc.DistrictsPerWarehouse * (s.cfg.To - s.cfg.From + 1),
 			Wait: s.cfg.Wait, Isolation: s.isolation()},

@@ -9,62 +9,64 @@ import (
 	"time"
 )
 
-// The consistency conditions evaluated in the client, for engines whose SQL the condition
-// queries (check_conditions.go) do not speak: YDB. A chunk's rows are read by simple range scans
-// (checkReads) inside one snapshot, and every condition of Clause 3.3.2 is computed from them
-// with exact integer arithmetic (money in cents). The findings name the same places and values,
-// with the same names, as the SQL conditions, so reports read alike for every engine.
+// The consistency conditions evaluated in the client, for a driver whose query language does not
+// express them (CheckChunkRows). A chunk's rows are read by simple range scans (CheckReads) inside
+// one snapshot, and every condition of Clause 3.3.2 is computed from them with exact integer
+// arithmetic (money in cents). The findings name the same places and values, with the same
+// names, as the conditions a driver evaluates in SQL, so reports read alike for every engine.
 
-// checkRead is one range scan of a chunk: columns of table where bound is in [from, to]; with
-// count, one row per distinct columns value with its row count appended.
-type checkRead struct {
-	table   Table
-	columns []string
-	bound   string
-	count   bool
+// CheckRead is one range scan of a chunk: Columns of Table where Bound is in [from, to]; with
+// Count, one row per distinct Columns value with its row count appended.
+type CheckRead struct {
+	Table   Table
+	Columns []string
+	Bound   string
+	Count   bool
 }
 
-// checkReads lists the scans of a chunk in the order the evaluator needs them (orders before
+// CheckReads lists the scans of a chunk in the order the evaluator needs them (orders before
 // new_order and order_line, which are matched against them).
-var checkReads = []checkRead{
-	{table: WarehouseTable, columns: []string{"w_id", "w_ytd"}, bound: "w_id"},
-	{table: DistrictTable, columns: []string{"d_w_id", "d_id", "d_ytd", "d_next_o_id"}, bound: "d_w_id"},
-	{table: CustomerTable, columns: []string{"c_w_id", "c_d_id", "c_id", "c_balance", "c_ytd_payment"}, bound: "c_w_id"},
-	{table: StockTable, columns: []string{"s_w_id"}, bound: "s_w_id", count: true},
-	{table: HistoryTable, columns: []string{"h_w_id", "h_d_id", "h_amount"}, bound: "h_w_id"},
-	{table: HistoryTable, columns: []string{"h_c_w_id", "h_c_d_id", "h_c_id", "h_amount"}, bound: "h_c_w_id"},
-	{table: OrdersTable, columns: []string{"o_w_id", "o_d_id", "o_id", "o_c_id", "o_carrier_id", "o_ol_cnt"}, bound: "o_w_id"},
-	{table: NewOrderTable, columns: []string{"no_w_id", "no_d_id", "no_o_id"}, bound: "no_w_id"},
-	{table: OrderLineTable, columns: []string{"ol_w_id", "ol_d_id", "ol_o_id", "ol_number", "ol_delivery_d", "ol_amount"}, bound: "ol_w_id"},
+var CheckReads = []CheckRead{
+	{Table: WarehouseTable, Columns: []string{"w_id", "w_ytd"}, Bound: "w_id"},
+	{Table: DistrictTable, Columns: []string{"d_w_id", "d_id", "d_ytd", "d_next_o_id"}, Bound: "d_w_id"},
+	{Table: CustomerTable, Columns: []string{"c_w_id", "c_d_id", "c_id", "c_balance", "c_ytd_payment"}, Bound: "c_w_id"},
+	{Table: StockTable, Columns: []string{"s_w_id"}, Bound: "s_w_id", Count: true},
+	{Table: HistoryTable, Columns: []string{"h_w_id", "h_d_id", "h_amount"}, Bound: "h_w_id"},
+	{Table: HistoryTable, Columns: []string{"h_c_w_id", "h_c_d_id", "h_c_id", "h_amount"}, Bound: "h_c_w_id"},
+	{Table: OrdersTable, Columns: []string{"o_w_id", "o_d_id", "o_id", "o_c_id", "o_carrier_id", "o_ol_cnt"}, Bound: "o_w_id"},
+	{Table: NewOrderTable, Columns: []string{"no_w_id", "no_d_id", "no_o_id"}, Bound: "no_w_id"},
+	{Table: OrderLineTable, Columns: []string{"ol_w_id", "ol_d_id", "ol_o_id", "ol_number", "ol_delivery_d", "ol_amount"}, Bound: "ol_w_id"},
 }
 
-// column returns the named column of the read's table.
-func (r checkRead) column(name string) Column {
-	for _, c := range r.table.Columns {
+// Column returns the named column of the read's table.
+func (r CheckRead) Column(name string) Column {
+	for _, c := range r.Table.Columns {
 		if c.Name == name {
 			return c
 		}
 	}
-	panic("tpcc: no column " + name + " in " + r.table.Name)
+	panic("tpcc: no column " + name + " in " + r.Table.Name)
 }
 
-// checkValue is one scanned value: integers as they are, money in cents, timestamps in Unix
+// CheckValue is one scanned value: integers as they are, money in cents, timestamps in Unix
 // microseconds, counts as integers.
-type checkValue struct {
+type CheckValue struct {
 	v    int64
 	null bool
 }
 
-func val(v int64) checkValue { return checkValue{v: v} }
+// CheckInt is a scanned value that is not NULL.
+func CheckInt(v int64) CheckValue { return CheckValue{v: v} }
 
-var null = checkValue{null: true}
+// CheckNull is a scanned NULL.
+var CheckNull = CheckValue{null: true}
 
 // distinct is SQL's IS DISTINCT FROM.
-func distinct(a, b checkValue) bool { return a.null != b.null || (!a.null && a.v != b.v) }
+func distinct(a, b CheckValue) bool { return a.null != b.null || (!a.null && a.v != b.v) }
 
-// checkScan runs one read over [from, to] and calls row with each result row's values, in the
+// CheckScan runs one read over [from, to] and calls row with each result row's values, in the
 // read's column order (plus the count).
-type checkScan func(ctx context.Context, r checkRead, from, to int, row func([]checkValue) error) error
+type CheckScan func(ctx context.Context, r CheckRead, from, to int, row func([]CheckValue) error) error
 
 // offender keeps the first offending place of one condition: the smallest key.
 type offender struct {
@@ -80,27 +82,27 @@ func (o *offender) consider(key []int, detail func() string) {
 
 type (
 	warehouseRows struct {
-		ytd                                             checkValue
-		sumDistrictYTD, sumHistory                      checkValue // null while no row
+		ytd                                             CheckValue
+		sumDistrictYTD, sumHistory                      CheckValue // null while no row
 		districts, customers, stock, orders, historyByW int64
 	}
 	districtRows struct {
-		ytd, nextOrderID checkValue
+		ytd, nextOrderID CheckValue
 		exists           bool
-		maxOrderID       checkValue
+		maxOrderID       CheckValue
 		orders           int64
-		sumLineCounts    checkValue // sum(o_ol_cnt); null while no order
+		sumLineCounts    CheckValue // sum(o_ol_cnt); null while no order
 		lines            int64
 		newOrders        int64
-		minNewOrder      checkValue
-		maxNewOrder      checkValue
-		sumHistory       checkValue
+		minNewOrder      CheckValue
+		maxNewOrder      CheckValue
+		sumHistory       CheckValue
 	}
 	orderRows struct {
 		customerID int64
-		carrier    checkValue
-		lineCount  checkValue
-		newOrderID checkValue // no_o_id of its new_order row, or null
+		carrier    CheckValue
+		lineCount  CheckValue
+		newOrderID CheckValue // no_o_id of its new_order row, or null
 		lines      int64
 	}
 	customerRows struct {
@@ -130,7 +132,7 @@ func (e *checkEvaluation) district(w, d int64) *districtRows {
 	k := [2]int{int(w), int(d)}
 	x := e.districts[k]
 	if x == nil {
-		x = &districtRows{sumLineCounts: null, maxOrderID: null, minNewOrder: null, maxNewOrder: null, sumHistory: null}
+		x = &districtRows{sumLineCounts: CheckNull, maxOrderID: CheckNull, minNewOrder: CheckNull, maxNewOrder: CheckNull, sumHistory: CheckNull}
 		e.districts[k] = x
 	}
 	return x
@@ -146,38 +148,38 @@ func (e *checkEvaluation) customer(w, d, c int64) *customerRows {
 	return x
 }
 
-func addTo(sum *checkValue, v checkValue) {
+func addTo(sum *CheckValue, v CheckValue) {
 	if v.null {
 		return // SQL's sum ignores NULLs
 	}
 	if sum.null {
-		*sum = val(0)
+		*sum = CheckInt(0)
 	}
 	sum.v += v.v
 }
 
-func maxOf(m *checkValue, v checkValue) {
+func maxOf(m *CheckValue, v CheckValue) {
 	if !v.null && (m.null || v.v > m.v) {
 		*m = v
 	}
 }
 
-func minOf(m *checkValue, v checkValue) {
+func minOf(m *CheckValue, v CheckValue) {
 	if !v.null && (m.null || v.v < m.v) {
 		*m = v
 	}
 }
 
-// add takes one row of read r (the index into checkReads).
-func (e *checkEvaluation) add(r int, v []checkValue) error {
-	for i, c := range checkReads[r].columns {
-		if v[i].null && isKeyColumn(checkReads[r].table, c) {
-			return fmt.Errorf("%s.%s is NULL", checkReads[r].table.Name, c)
+// add takes one row of read r (the index into CheckReads).
+func (e *checkEvaluation) add(r int, v []CheckValue) error {
+	for i, c := range CheckReads[r].Columns {
+		if v[i].null && IsKeyColumn(CheckReads[r].Table, c) {
+			return fmt.Errorf("%s.%s is NULL", CheckReads[r].Table.Name, c)
 		}
 	}
 	switch r {
 	case 0: // warehouse
-		e.warehouses[int(v[0].v)] = &warehouseRows{ytd: v[1], sumDistrictYTD: null, sumHistory: null}
+		e.warehouses[int(v[0].v)] = &warehouseRows{ytd: v[1], sumDistrictYTD: CheckNull, sumHistory: CheckNull}
 	case 1: // district
 		d := e.district(v[0].v, v[1].v)
 		d.exists, d.ytd, d.nextOrderID = true, v[2], v[3]
@@ -209,7 +211,7 @@ func (e *checkEvaluation) add(r int, v []checkValue) error {
 			e.customer(v[0].v, v[1].v, v[2].v).paid += v[3].v
 		}
 	case 6: // orders
-		e.orders[[3]int{int(v[0].v), int(v[1].v), int(v[2].v)}] = &orderRows{customerID: v[3].v, carrier: v[4], lineCount: v[5], newOrderID: null}
+		e.orders[[3]int{int(v[0].v), int(v[1].v), int(v[2].v)}] = &orderRows{customerID: v[3].v, carrier: v[4], lineCount: v[5], newOrderID: CheckNull}
 		if w := e.warehouses[int(v[0].v)]; w != nil {
 			w.orders++
 		}
@@ -256,24 +258,24 @@ func (e *checkEvaluation) findings() []string {
 		key := []int{w}
 		if x.districts != 10 || x.customers != 30000 || x.stock != 100000 || x.orders < 30000 || x.historyByW < 30000 {
 			byID["cardinality"].consider(key, func() string {
-				return details("w_id", val(int64(w)), "districts", count(x.districts), "customers", count(x.customers),
+				return details("w_id", CheckInt(int64(w)), "districts", count(x.districts), "customers", count(x.customers),
 					"stock", count(x.stock), "orders", count(x.orders), "history", count(x.historyByW))
 			})
 		}
 		if distinct(x.ytd, x.sumDistrictYTD) {
 			byID["3.3.2.1"].consider(key, func() string {
-				return details("w_id", val(int64(w)), "w_ytd", money(x.ytd), "sum_d_ytd", money(x.sumDistrictYTD))
+				return details("w_id", CheckInt(int64(w)), "w_ytd", money(x.ytd), "sum_d_ytd", money(x.sumDistrictYTD))
 			})
 		}
 		if distinct(x.ytd, x.sumHistory) {
 			byID["3.3.2.8"].consider(key, func() string {
-				return details("w_id", val(int64(w)), "w_ytd", money(x.ytd), "sum_h_amount", money(x.sumHistory))
+				return details("w_id", CheckInt(int64(w)), "w_ytd", money(x.ytd), "sum_h_amount", money(x.sumHistory))
 			})
 		}
 	}
 	for k, d := range e.districts {
 		key := []int{k[0], k[1]}
-		w, id := val(int64(k[0])), val(int64(k[1]))
+		w, id := CheckInt(int64(k[0])), CheckInt(int64(k[1]))
 		if d.exists && e.inRange(int64(k[0])) {
 			next := d.nextOrderID
 			if !next.null {
@@ -292,7 +294,7 @@ func (e *checkEvaluation) findings() []string {
 		}
 		if d.newOrders > 0 && d.maxNewOrder.v-d.minNewOrder.v+1 != d.newOrders {
 			byID["3.3.2.3"].consider(key, func() string {
-				return details("no_w_id", w, "no_d_id", id, "id_span", val(d.maxNewOrder.v-d.minNewOrder.v+1), "new_orders", val(d.newOrders))
+				return details("no_w_id", w, "no_d_id", id, "id_span", CheckInt(d.maxNewOrder.v-d.minNewOrder.v+1), "new_orders", CheckInt(d.newOrders))
 			})
 		}
 		if d.orders > 0 {
@@ -303,14 +305,14 @@ func (e *checkEvaluation) findings() []string {
 			}
 			if d.orders-d.newOrders != DeliveredPerDistrict {
 				byID["3.3.2.11"].consider(key, func() string {
-					return details("o_w_id", w, "o_d_id", id, "orders", val(d.orders), "new_orders", val(d.newOrders))
+					return details("o_w_id", w, "o_d_id", id, "orders", CheckInt(d.orders), "new_orders", CheckInt(d.newOrders))
 				})
 			}
 		}
 	}
 	for k, o := range e.orders {
 		key := []int{k[0], k[1], k[2]}
-		w, d, id := val(int64(k[0])), val(int64(k[1])), val(int64(k[2]))
+		w, d, id := CheckInt(int64(k[0])), CheckInt(int64(k[1])), CheckInt(int64(k[2]))
 		if o.carrier.null != !o.newOrderID.null {
 			byID["3.3.2.5"].consider(key, func() string {
 				return details("o_w_id", w, "o_d_id", d, "o_id", id, "o_carrier_id", o.carrier, "new_order_o_id", o.newOrderID)
@@ -327,17 +329,17 @@ func (e *checkEvaluation) findings() []string {
 	}
 	for k, c := range e.customers {
 		key := []int{k[0], k[1], k[2]}
-		w, d, id := val(int64(k[0])), val(int64(k[1])), val(int64(k[2]))
+		w, d, id := CheckInt(int64(k[0])), CheckInt(int64(k[1])), CheckInt(int64(k[2]))
 		if c.balance != c.delivered-c.paid {
 			byID["3.3.2.10"].consider(key, func() string {
-				return details("c_w_id", w, "c_d_id", d, "c_id", id, "c_balance", money(val(c.balance)),
-					"delivered_minus_paid", money(val(c.delivered-c.paid)))
+				return details("c_w_id", w, "c_d_id", d, "c_id", id, "c_balance", money(CheckInt(c.balance)),
+					"delivered_minus_paid", money(CheckInt(c.delivered-c.paid)))
 			})
 		}
 		if c.balance+c.ytdPayment != c.delivered {
 			byID["3.3.2.12"].consider(key, func() string {
-				return details("c_w_id", w, "c_d_id", d, "c_id", id, "balance_plus_ytd_payment", money(val(c.balance+c.ytdPayment)),
-					"delivered_amount", money(val(c.delivered)))
+				return details("c_w_id", w, "c_d_id", d, "c_id", id, "balance_plus_ytd_payment", money(CheckInt(c.balance+c.ytdPayment)),
+					"delivered_amount", money(CheckInt(c.delivered)))
 			})
 		}
 	}
@@ -349,21 +351,21 @@ func (e *checkEvaluation) findings() []string {
 }
 
 // count renders a LEFT JOINed count as SQL does: NULL when there was no row.
-func count(n int64) checkValue {
+func count(n int64) CheckValue {
 	if n == 0 {
-		return null
+		return CheckNull
 	}
-	return val(n)
+	return CheckInt(n)
 }
 
 // Rendering markers, so details can print money and timestamps like the SQL path's formatValue.
 type (
-	moneyValue     checkValue
-	timestampValue checkValue
+	moneyValue     CheckValue
+	timestampValue CheckValue
 )
 
-func money(v checkValue) moneyValue         { return moneyValue(v) }
-func timestamp(v checkValue) timestampValue { return timestampValue(v) }
+func money(v CheckValue) moneyValue         { return moneyValue(v) }
+func timestamp(v CheckValue) timestampValue { return timestampValue(v) }
 
 // details renders name/value pairs as "name=value …".
 func details(pairs ...any) string {
@@ -375,7 +377,7 @@ func details(pairs ...any) string {
 		b.WriteString(pairs[i].(string))
 		b.WriteByte('=')
 		switch v := pairs[i+1].(type) {
-		case checkValue:
+		case CheckValue:
 			if v.null {
 				b.WriteString("NULL")
 			} else {
@@ -400,27 +402,27 @@ func details(pairs ...any) string {
 
 // evaluateChunk scans the chunk's rows through scan and returns the first offender of every
 // condition (by Conditions index).
-func evaluateChunk(ctx context.Context, scan checkScan, from, to int) ([]string, error) {
+func evaluateChunk(ctx context.Context, scan CheckScan, from, to int) ([]string, error) {
 	e := newCheckEvaluation(from, to)
-	for i, r := range checkReads {
-		err := scan(ctx, r, from, to, func(v []checkValue) error { return e.add(i, v) })
+	for i, r := range CheckReads {
+		err := scan(ctx, r, from, to, func(v []CheckValue) error { return e.add(i, v) })
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", r.table.Name, err)
+			return nil, fmt.Errorf("read %s: %w", r.Table.Name, err)
 		}
 	}
 	return e.findings(), nil
 }
 
-// checkSnapshot runs f with a scan bound to one read-only snapshot of the database; f may be run
+// CheckSnapshot runs f with a scan bound to one read-only snapshot of the database; f may be run
 // again when the engine retries the transaction.
-type checkSnapshot func(ctx context.Context, f func(ctx context.Context, scan checkScan) error) error
+type CheckSnapshot func(ctx context.Context, f func(ctx context.Context, scan CheckScan) error) error
 
-// checkChunkRows evaluates one chunk from range scans in one snapshot. The client cannot time the
+// CheckChunkRows evaluates one chunk from range scans in one snapshot. The client cannot time the
 // conditions separately, so each condition that ran is given an equal share of the chunk's time.
-func checkChunkRows(ctx context.Context, snapshot checkSnapshot, results []CheckResult, from, to int) ([]chunkFinding, error) {
+func CheckChunkRows(ctx context.Context, snapshot CheckSnapshot, results []CheckResult, from, to int) ([]ChunkFinding, error) {
 	start := time.Now()
 	var details []string
-	err := snapshot(ctx, func(ctx context.Context, scan checkScan) error {
+	err := snapshot(ctx, func(ctx context.Context, scan CheckScan) error {
 		d, err := evaluateChunk(ctx, scan, from, to)
 		details = d
 		return err
@@ -435,10 +437,10 @@ func checkChunkRows(ctx context.Context, snapshot checkSnapshot, results []Check
 		}
 	}
 	share := time.Since(start) / time.Duration(max(ran, 1))
-	found := make([]chunkFinding, len(Conditions))
+	found := make([]ChunkFinding, len(Conditions))
 	for i := range found {
 		if !results[i].Skipped {
-			found[i] = chunkFinding{detail: details[i], elapsed: share}
+			found[i] = ChunkFinding{Detail: details[i], Elapsed: share}
 		}
 	}
 	return found, nil

@@ -19,7 +19,7 @@ import (
 // deck per terminal breaks that: in a 60 s no-wait step each of 40 terminals draws ~600 of its
 // 1000 cards, and with spec waits a terminal draws ~350 in two hours, so the interval samples
 // partial passes almost like independent draws and Payment lands below 43 % in a few per cent
-// of steps (one such CI run measured 42.97 %). SharedDeck deals one sequence of passes to all
+// of steps. SharedDeck deals one sequence of passes to all
 // the terminals of a process, so whatever the terminal count the measured mix is off the
 // composition by at most one partial pass at each end of the interval per client pod. With
 // several pods those partial passes add up: at 10 000 transactions the Payment share of four

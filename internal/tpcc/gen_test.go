@@ -2,8 +2,6 @@ package tpcc
 
 import (
 	"bytes"
-	"io"
-	"strings"
 	"testing"
 	"time"
 )
@@ -242,21 +240,6 @@ func TestStockAndItemData(t *testing.T) {
 	}
 }
 
-func TestGenerationIsDeterministicPerWarehouse(t *testing.T) {
-	a, b := testGenerator(), testGenerator()
-	for _, table := range WarehouseTables {
-		ra, _ := io.ReadAll(NewCopyReaderFormat(mustSource(a, table, 5), testNow, CopyText))
-		rb, _ := io.ReadAll(NewCopyReaderFormat(mustSource(b, table, 5), testNow, CopyText))
-		if !bytes.Equal(ra, rb) {
-			t.Errorf("%s: two generations of warehouse 5 differ", table.Name)
-		}
-		rc, _ := io.ReadAll(NewCopyReaderFormat(mustSource(a, table, 6), testNow, CopyText))
-		if table.Name != NewOrderTable.Name && bytes.Equal(ra, bytes.ReplaceAll(rc, []byte("\t6\t"), []byte("\t5\t"))) {
-			t.Errorf("%s: warehouses 5 and 6 are identical apart from their id", table.Name)
-		}
-	}
-}
-
 func mustSource(g *Generator, t Table, w int) RowSource {
 	s, err := g.Source(t, w)
 	if err != nil {
@@ -279,72 +262,4 @@ func TestAppendDecimal(t *testing.T) {
 			t.Errorf("AppendDecimal(%d, %d) = %q, want %q", tc.units, tc.scale, got, tc.want)
 		}
 	}
-}
-
-func TestCopyRowFormat(t *testing.T) {
-	g := testGenerator()
-	out, err := io.ReadAll(NewCopyReaderFormat(mustSource(g, OrdersTable, 1), testNow, CopyText))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
-	if len(lines) != OrdersPerWarehouse {
-		t.Fatalf("%d COPY lines, want %d", len(lines), OrdersPerWarehouse)
-	}
-	first := strings.Split(lines[0], "\t")
-	if len(first) != len(OrdersTable.Columns) || first[0] != "1" || first[4] != "2026-11-21 10:00:00.000000" {
-		t.Errorf("first orders line %q", lines[0])
-	}
-	last := strings.Split(lines[len(lines)-1], "\t")
-	if last[0] != "3000" || last[1] != "10" || last[5] != `\N` {
-		t.Errorf("last orders line %q: want order 3000 of district 10 with a NULL carrier", lines[len(lines)-1])
-	}
-}
-
-// Small reads (shorter than a row) must yield the same bytes as one large read.
-func TestCopyReaderSmallReads(t *testing.T) {
-	g := testGenerator()
-	for _, format := range []CopyFormat{CopyText, CopyBinary} {
-		whole, _ := io.ReadAll(NewCopyReaderFormat(mustSource(g, CustomerTable, 1), testNow, format))
-		r := NewCopyReaderFormat(mustSource(g, CustomerTable, 1), testNow, format)
-		var got []byte
-		buf := make([]byte, 7) // shorter than a row and than the binary header
-		for {
-			n, err := r.Read(buf)
-			got = append(got, buf[:n]...)
-			if err == io.EOF {
-				break
-			}
-		}
-		if !bytes.Equal(whole, got) {
-			t.Errorf("format %d: small reads: %d bytes, whole read: %d bytes, not equal", format, len(got), len(whole))
-		}
-		if format == CopyBinary && (!bytes.HasPrefix(whole, binaryCopyHeader) || !bytes.HasSuffix(whole, []byte{0xff, 0xff})) {
-			t.Errorf("binary stream lacks the header or the trailer")
-		}
-	}
-}
-
-func BenchmarkGenerateWarehouseCopyText(b *testing.B)   { benchmarkGenerateWarehouse(b, CopyText) }
-func BenchmarkGenerateWarehouseCopyBinary(b *testing.B) { benchmarkGenerateWarehouse(b, CopyBinary) }
-
-// benchmarkGenerateWarehouse generates and encodes every table of one warehouse per iteration, as
-// the loader streams it (without the database).
-func benchmarkGenerateWarehouse(b *testing.B, format CopyFormat) {
-	g := testGenerator()
-	buf := make([]byte, 256<<10)
-	var bytesOut int64
-	for i := 0; i < b.N; i++ {
-		for _, table := range WarehouseTables {
-			r := NewCopyReaderFormat(mustSource(g, table, i+1), testNow, format)
-			for {
-				n, err := r.Read(buf)
-				bytesOut += int64(n)
-				if err == io.EOF {
-					break
-				}
-			}
-		}
-	}
-	b.ReportMetric(float64(bytesOut)/float64(b.N)/1e6, "MB/warehouse")
 }

@@ -342,28 +342,28 @@ func TestInputValidation(t *testing.T) {
 		err     error
 		wantErr string // empty: valid
 	}{
-		{"new-order valid", (&NewOrderInput{WarehouseID: 1, DistrictID: 1, CustomerID: 1, Lines: lines(5)}).validate(), ""},
+		{"new-order valid", (&NewOrderInput{WarehouseID: 1, DistrictID: 1, CustomerID: 1, Lines: lines(5)}).Validate(), ""},
 		{"new-order unused item is valid", (&NewOrderInput{WarehouseID: 1, DistrictID: 1, CustomerID: 1,
-			Lines: append(lines(4), NewOrderLine{ItemID: UnusedItemID, SupplyWarehouseID: 1, Quantity: 1})}).validate(), ""},
-		{"new-order 4 lines", (&NewOrderInput{WarehouseID: 1, DistrictID: 1, CustomerID: 1, Lines: lines(4)}).validate(), "4 Lines"},
-		{"new-order 16 lines", (&NewOrderInput{WarehouseID: 1, DistrictID: 1, CustomerID: 1, Lines: lines(16)}).validate(), "16 Lines"},
-		{"new-order customer 3001", (&NewOrderInput{WarehouseID: 1, DistrictID: 1, CustomerID: 3001, Lines: lines(5)}).validate(), "CustomerID 3001"},
-		{"new-order warehouse 0", (&NewOrderInput{WarehouseID: 0, DistrictID: 1, CustomerID: 1, Lines: lines(5)}).validate(), "WarehouseID 0"},
+			Lines: append(lines(4), NewOrderLine{ItemID: UnusedItemID, SupplyWarehouseID: 1, Quantity: 1})}).Validate(), ""},
+		{"new-order 4 lines", (&NewOrderInput{WarehouseID: 1, DistrictID: 1, CustomerID: 1, Lines: lines(4)}).Validate(), "4 Lines"},
+		{"new-order 16 lines", (&NewOrderInput{WarehouseID: 1, DistrictID: 1, CustomerID: 1, Lines: lines(16)}).Validate(), "16 Lines"},
+		{"new-order customer 3001", (&NewOrderInput{WarehouseID: 1, DistrictID: 1, CustomerID: 3001, Lines: lines(5)}).Validate(), "CustomerID 3001"},
+		{"new-order warehouse 0", (&NewOrderInput{WarehouseID: 0, DistrictID: 1, CustomerID: 1, Lines: lines(5)}).Validate(), "WarehouseID 0"},
 		{"new-order quantity 11", (&NewOrderInput{WarehouseID: 1, DistrictID: 1, CustomerID: 1,
-			Lines: append(lines(4), NewOrderLine{ItemID: 9, SupplyWarehouseID: 1, Quantity: 11})}).validate(), "Lines[4].Quantity 11"},
+			Lines: append(lines(4), NewOrderLine{ItemID: 9, SupplyWarehouseID: 1, Quantity: 11})}).Validate(), "Lines[4].Quantity 11"},
 		{"new-order item 0", (&NewOrderInput{WarehouseID: 1, DistrictID: 1, CustomerID: 1,
-			Lines: append(lines(4), NewOrderLine{ItemID: 0, SupplyWarehouseID: 1, Quantity: 1})}).validate(), "Lines[4].ItemID 0"},
-		{"payment valid", goodPayment.validate(), ""},
-		{"payment customer district 0", func() error { p := goodPayment; p.CustomerDistrictID = 0; return p.validate() }(), "CustomerDistrictID 0"},
-		{"payment amount too big", func() error { p := goodPayment; p.AmountCents = 500001; return p.validate() }(), "AmountCents 500001"},
+			Lines: append(lines(4), NewOrderLine{ItemID: 0, SupplyWarehouseID: 1, Quantity: 1})}).Validate(), "Lines[4].ItemID 0"},
+		{"payment valid", goodPayment.Validate(), ""},
+		{"payment customer district 0", func() error { p := goodPayment; p.CustomerDistrictID = 0; return p.Validate() }(), "CustomerDistrictID 0"},
+		{"payment amount too big", func() error { p := goodPayment; p.AmountCents = 500001; return p.Validate() }(), "AmountCents 500001"},
 		{"payment empty last name", func() error {
 			p := goodPayment
 			p.Customer = CustomerSelector{ByLastName: true}
-			return p.validate()
+			return p.Validate()
 		}(), "Customer.LastName is empty"},
-		{"order-status customer 0", (&OrderStatusInput{WarehouseID: 1, DistrictID: 1}).validate(), "Customer.ID 0"},
-		{"delivery carrier 11", (&DeliveryInput{WarehouseID: 1, CarrierID: 11}).validate(), "CarrierID 11"},
-		{"stock-level threshold 9", (&StockLevelInput{WarehouseID: 1, DistrictID: 1, Threshold: 9}).validate(), "Threshold 9"},
+		{"order-status customer 0", (&OrderStatusInput{WarehouseID: 1, DistrictID: 1}).Validate(), "Customer.ID 0"},
+		{"delivery carrier 11", (&DeliveryInput{WarehouseID: 1, CarrierID: 11}).Validate(), "CarrierID 11"},
+		{"stock-level threshold 9", (&StockLevelInput{WarehouseID: 1, DistrictID: 1, Threshold: 9}).Validate(), "Threshold 9"},
 	}
 	for _, tt := range tests {
 		if tt.wantErr == "" {
@@ -383,7 +383,7 @@ func TestGeneratedInputsAreValid(t *testing.T) {
 	g := newTestGenerator(t, 3, TerminalConfig{HomeWarehouseID: 2, HomeDistrictID: 3, ActiveWarehouses: 3})
 	for i := 0; i < 20_000; i++ {
 		no, p, os, d, sl := g.NewOrder(), g.Payment(), g.OrderStatus(), g.Delivery(), g.StockLevel()
-		for _, err := range []error{no.validate(), p.validate(), os.validate(), d.validate(), sl.validate()} {
+		for _, err := range []error{no.Validate(), p.Validate(), os.Validate(), d.Validate(), sl.Validate()} {
 			if err != nil {
 				t.Fatalf("draw %d: %v", i, err)
 			}

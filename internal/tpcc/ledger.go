@@ -198,29 +198,17 @@ func judgeDistrict(name string, r LedgerDistrictResult) (bool, string) {
 	return true, ""
 }
 
-// ledgerReader reads DistrictCounts for a range of warehouses in one snapshot.
-type ledgerReader interface {
-	readDistrictCounts(ctx context.Context, url string, from, to int) ([]DistrictCounts, error)
-}
-
 // ReadDistrictCounts reads D_NEXT_O_ID and the ORDER rows of every district of warehouses
-// from..to in one read-only snapshot. The SQL is per engine (ledger_postgres.go,
-// ledger_cockroach.go); YDB has none yet.
-func ReadDistrictCounts(ctx context.Context, d Dialect, url string, from, to int) ([]DistrictCounts, error) {
-	var r ledgerReader
-	switch d {
-	case Postgres:
-		r = postgresLedger{}
-	case Cockroach:
-		r = cockroachLedger{}
-	default:
-		return nil, fmt.Errorf("the ledger check is not implemented for engine %s", d)
+// from..to in one read-only snapshot, through a driver whose Capabilities().Ledger is set.
+func ReadDistrictCounts(ctx context.Context, d Driver, url string, from, to int) ([]DistrictCounts, error) {
+	if !LedgerSupported(d) {
+		return nil, fmt.Errorf("the ledger check is not implemented for engine %s", d.Name())
 	}
 	if from < 1 || to < from {
 		return nil, errors.New("ledger: empty warehouse range")
 	}
-	return r.readDistrictCounts(ctx, url, from, to)
+	return d.ReadDistrictCounts(ctx, url, from, to)
 }
 
 // LedgerSupported reports whether ReadDistrictCounts works for d.
-func LedgerSupported(d Dialect) bool { return d == Postgres || d == Cockroach }
+func LedgerSupported(d Driver) bool { return d.Capabilities().Ledger }

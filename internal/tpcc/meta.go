@@ -1,15 +1,11 @@
 package tpcc
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Meta is the load-wide record in MetaTable: the seed every loader must share and the C constants
@@ -28,79 +24,8 @@ const constantsStream = 1 << 62
 // ConstantsForSeed derives the C constants of a load from its seed.
 func ConstantsForSeed(seed uint64) Constants { return NewConstants(NewRand(seed, constantsStream)) }
 
-// ensureMeta records (seed, warehouses) unless a meta row exists, and returns the stored row.
-// The first loader to insert wins; every other loader adopts its seed, so parallel loaders of one
-// database agree. A seed given explicitly (seedSet) that differs from the stored one is an error.
-func ensureMeta(ctx context.Context, pool *pgxpool.Pool, seed uint64, seedSet bool, warehouses int) (Meta, error) {
-	c := ConstantsForSeed(seed)
-	_, err := pool.Exec(ctx, `INSERT INTO `+MetaTable+` (id, seed, warehouses, c_load, c_run, c_id, c_ol_i_id)
-		VALUES (1, $1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`,
-		int64(seed), warehouses, c.CLoad, c.CRun, c.CID, c.OLIID)
-	if err != nil {
-		return Meta{}, fmt.Errorf("record load meta: %w", err)
-	}
-	if _, err := pool.Exec(ctx, `UPDATE `+MetaTable+` SET warehouses = $1 WHERE id = 1 AND warehouses < $1`, warehouses); err != nil {
-		return Meta{}, fmt.Errorf("update load meta: %w", err)
-	}
-	m, err := ReadMeta(ctx, pool)
-	if err != nil {
-		return Meta{}, err
-	}
-	if seedSet && m.Seed != seed {
-		return Meta{}, fmt.Errorf("--seed %d: this database was loaded with seed %d (drop it, or omit --seed)", seed, m.Seed)
-	}
-	return m, nil
-}
-
 // ErrNotLoaded means the database holds no TPC-C meta table or row.
 var ErrNotLoaded = errors.New("no TPC-C data: the meta table " + MetaTable + " is missing or empty (run tpcc load first)")
-
-// ReadMeta reads the meta row of a loaded database.
-func ReadMeta(ctx context.Context, q querier) (Meta, error) {
-	var m Meta
-	var seed int64
-	err := q.QueryRow(ctx, `SELECT seed, warehouses, c_load, c_run, c_id, c_ol_i_id, items_loaded, finished
-		FROM `+MetaTable+` WHERE id = 1`).Scan(&seed, &m.Warehouses, &m.Constants.CLoad, &m.Constants.CRun,
-		&m.Constants.CID, &m.Constants.OLIID, &m.ItemsLoaded, &m.Finished)
-	if errors.Is(err, pgx.ErrNoRows) || isUndefinedTable(err) {
-		return Meta{}, ErrNotLoaded
-	}
-	if err != nil {
-		return Meta{}, fmt.Errorf("read %s: %w", MetaTable, err)
-	}
-	m.Seed = uint64(seed)
-	if err := m.Constants.Validate(); err != nil {
-		return Meta{}, fmt.Errorf("%s holds invalid constants: %w", MetaTable, err)
-	}
-	return m, nil
-}
-
-type querier interface {
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-}
-
-// WarehouseStates returns the load state of every warehouse with a row in WarehouseLoadTable.
-func WarehouseStates(ctx context.Context, q querier) (map[int]string, error) {
-	rows, err := q.Query(ctx, `SELECT w_id, state FROM `+WarehouseLoadTable)
-	if err != nil {
-		if isUndefinedTable(err) {
-			return nil, ErrNotLoaded
-		}
-		return nil, fmt.Errorf("read %s: %w", WarehouseLoadTable, err)
-	}
-	defer rows.Close()
-	states := map[int]string{}
-	for rows.Next() {
-		var w int
-		var s string
-		if err := rows.Scan(&w, &s); err != nil {
-			return nil, err
-		}
-		states[w] = s
-	}
-	return states, rows.Err()
-}
 
 // MissingWarehouses lists the warehouses of from..to that are not in state done.
 func MissingWarehouses(states map[int]string, from, to int) []int {

@@ -1,30 +1,9 @@
 package tpcc
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 )
-
-func TestUnloggedDDL(t *testing.T) {
-	ddl := strings.Join(CreateTableDDLFor(Postgres, TablesUnlogged), ";\n")
-	if got := strings.Count(ddl, "CREATE UNLOGGED TABLE IF NOT EXISTS"); got != 11 {
-		t.Errorf("postgres unlogged: %d unlogged tables, want 9 + 2 meta:\n%s", got, ddl)
-	}
-	if strings.Contains(strings.Join(CreateTableDDL(Postgres), ";"), "UNLOGGED") {
-		t.Error("postgres logged DDL contains UNLOGGED")
-	}
-	for _, d := range []Dialect{Cockroach, YDB} {
-		if strings.Contains(strings.Join(CreateTableDDLFor(d, TablesUnlogged), ";"), "UNLOGGED") {
-			t.Errorf("%s DDL contains UNLOGGED", d)
-		}
-		o := LoadOptions{Dialect: d, URL: "x", Warehouses: 1, Threads: 1, Tables: TablesUnlogged}
-		if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--tables unlogged") {
-			t.Errorf("%s: Validate = %v, want a --tables error", d, err)
-		}
-	}
-}
 
 func TestParseTablePersistence(t *testing.T) {
 	for in, want := range map[string]TablePersistence{"logged": TablesLogged, "unlogged": TablesUnlogged} {
@@ -34,53 +13,5 @@ func TestParseTablePersistence(t *testing.T) {
 	}
 	if _, err := ParseTablePersistence("Unlogged"); err == nil || !strings.Contains(err.Error(), "--tables") {
 		t.Errorf("Unlogged: %v, want an error naming --tables", err)
-	}
-}
-
-// Against the local sync cluster: the nine tables, the meta tables and the indexes the finish adds
-// are created unlogged (relpersistence 'u') or logged ('p'); a load asking for the other
-// persistence than the existing tables' fails, naming --tables.
-func TestLoadTablePersistence(t *testing.T) {
-	for _, tc := range []struct {
-		tables TablePersistence
-		want   string
-	}{{TablesUnlogged, "u"}, {TablesLogged, "p"}} {
-		t.Run(string(tc.tables), func(t *testing.T) {
-			url := pgtestDatabase(t)
-			loadForTest(t, url, LoadOptions{Warehouses: 1, Finish: true, Tables: tc.tables})
-			c := connect(t, url)
-			names := []string{MetaTable, WarehouseLoadTable}
-			for _, table := range Tables {
-				names = append(names, table.Name)
-			}
-			ctx := context.Background()
-			for _, name := range names {
-				var persistence string
-				if err := c.QueryRow(ctx, "SELECT relpersistence::text FROM pg_class WHERE relname = $1 AND relkind = 'r'", name).Scan(&persistence); err != nil {
-					t.Fatalf("%s: %v", name, err)
-				}
-				if persistence != tc.want {
-					t.Errorf("%s: relpersistence %q, want %q", name, persistence, tc.want)
-				}
-			}
-			if n := queryInt(t, c, "SELECT count(*) FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid "+
-				"JOIN pg_class r ON r.oid = i.indrelid WHERE r.relname = ANY($1) AND c.relpersistence <> $2", names, tc.want); n != 0 {
-				t.Errorf("%d indexes of the tables with another persistence than %q", n, tc.want)
-			}
-			if n := queryInt(t, c, "SELECT count(*) FROM warehouse"); n != 1 {
-				t.Errorf("%d warehouses, want 1", n)
-			}
-
-			other := TablesLogged
-			if tc.tables == TablesLogged {
-				other = TablesUnlogged
-			}
-			ctx, cancel := context.WithTimeout(ctx, time.Minute)
-			defer cancel()
-			err := Load(ctx, LoadOptions{Dialect: Postgres, URL: url, Warehouses: 1, Threads: 1, Seed: 7, SeedSet: true, Tables: other})
-			if err == nil || !strings.Contains(err.Error(), "--tables "+string(other)+": the tables") {
-				t.Errorf("loading %s tables over %s ones: %v, want a --tables error", other, tc.tables, err)
-			}
-		})
 	}
 }

@@ -85,3 +85,10 @@ func (p RetryPolicy) Do(ctx context.Context, retryable func(error) bool, attempt
 		}
 	}
 }
+
+// CommitUnknownError marks a transaction whose connection broke, or whose context ended, while
+// its COMMIT was in flight: it may or may not have committed. It is never retried.
+type CommitUnknownError struct{ Err error }
+
+func (e *CommitUnknownError) Error() string { return "outcome of COMMIT unknown: " + e.Err.Error() }
+func (e *CommitUnknownError) Unwrap() error { return e.Err }

@@ -3,12 +3,9 @@ package tpcc
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
 func TestRetryPolicyValidate(t *testing.T) {
@@ -111,25 +108,5 @@ func TestRetryPolicyDoStopsWhenContextEnds(t *testing.T) {
 	}
 	if retries != 0 || time.Since(start) > 5*time.Second {
 		t.Fatalf("retries = %d after %v, want 0 and a prompt return", retries, time.Since(start))
-	}
-}
-
-func TestIsRetryablePgWire(t *testing.T) {
-	tests := []struct {
-		err  error
-		want bool
-	}{
-		{&pgconn.PgError{Code: "40001"}, true},
-		{&pgconn.PgError{Code: "40P01"}, true},
-		{fmt.Errorf("payment: %w", &pgconn.PgError{Code: "40001"}), true},
-		{&pgconn.PgError{Code: "40003"}, false}, // CockroachDB: statement completion unknown
-		{&pgconn.PgError{Code: "23505"}, false}, // unique violation
-		{errors.New("connection reset"), false},
-		{nil, false},
-	}
-	for _, tt := range tests {
-		if got := IsRetryablePgWire(tt.err); got != tt.want {
-			t.Errorf("IsRetryablePgWire(%v) = %v, want %v", tt.err, got, tt.want)
-		}
 	}
 }

@@ -160,3 +160,14 @@ const (
 	StateLoading = "loading" // rows may be partial: clean and reload
 	StateDone    = "done"
 )
+
+// IsKeyColumn reports whether name is a column of t's primary key, or HISTORY's warehouse column,
+// which leads the surrogate key of drivers that give HISTORY one.
+func IsKeyColumn(t Table, name string) bool {
+	for _, k := range t.PrimaryKey {
+		if k == name {
+			return true
+		}
+	}
+	return t.Name == HistoryTable.Name && name == "h_w_id"
+}

@@ -2,7 +2,7 @@ package tpcc
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
 )
@@ -24,56 +24,53 @@ type Executor interface {
 	Close()
 }
 
+// ExecutorConfig configures an Executor.
+type ExecutorConfig struct {
+	Driver   Driver
+	URL      string      // the driver's connection URL (Capabilities.URLForm)
+	MaxConns int         // connections or sessions the executor may hold
+	Retry    RetryPolicy // zero value: DefaultRetryPolicy
+	// Isolation of every transaction; "" is the driver's default (Capabilities.DefaultIsolation).
+	// A driver whose server reports the level reads it back when connecting and refuses to run
+	// at another level than asked.
+	Isolation isolation.Level
+}
+
+func (c *ExecutorConfig) validate() error {
+	if c.Driver == nil {
+		return fmt.Errorf("executor: no Driver")
+	}
+	if c.URL == "" {
+		return fmt.Errorf("executor: URL is empty")
+	}
+	if c.MaxConns < 1 {
+		return fmt.Errorf("executor: MaxConns %d must be >= 1", c.MaxConns)
+	}
+	if c.Retry == (RetryPolicy{}) {
+		c.Retry = DefaultRetryPolicy
+	}
+	if err := c.Retry.Validate(); err != nil {
+		return fmt.Errorf("executor: %w", err)
+	}
+	if c.Isolation == "" {
+		c.Isolation = c.Driver.Capabilities().DefaultIsolation
+	}
+	if _, err := isolation.Parse(string(c.Isolation)); err != nil {
+		return fmt.Errorf("executor: %w", err)
+	}
+	if why := c.Driver.Capabilities().SupportsIsolation(c.Isolation); why != "" {
+		return fmt.Errorf("executor: isolation %s: %s", c.Isolation, why)
+	}
+	return nil
+}
+
+// NewExecutor validates cfg and connects the executor of cfg.Driver.
+func NewExecutor(ctx context.Context, cfg ExecutorConfig) (Executor, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return cfg.Driver.NewExecutor(ctx, cfg)
+}
+
 // IsolationReporter is an executor that tells the isolation level its transactions run at.
 type IsolationReporter interface{ Isolation() isolation.Level }
-
-// NewOrderResult is what a New-Order reports to its terminal.
-type NewOrderResult struct {
-	OrderID     int     // O_ID assigned; 0 when rolled back
-	Lines       int     // O_OL_CNT
-	RemoteLines int     // lines supplied by another warehouse
-	RolledBack  bool    // the unused item was found and the transaction rolled back (Clause 2.4.2.3)
-	BrandLines  int     // lines whose item and stock data both hold "ORIGINAL" (brand-generic "B")
-	TotalAmount float64 // Σ OL_AMOUNT · (1 − C_DISCOUNT) · (1 + W_TAX + D_TAX), for the output screen
-	Retries     int
-	// CommitUnknown is set with an error when the connection broke (or the context ended) while
-	// COMMIT was in flight: the order may or may not have committed.
-	CommitUnknown bool
-}
-
-// PaymentResult is what a Payment reports to its terminal.
-type PaymentResult struct {
-	CustomerID     int  // the customer paid for (resolved when selected by name)
-	RemoteCustomer bool // the customer's warehouse is not the terminal's
-	ByLastName     bool
-	BadCredit      bool // C_CREDIT = "BC": C_DATA was updated
-	Retries        int
-}
-
-// OrderStatusResult is what an Order-Status reports to its terminal.
-type OrderStatusResult struct {
-	CustomerID int
-	OrderID    int // the customer's latest order; 0 when the customer has none
-	Lines      int // order lines of that order
-	ByLastName bool
-	Retries    int
-}
-
-// DeliveryResult is what a Delivery reports: each of the ten districts is either delivered or
-// skipped (no undelivered order, Clause 2.7.4.2).
-type DeliveryResult struct {
-	Delivered int
-	Skipped   int
-	Retries   int
-}
-
-// StockLevelResult is what a Stock-Level reports.
-type StockLevelResult struct {
-	LowStock int // distinct items of the last 20 orders below the threshold
-	Retries  int
-}
-
-// ErrCustomerNotFound is returned when a customer selector names no customer. With a loaded
-// database it means the data or the input is wrong: every C_ID 1..3000 and every last name
-// exists in every district.
-var ErrCustomerNotFound = errors.New("customer not found")

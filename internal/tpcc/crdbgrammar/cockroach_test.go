@@ -15,13 +15,13 @@ import (
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/pgwire"
 )
 
-// TestCockroachGrammar runs the CockroachDB dialect's code paths — schema, load (fresh and
-// resuming a partial warehouse), finish, check, the five transactions in every branch, and the
-// run's telemetry sampler —
-// against the local PostgreSQL through a recording proxy, and parses every statement they sent
-// with CockroachDB 25.2's own grammar. The statements come off the wire, not from a list: a new
-// statement in any of these paths is parsed without touching this test. The statement tables are
-// then used the other way round, to prove that every branch ran.
+// TestCockroachGrammar runs the CockroachDB flavour's code paths — schema, load (fresh and
+// resuming a partial warehouse), finish, check, the five transactions in every branch, the
+// ledger's read, the reads of the loaded data and of the dataset, and the run's telemetry
+// sampler — against the local PostgreSQL through a recording proxy, and parses every statement
+// they sent with CockroachDB 25.2's own grammar. The statements come off the wire, not from a
+// list: a new statement in any of these paths is parsed without touching this test. The
+// flavour's statement tables are then used the other way round, to prove that every branch ran.
 func TestCockroachGrammar(t *testing.T) {
 	base := testDatabase(t)
 	rec, recURL, err := NewRecorder(base)
@@ -32,7 +32,8 @@ func TestCockroachGrammar(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	const warehouses = 2
-	load := tpcc.LoadOptions{Dialect: tpcc.Cockroach, URL: recURL, Warehouses: warehouses, Threads: 2, Seed: 20261123, SeedSet: true}
+	crdbDriver := pgwire.CockroachDriver()
+	load := tpcc.LoadOptions{Driver: crdbDriver, URL: recURL, Warehouses: warehouses, Threads: 2, Seed: 20261123, SeedSet: true}
 
 	rec.SetComponent("load")
 	start := time.Now()
@@ -65,10 +66,10 @@ func TestCockroachGrammar(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec.SetComponent("check")
-	runCheck(t, ctx, tpcc.CheckOptions{Dialect: tpcc.Cockroach, URL: recURL, Warehouses: warehouses, Threads: 2, LoadTime: true})
+	runCheck(t, ctx, tpcc.CheckOptions{Driver: crdbDriver, URL: recURL, Warehouses: warehouses, Threads: 2, LoadTime: true})
 
 	t.Logf("check: %v", time.Since(start).Round(time.Millisecond))
-	e, err := tpcc.NewExecutor(ctx, tpcc.ExecutorConfig{Dialect: tpcc.Cockroach, URL: recURL, MaxConns: 2})
+	e, err := tpcc.NewExecutor(ctx, tpcc.ExecutorConfig{Driver: crdbDriver, URL: recURL, MaxConns: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func TestCockroachGrammar(t *testing.T) {
 	// the statements that differ (BEGIN, Delivery's locking clause), run through the recorder.
 	for _, l := range []isolation.Level{isolation.ReadCommitted, isolation.RepeatableRead} {
 		rec.SetComponent("isolation " + string(l))
-		el, err := tpcc.NewExecutor(ctx, tpcc.ExecutorConfig{Dialect: tpcc.Cockroach, URL: recURL, MaxConns: 1, Isolation: l})
+		el, err := tpcc.NewExecutor(ctx, tpcc.ExecutorConfig{Driver: crdbDriver, URL: recURL, MaxConns: 1, Isolation: l})
 		if err != nil {
 			t.Fatalf("executor at %s: %v", l, err)
 		}
@@ -153,7 +154,7 @@ func TestCockroachGrammar(t *testing.T) {
 		}
 	}
 	rec.SetComponent("telemetry")
-	sampler, err := tpcc.NewTelemetrySampler(ctx, tpcc.Cockroach, recURL)
+	sampler, err := tpcc.NewTelemetrySampler(ctx, crdbDriver, recURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,8 +164,21 @@ func TestCockroachGrammar(t *testing.T) {
 		}
 	}
 	sampler.Close()
+	rec.SetComponent("ledger")
+	counts, err := tpcc.ReadDistrictCounts(ctx, crdbDriver, recURL, 1, warehouses)
+	if err != nil || len(counts) != warehouses*tpcc.DistrictsPerWarehouse {
+		t.Fatalf("ledger: %d district counts, %v", len(counts), err)
+	}
+	rec.SetComponent("loaded data")
+	if ld, err := crdbDriver.ReadLoaded(ctx, recURL); err != nil || len(ld.States) != warehouses {
+		t.Fatalf("ReadLoaded: %+v, %v", ld, err)
+	}
+	rec.SetComponent("dataset")
+	if ds, err := crdbDriver.ReadDataset(ctx, recURL); err != nil || len(ds.Rows) != len(tpcc.GrownTables) {
+		t.Fatalf("ReadDataset: %+v, %v", ds, err)
+	}
 	rec.SetComponent("check (after the transactions)")
-	runCheck(t, ctx, tpcc.CheckOptions{Dialect: tpcc.Cockroach, URL: recURL, Warehouses: warehouses, Threads: 1})
+	runCheck(t, ctx, tpcc.CheckOptions{Driver: crdbDriver, URL: recURL, Warehouses: warehouses, Threads: 1})
 	e.Close()
 	rec.Close()
 
@@ -179,25 +193,26 @@ func TestCockroachGrammar(t *testing.T) {
 			t.Errorf("[%s] %s", s.Component, pr)
 		}
 	}
-	t.Logf("CockroachDB 25.2's parser read %d distinct statements sent by the CockroachDB dialect:", len(sent))
+	t.Logf("CockroachDB 25.2's parser read %d distinct statements sent by the CockroachDB flavour:", len(sent))
 	perComponent := Components(sent)
 	for _, c := range SortedComponents(sent) {
 		t.Logf("  %-32s %3d", c, perComponent[c])
 	}
 	t.Logf("  by statement tag: %v", tags)
 
-	// The other way round: every statement of the dialect's tables was among those sent, so
-	// every branch above ran (by id, by name, remote lines, rollback, every check condition).
+	// The other way round: every statement of the flavour's tables was among those sent, so
+	// every branch above ran (by id, by name, remote lines, rollback, every check condition,
+	// the ledger).
 	seen := map[string]bool{}
 	for _, s := range sent {
 		seen[s.SQL] = true
 	}
-	want, err := tpcc.PgwireStatementTexts(tpcc.Cockroach)
+	want, err := pgwire.StatementTexts(pgwire.Cockroach)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, l := range isolation.Levels {
-		texts, err := tpcc.PgwireStatementTextsAt(tpcc.Cockroach, l)
+		texts, err := pgwire.StatementTextsAt(pgwire.Cockroach, l)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,26 +220,31 @@ func TestCockroachGrammar(t *testing.T) {
 		want = append(want, pgwire.SetDefault(l), pgwire.Begin(l))
 	}
 	want = append(want, pgwire.ShowIsolation)
-	want = append(want, tpcc.CreateTableDDL(tpcc.Cockroach)...)
-	want = append(want, tpcc.SecondaryIndexDDL(tpcc.Cockroach)...)
+	want = append(want, pgwire.Cockroach.SchemaDDL(tpcc.TablesLogged)...)
+	want = append(want, pgwire.SecondaryIndexDDL()...)
 	for _, tb := range tpcc.Tables {
-		want = append(want, tpcc.CopyStatementFormat(tb, tpcc.Cockroach.CopyFormat()))
+		want = append(want, pgwire.CopyStatementFormat(tb, pgwire.Cockroach.CopyFormat()))
 	}
 	for _, c := range tpcc.Conditions {
-		want = append(want, c.SQL)
+		sql := pgwire.ConditionSQL(c.ID)
+		if sql == "" {
+			t.Errorf("condition %s has no SQL", c.ID)
+		}
+		want = append(want, sql)
 	}
+	want = append(want, pgwire.LedgerTexts(pgwire.Cockroach)...)
 	for _, w := range want {
 		if !seen[w] {
 			t.Errorf("never sent by the code paths above (a branch did not run?):\n%s", w)
 		}
 	}
-	t.Logf("every one of the dialect's %d table statements (transactions, DDL, COPY, check conditions) was among them", len(want))
+	t.Logf("every one of the flavour's %d table statements (transactions, DDL, COPY, check conditions, ledger) was among them", len(want))
 
 	// Statements no code path of the client sends (tests drop tables with them): parsed from
 	// their source function.
-	for _, sql := range tpcc.DropTableDDL(tpcc.Cockroach) {
+	for _, sql := range pgwire.Cockroach.DropSchemaDDL() {
 		if _, probs := Check(Sent{SQL: sql, BoundParams: -1}); len(probs) > 0 {
-			t.Errorf("DropTableDDL: %v", probs)
+			t.Errorf("DropSchemaDDL: %v", probs)
 		}
 	}
 }
@@ -287,7 +307,7 @@ func runCheck(t *testing.T, ctx context.Context, o tpcc.CheckOptions) {
 // accepts but CockroachDB's grammar does not are caught, and so are a wrong parameter count, a
 // placeholder cast two ways and an AS OF SYSTEM TIME read.
 func TestCockroachGrammarNegativeControl(t *testing.T) {
-	texts, err := tpcc.PgwireStatementTexts(tpcc.Cockroach)
+	texts, err := pgwire.StatementTexts(pgwire.Cockroach)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +329,7 @@ func TestCockroachGrammarNegativeControl(t *testing.T) {
 	}{
 		// PostgreSQL's own finish statements: VACUUM and SET STATISTICS are PostgreSQL-only.
 		{"VACUUM (PostgreSQL only)", Sent{SQL: "VACUUM (ANALYZE) stock", BoundParams: -1}, "parser rejects it"},
-		{"SET STATISTICS (PostgreSQL only)", Sent{SQL: tpcc.StatisticsDDL()[0], BoundParams: -1}, "parser rejects it"},
+		{"SET STATISTICS (PostgreSQL only)", Sent{SQL: pgwire.StatisticsDDL()[0], BoundParams: -1}, "parser rejects it"},
 		// The real Delivery statement with a deliberate error in CockroachDB's locking clause.
 		{"two lock wait policies", Sent{SQL: strings.Replace(delivery, "FOR UPDATE", "FOR UPDATE NOWAIT SKIP LOCKED", 1), BoundParams: 3}, "parser rejects it"},
 		{"parameter count", Sent{SQL: warehouseTax, BoundParams: 2}, "2 parameters bound, CockroachDB's parser counts 1"},

@@ -1,9 +1,11 @@
-// Package isolation names the isolation levels a run's transactions may run at, how each engine
-// spells them, and what an engine needs before it runs one. It is pure and links no driver, so the
-// operator (which links none) and the client share one vocabulary.
+// Package isolation names the isolation levels a run's transactions may run at, how SQL and the
+// client's flags spell them, and how a server's report of the level it ran is checked. It is pure
+// and links no driver, so the operator (which links none) and the client share one vocabulary;
+// what a particular engine needs before it runs a level is its driver's.
 package isolation
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -83,15 +85,18 @@ func CockroachEnablingSetting(l Level) string {
 }
 
 // Check compares what the server reported for a transaction that asked for want. The error says
-// what the server ran instead and, for CockroachDB, which cluster setting enables the level.
-func Check(want Level, reported string, cockroach bool) error {
+// what the server ran instead and, when hint has something to say about want (how the engine is
+// made to run the level), that too, in parentheses; hint may be nil.
+func Check(want Level, reported string, hint func(Level) string) error {
 	got, ok := FromReported(reported)
 	if ok && got == want {
 		return nil
 	}
 	msg := fmt.Sprintf("isolation %s: asked for %s, the server runs the transaction as %q", want, want.SQL(), reported)
-	if s := CockroachEnablingSetting(want); cockroach && s != "" {
-		msg += fmt.Sprintf(" (CockroachDB upgrades the level unless the cluster setting %s is true: set it in cockroach.clusterSettings, or SET CLUSTER SETTING %s = true)", s, s)
+	if hint != nil {
+		if h := hint(want); h != "" {
+			msg += " (" + h + ")"
+		}
 	}
-	return fmt.Errorf("%s", msg)
+	return errors.New(msg)
 }

@@ -42,24 +42,31 @@ func TestSpellingsRoundTrip(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
+	// A hint of an engine that upgrades the levels below Serializable unless a setting enables them.
+	upgrades := func(l Level) string {
+		if l == Serializable {
+			return ""
+		}
+		return "set enable_" + l.Flag()
+	}
 	cases := []struct {
-		want      Level
-		reported  string
-		cockroach bool
-		errHas    []string
+		want     Level
+		reported string
+		hint     func(Level) string
+		errHas   []string
 	}{
-		{Serializable, "serializable", true, nil},
-		{ReadCommitted, "read committed", false, nil},
-		{RepeatableRead, "Repeatable Read", false, nil},
-		// CockroachDB without sql.txn.repeatable_read_isolation.enabled runs it as SERIALIZABLE.
-		{RepeatableRead, "serializable", true, []string{"asked for REPEATABLE READ", `"serializable"`, "sql.txn.repeatable_read_isolation.enabled", "cockroach.clusterSettings"}},
-		{ReadCommitted, "serializable", true, []string{"sql.txn.read_committed_isolation.enabled"}},
-		// PostgreSQL never upgrades; an unexpected answer names no CockroachDB setting.
-		{Serializable, "read committed", false, []string{"asked for SERIALIZABLE", `"read committed"`}},
-		{ReadCommitted, "", false, []string{`as ""`}},
+		{Serializable, "serializable", upgrades, nil},
+		{ReadCommitted, "read committed", nil, nil},
+		{RepeatableRead, "Repeatable Read", nil, nil},
+		{RepeatableRead, "serializable", upgrades, []string{"asked for REPEATABLE READ", `"serializable"`, "(set enable_repeatable-read)"}},
+		{ReadCommitted, "serializable", upgrades, []string{"(set enable_read-committed)"}},
+		// Without a hint, or with one that has nothing to say, the error names what the server ran only.
+		{Serializable, "read committed", nil, []string{"asked for SERIALIZABLE", `"read committed"`}},
+		{Serializable, "read committed", upgrades, []string{"asked for SERIALIZABLE", `"read committed"`}},
+		{ReadCommitted, "", nil, []string{`as ""`}},
 	}
 	for _, c := range cases {
-		err := Check(c.want, c.reported, c.cockroach)
+		err := Check(c.want, c.reported, c.hint)
 		if (err != nil) != (len(c.errHas) > 0) {
 			t.Errorf("Check(%s, %q) = %v", c.want, c.reported, err)
 			continue
@@ -69,8 +76,8 @@ func TestCheck(t *testing.T) {
 				t.Errorf("Check(%s, %q) = %v, want it to mention %q", c.want, c.reported, err, s)
 			}
 		}
-		if err != nil && !c.cockroach && strings.Contains(err.Error(), "CLUSTER SETTING") {
-			t.Errorf("Check(%s, %q) names a CockroachDB setting for PostgreSQL: %v", c.want, c.reported, err)
+		if err != nil && (c.hint == nil || c.hint(c.want) == "") && strings.Contains(err.Error(), "(") {
+			t.Errorf("Check(%s, %q) adds a hint it was not given: %v", c.want, c.reported, err)
 		}
 	}
 	if CockroachEnablingSetting(Serializable) != "" {

@@ -1,8 +1,9 @@
-// Package pgwire is what the PostgreSQL-protocol dialects (PostgreSQL and CockroachDB) send for a
-// run's isolation level: the BEGIN of the read-write transactions, the session default that the
-// single-statement reads run at, how Delivery takes the oldest new order, and the check that the
-// server runs what was asked for. The statement texts are pure; Verify talks to a server.
 package pgwire
+
+// What the flavours send for a run's isolation level: the BEGIN of the read-write transactions,
+// the session default that the single-statement reads run at, how Delivery takes the oldest new
+// order, and the check that the server runs what was asked for. The statement texts are pure;
+// Verify talks to a server.
 
 import (
 	"context"
@@ -41,14 +42,14 @@ func DeliveryPick(l isolation.Level) (clause string, skipLocked bool) {
 
 // Verify reads back the level a transaction begun with Begin(l) runs at, and the level of an
 // implicit transaction (SetDefault), on conn: the server must run what was asked for. CockroachDB
-// runs a level it has not enabled as SERIALIZABLE, with a notice only; cockroach makes the error
-// name the cluster setting that enables it.
-func Verify(ctx context.Context, conn *pgx.Conn, l isolation.Level, cockroach bool) error {
+// runs a level it has not enabled as SERIALIZABLE, with a notice only; a flavour's hint (may be
+// nil) makes the error say how the engine is made to run the level (isolation.Check).
+func Verify(ctx context.Context, conn *pgx.Conn, l isolation.Level, hint func(isolation.Level) string) error {
 	var implicit, explicit string
 	if err := conn.QueryRow(ctx, ShowIsolation).Scan(&implicit); err != nil {
 		return fmt.Errorf("isolation: %s: %w", ShowIsolation, err)
 	}
-	if err := isolation.Check(l, implicit, cockroach); err != nil {
+	if err := isolation.Check(l, implicit, hint); err != nil {
 		return fmt.Errorf("single-statement transactions: %w", err)
 	}
 	// The read-write transactions' own BEGIN, in one round trip as the executor sends it.
@@ -70,7 +71,7 @@ func Verify(ctx context.Context, conn *pgx.Conn, l isolation.Level, cockroach bo
 	if err != nil {
 		return fmt.Errorf("isolation: %s; %s: %w", Begin(l), ShowIsolation, err)
 	}
-	if err := isolation.Check(l, explicit, cockroach); err != nil {
+	if err := isolation.Check(l, explicit, hint); err != nil {
 		return fmt.Errorf("read-write transactions: %w", err)
 	}
 	return nil

@@ -1,8 +1,0 @@
-package tpcc
-
-// PoolStats reads pgxpool's cumulative counters: acquisitions, those that had to wait for a
-// connection (EmptyAcquireCount), and the summed acquisition time.
-func (e *pgwireExecutor) PoolStats() PoolStats {
-	s := e.pool.Stat()
-	return PoolStats{Acquires: s.AcquireCount(), Waits: s.EmptyAcquireCount(), Wait: s.AcquireDuration()}
-}
