@@ -167,7 +167,7 @@ type importRule struct {
 
 var importRules = []importRule{
 	{From: "internal/engines", Not: []string{"internal/jobs", "internal/report", "controllers", "internal/tpcc", "internal/results"},
-		Unless: []string{"internal/tpcc/isolation"},
+		Unless: []string{"internal/tpcc/isolation", "internal/tpcc/crdb/levels"},
 		Why:    "an engine's Kubernetes side knows no jobs, reports or controllers, and of its wire side only the isolation vocabulary"},
 	{From: "internal/tpcc", Not: []string{"k8s.io/", "sigs.k8s.io/", "api/", "controllers", "internal/engines", "internal/jobs", "internal/report"},
 		Why: "the workload knows nothing of Kubernetes"},

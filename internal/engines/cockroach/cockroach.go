@@ -13,6 +13,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/crdb/levels"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
 )
 
@@ -107,7 +108,7 @@ func ClusterSettings(run *benchv1.BenchmarkRun) map[string]string {
 		out[k] = v
 	}
 	level := isolation.Level(Engine{}.Capabilities().Isolation.Effective(run.Spec.Workload))
-	if s := isolation.CockroachEnablingSetting(level); s != "" {
+	if s := levels.EnablingSetting(level); s != "" {
 		if _, own := out[s]; !own {
 			out[s] = "true"
 		}

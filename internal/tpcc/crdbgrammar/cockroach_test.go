@@ -11,6 +11,7 @@ import (
 	"github.com/tpcc-operator/tpcc-operator/internal/pgtest"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/crdb"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/crdb/levels"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/pgwire"
 )
@@ -255,17 +256,17 @@ func TestCockroachGrammar(t *testing.T) {
 // and values with quotes. PostgreSQL has no cluster settings, so these cannot come off the wire.
 func TestCockroachGrammarClusterSettings(t *testing.T) {
 	settings := map[string]string{
-		isolation.CockroachEnablingSetting(isolation.ReadCommitted):  "true",
-		isolation.CockroachEnablingSetting(isolation.RepeatableRead): "true",
-		"kv.snapshot_rebalance.max_rate":                             "64MiB",     // byte size
-		"kv.range_merge.queue.enabled":                               "false",     // bool, a keyword-like segment
-		"server.time_until_store_dead":                               "5m0s",      // duration
-		"sql.stats.automatic_collection.fraction_stale_rows":         "0.2",       // float
-		"kv.transaction.max_intents_bytes":                           "4194304",   // int
-		"cluster.organization":                                       "it's ours", // string with a quote
-		"sql.defaults.default_int_size":                              "4",
-		"admission.kv.enabled":                                       "true",
-		"timeseries.storage.enabled":                                 "false",
+		levels.EnablingSetting(isolation.ReadCommitted):      "true",
+		levels.EnablingSetting(isolation.RepeatableRead):     "true",
+		"kv.snapshot_rebalance.max_rate":                     "64MiB",     // byte size
+		"kv.range_merge.queue.enabled":                       "false",     // bool, a keyword-like segment
+		"server.time_until_store_dead":                       "5m0s",      // duration
+		"sql.stats.automatic_collection.fraction_stale_rows": "0.2",       // float
+		"kv.transaction.max_intents_bytes":                   "4194304",   // int
+		"cluster.organization":                               "it's ours", // string with a quote
+		"sql.defaults.default_int_size":                      "4",
+		"admission.kv.enabled":                               "true",
+		"timeseries.storage.enabled":                         "false",
 	}
 	for name, value := range settings {
 		for _, build := range []func() (string, error){

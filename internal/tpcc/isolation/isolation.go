@@ -69,21 +69,6 @@ func FromReported(s string) (Level, bool) {
 	return "", false
 }
 
-// CockroachEnablingSetting is the CockroachDB cluster setting without which CockroachDB runs a
-// transaction that asks for the level as SERIALIZABLE (silently, with a notice), "" for
-// Serializable. READ COMMITTED is on by default from CockroachDB 24.1, REPEATABLE READ is off by
-// default (a preview in 25.2); the operator sets the one a run's level needs on a CockroachDB it
-// deploys, and the client refuses to run when the server reports another level than it asked for.
-func CockroachEnablingSetting(l Level) string {
-	switch l {
-	case ReadCommitted:
-		return "sql.txn.read_committed_isolation.enabled"
-	case RepeatableRead:
-		return "sql.txn.repeatable_read_isolation.enabled"
-	}
-	return ""
-}
-
 // Check compares what the server reported for a transaction that asked for want. The error says
 // what the server ran instead and, when hint has something to say about want (how the engine is
 // made to run the level), that too, in parentheses; hint may be nil.

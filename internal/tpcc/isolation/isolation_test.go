@@ -80,7 +80,4 @@ func TestCheck(t *testing.T) {
 			t.Errorf("Check(%s, %q) adds a hint it was not given: %v", c.want, c.reported, err)
 		}
 	}
-	if CockroachEnablingSetting(Serializable) != "" {
-		t.Error("Serializable needs no setting")
-	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/crdb"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/crdb/levels"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/isolation"
 )
 
@@ -87,7 +88,7 @@ var Cockroach = &Flavour{
 // cockroachIsolationHint names the cluster setting without which CockroachDB runs a transaction
 // that asks for l as SERIALIZABLE (silently, with a notice only).
 func cockroachIsolationHint(l isolation.Level) string {
-	s := isolation.CockroachEnablingSetting(l)
+	s := levels.EnablingSetting(l)
 	if s == "" {
 		return ""
 	}
