@@ -3,6 +3,8 @@ package controllers
 import (
 	"time"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/report"
 )
@@ -15,7 +17,7 @@ func reportHTML(run *benchv1.BenchmarkRun, result benchv1.Result, series []byte,
 	in := report.RunInput{Run: run, Result: result, Generated: time.Now().UTC(), MaxBytes: budget}
 	if series == nil {
 		in.SeriesNote = "series.json.gz is too large for the report ConfigMap: kubectl tpcc report " + run.Name + " -o html draws the time series from the steps' series ConfigMaps."
-	} else if s, err := report.DecodeSeries(series); err != nil {
+	} else if s, err := measure.DecodeSeriesReport(series); err != nil {
 		in.SeriesNote = "series.json.gz could not be read: " + err.Error()
 	} else {
 		in.Series = s

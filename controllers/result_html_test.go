@@ -23,7 +23,7 @@ func TestReportHTMLWithinBudget(t *testing.T) {
 	st.Series = snapshot.CompactSeries{Start: start, LengthSeconds: 10, Index: []int{0, 1, 2},
 		Types: map[snapshot.Transaction]*snapshot.CompactColumns{snapshot.NewOrder: {Completed: []int64{9, 9, 9}, Errors: []int64{0, 0, 0},
 			P50: []int64{1000, 1000, 1000}, P90: []int64{2000, 2500, 2000}, P99: []int64{4000, 4000, 4000}, Max: []int64{5000, 5000, 5000}}}}
-	series, err := measure.GzipJSON(seriesReport{SchemaVersion: measure.SeriesVersion, Steps: []stepSeriesOf{{Index: 0, StepSeries: st}}})
+	series, err := measure.GzipJSON(measure.SeriesReport{SchemaVersion: measure.SeriesVersion, Steps: []measure.IndexedSeries{{Index: 0, StepSeries: st}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -161,7 +163,7 @@ func (r *BenchmarkSuiteReconciler) judgeBaseline(ctx context.Context, suite *ben
 			continue
 		}
 		if res := run.Status.Result; res != nil && res.Step != nil && int(*res.Step) < len(run.Status.Steps) {
-			newOrders[rec.Name] = report.NewOrdersCounted(run.Status.Steps[*res.Step])
+			newOrders[rec.Name] = measure.NewOrdersCounted(run.Status.Steps[*res.Step])
 		}
 	}
 	value := report.SuiteFigures(suite.Status.Runs, newOrders, benchv1.SearchPrecision(suite.Spec.Workload.Warehouses))

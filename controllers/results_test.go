@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+
 	"github.com/jackc/pgx/v5"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -385,7 +387,7 @@ func TestResultsRecordedAcrossRestartAndOutage(t *testing.T) {
 	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: ReportConfigMapName(final)}, cm); err != nil {
 		t.Fatal(err)
 	}
-	live, err := report.DecodeSeries(cm.BinaryData[seriesKey])
+	live, err := measure.DecodeSeriesReport(cm.BinaryData[seriesKey])
 	if err != nil {
 		t.Fatal(err)
 	}

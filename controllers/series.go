@@ -103,21 +103,9 @@ func seriesCacheKey(run *benchv1.BenchmarkRun, index int32) string {
 	return string(run.UID) + "/" + strconv.Itoa(int(index))
 }
 
-// seriesReport is the report's series.json.gz: every step's time series, gzipped JSON beside
-// report.json (20 steps of 2 hours at 10 s fit a ConfigMap: hack/report-size prints the figure).
-type seriesReport struct {
-	SchemaVersion int            `json:"schemaVersion"`
-	Steps         []stepSeriesOf `json:"steps"`
-}
-
-type stepSeriesOf struct {
-	Index int32 `json:"index"`
-	measure.StepSeries
-}
-
 // readSeries gathers the recorded steps' series from their ConfigMaps into series.json.gz.
 func (r *BenchmarkRunReconciler) readSeries(ctx context.Context, run *benchv1.BenchmarkRun) ([]byte, error) {
-	rep := seriesReport{SchemaVersion: measure.SeriesVersion, Steps: []stepSeriesOf{}}
+	rep := measure.SeriesReport{SchemaVersion: measure.SeriesVersion, Steps: []measure.IndexedSeries{}}
 	for _, step := range run.Status.Steps {
 		body, found, err := r.readChunked(ctx, run, SeriesConfigMapName(run, step.Index))
 		if err != nil {
@@ -130,7 +118,7 @@ func (r *BenchmarkRunReconciler) readSeries(ctx context.Context, run *benchv1.Be
 		if err := measure.GunzipJSON(body, &st); err != nil {
 			return nil, fmt.Errorf("ConfigMap %s: %w", SeriesConfigMapName(run, step.Index), err)
 		}
-		rep.Steps = append(rep.Steps, stepSeriesOf{Index: step.Index, StepSeries: st})
+		rep.Steps = append(rep.Steps, measure.IndexedSeries{Index: step.Index, StepSeries: st})
 	}
 	return measure.GzipJSON(rep)
 }

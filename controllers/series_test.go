@@ -32,7 +32,7 @@ func BenchmarkReportSeriesSize(b *testing.B) {
 	const steps, intervals = 20, 720
 	rng := rand.New(rand.NewPCG(3, 4))
 	origin := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var rep seriesReport
+	var rep measure.SeriesReport
 	var data []stepData
 	for step := range steps {
 		var merged []snapshot.MergedInterval
@@ -66,7 +66,7 @@ func BenchmarkReportSeriesSize(b *testing.B) {
 				st.AddResources(pod, measure.RoleDatabase, 0, origin.Add(time.Duration(i)*10*time.Second+time.Second), 1000+rng.Int64N(900), 2<<30+rng.Int64N(1<<28))
 			}
 		}
-		rep.Steps = append(rep.Steps, stepSeriesOf{Index: int32(step), StepSeries: st})
+		rep.Steps = append(rep.Steps, measure.IndexedSeries{Index: int32(step), StepSeries: st})
 		// The step's whole-step histograms, as report.json keeps them.
 		sd := stepData{Histograms: map[snapshot.Transaction]string{}}
 		for _, tx := range snapshot.Transactions {

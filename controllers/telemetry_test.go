@@ -16,7 +16,6 @@ import (
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/measure"
 	"github.com/tpcc-operator/tpcc-operator/internal/metrics/metricstest"
-	"github.com/tpcc-operator/tpcc-operator/internal/report"
 )
 
 // A step's time series is collected from two client pods while it runs — across a manager
@@ -129,10 +128,10 @@ func TestStepTelemetryReplicationLagAndReport(t *testing.T) {
 		!strings.Contains(page, "Step 0: p90 response time over time") {
 		t.Errorf("report.html lacks the time-series charts (%d bytes)", len(page))
 	}
-	if decoded, err := report.DecodeSeries(cm.BinaryData[seriesKey]); err != nil || decoded.Step(0) == nil || len(decoded.Step(0).Series.Index) != 30 {
+	if decoded, err := measure.DecodeSeriesReport(cm.BinaryData[seriesKey]); err != nil || decoded.Step(0) == nil || len(decoded.Step(0).Series.Index) != 30 {
 		t.Errorf("series.json.gz as internal/report reads it: %v", err)
 	}
-	var series seriesReport
+	var series measure.SeriesReport
 	if err := measure.GunzipJSON(cm.BinaryData[seriesKey], &series); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Fails when generated code or manifests are stale, code is not gofmt-ed, vet complains, or the
-# manager links a database driver or k6 (it must stay free of them: DESIGN §4).
+# Fails when generated code or manifests are stale, code is not gofmt-ed, vet complains, an engine
+# is named in shared code or an import points up (hack/housecheck), or the manager links a
+# database driver or k6 (it must stay free of them: DESIGN §4).
 # usage: hack/verify.sh CONTROLLER_GEN
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,6 +37,8 @@ fi
 
 go vet ./...
 go vet -tags e2e ./e2e/
+# The house: no engine named in shared code, imports pointing down (hack/housecheck says which).
+go run ./hack/housecheck
 # The nested module of the CockroachDB grammar test (its own go.mod keeps the parser out of the root's).
 if ! (cd internal/tpcc/crdbgrammar && go mod tidy -diff); then
   echo "verify: internal/tpcc/crdbgrammar/go.mod is stale against the root module: run (cd internal/tpcc/crdbgrammar && go mod tidy)" >&2

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/tpcc-operator/tpcc-operator/internal/report"
 	"github.com/tpcc-operator/tpcc-operator/internal/results"
 )
@@ -42,7 +44,7 @@ func compareBaseline(ctx context.Context, o *options, b *baselineOptions, value,
 	}
 	defer conn.Close()
 	namespace := o.resultsNamespace()
-	figures, ok, err := results.Figures(ctx, conn.Conn, uid)
+	figures, ok, err := recordedFigures(ctx, conn.Conn, uid)
 	if err != nil {
 		return resultsError(err)
 	}
@@ -56,7 +58,7 @@ func compareBaseline(ctx context.Context, o *options, b *baselineOptions, value,
 			return resultsError(err)
 		}
 		for _, u := range uids {
-			f, ok, err := results.Figures(ctx, conn.Conn, u)
+			f, ok, err := recordedFigures(ctx, conn.Conn, u)
 			if err != nil {
 				return resultsError(err)
 			}
@@ -75,7 +77,7 @@ func compareBaseline(ctx context.Context, o *options, b *baselineOptions, value,
 		if buid == uid {
 			return withCode(exitUsage, "--baseline %s is the run compared", b.baseline)
 		}
-		f, ok, err := results.Figures(ctx, conn.Conn, buid)
+		f, ok, err := recordedFigures(ctx, conn.Conn, buid)
 		if err != nil {
 			return resultsError(err)
 		}
@@ -110,4 +112,19 @@ func compareBaseline(ctx context.Context, o *options, b *baselineOptions, value,
 	}
 	fmt.Fprintf(o.stderr, "within tolerance: no figure of %s is more than %s %% worse than %s beyond its noise\n", r.Value, strings.TrimSuffix(strings.TrimSpace(b.tolerance), "%"), r.Baseline)
 	return nil
+}
+
+// recordedFigures are a recorded run's figures at its result step (report.FiguresOf), its latency
+// percentiles from the step's stored histograms, ended when its status says. ok is false for a
+// run without a result.
+func recordedFigures(ctx context.Context, conn *pgx.Conn, uid string) (report.RunFigures, bool, error) {
+	run, histograms, err := results.ResultHistograms(ctx, conn, uid)
+	if err != nil {
+		return report.RunFigures{}, false, err
+	}
+	f, ok := report.FiguresOf(run, histograms)
+	if ended := results.EndedAt(run); !ended.IsZero() {
+		f.Ended = ended
+	}
+	return f, ok, nil
 }

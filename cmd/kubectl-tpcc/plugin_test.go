@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -19,7 +21,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
-	"github.com/tpcc-operator/tpcc-operator/internal/report"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 	"github.com/tpcc-operator/tpcc-operator/internal/testenv"
 )
@@ -150,10 +151,10 @@ func gz(t *testing.T, v any) []byte {
 }
 
 // stepSeriesOf is a step's series as the operator keeps it: 30 intervals of 10 s.
-func stepSeriesOf(index int32, start time.Time) report.StepSeries {
-	s := report.StepSeries{Index: index, Origin: start, LengthSeconds: 10, Series: snapshot.CompactSeries{Start: start, LengthSeconds: 10,
+func stepSeriesOf(index int32, start time.Time) measure.IndexedSeries {
+	s := measure.IndexedSeries{Index: index, StepSeries: measure.StepSeries{Origin: start, LengthSeconds: 10, Series: snapshot.CompactSeries{Start: start, LengthSeconds: 10,
 		Types: map[snapshot.Transaction]*snapshot.CompactColumns{}, ReplayLagMillis: map[string][]int64{"db-2": {}}, Checkpoints: make([]int64, 30)},
-		Resources: map[string]*report.PodSeries{"db-1": {Role: "Database"}}}
+		Resources: map[string]*snapshot.PodSeries{"db-1": {Role: "Database"}}}}
 	col := &snapshot.CompactColumns{}
 	for i := 0; i < 30; i++ {
 		s.Series.Index = append(s.Series.Index, i)
@@ -187,7 +188,7 @@ func phases(t *testing.T) map[benchv1.Phase]*benchv1.BenchmarkRun {
 	out[benchv1.PhaseFailed] = makeRun(t, "run-failed", spec(2, "remote_apply"), benchv1.BenchmarkRunStatus{Phase: benchv1.PhaseFailed,
 		Conditions: []metav1.Condition{{Type: benchv1.ConditionFailed, Status: metav1.ConditionTrue, Reason: "DatabaseNotReady", Message: "the Cluster was not ready within 10m", LastTransitionTime: metav1.NewTime(now)}}})
 	// The succeeded run's report ConfigMap, as the operator writes it; the running run's step series.
-	series := report.Series{SchemaVersion: 1, Steps: []report.StepSeries{stepSeriesOf(0, start)}}
+	series := measure.SeriesReport{SchemaVersion: 1, Steps: []measure.IndexedSeries{stepSeriesOf(0, start)}}
 	for _, cm := range []*corev1.ConfigMap{
 		{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "run-done-report"}, Data: map[string]string{"report.json": `{"schemaVersion": 2, "run": "run-done"}`, "report.md": "# operator's"},
 			BinaryData: map[string][]byte{"series.json.gz": gz(t, series)}},
@@ -210,7 +211,7 @@ func TestPlugin(t *testing.T) {
 				"p90 NewOrder 41.0ms, Payment 22.0ms", "steps so far:", "STEP", "NEWORDER P90"},
 			benchv1.PhaseSucceeded: {"Succeeded", "result: 20 active warehouses compliant", "report: ConfigMap run-done-report"},
 			benchv1.PhaseFailed: {"Failed", "failed: DatabaseNotReady: the Cluster was not ready within 10m",
-				"hint: `kubectl describe` the database object (`kubectl get cluster,crdbcluster,database -l bench.oltp.io/run=run-failed`)"},
+				"hint: `kubectl describe` the database object (`kubectl get cluster,crdbcluster,storage,database -l bench.oltp.io/run=run-failed`)"},
 		} {
 			out, errs, code := tpcc(t, admin, "status", runs[phase].Name)
 			if code != exitOK {

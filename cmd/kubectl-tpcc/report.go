@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 
@@ -167,7 +169,7 @@ func runReport(ctx context.Context, k *cluster, run *benchv1.BenchmarkRun, forma
 	}
 	in := report.RunInput{Run: run, Result: result, Generated: now}
 	if cm != nil && len(cm.BinaryData["series.json.gz"]) > 0 {
-		if in.Series, err = report.DecodeSeries(cm.BinaryData["series.json.gz"]); err != nil {
+		if in.Series, err = measure.DecodeSeriesReport(cm.BinaryData["series.json.gz"]); err != nil {
 			return nil, "", fmt.Errorf("ConfigMap %s: %w", name, err)
 		}
 	} else if in.Series, err = stepSeries(ctx, k, run); err != nil {
@@ -177,7 +179,7 @@ func runReport(ctx context.Context, k *cluster, run *benchv1.BenchmarkRun, forma
 }
 
 // stepSeries gathers the steps' series ConfigMaps (<run>-step-N-series), the current step's too.
-func stepSeries(ctx context.Context, k *cluster, run *benchv1.BenchmarkRun) (*report.Series, error) {
+func stepSeries(ctx context.Context, k *cluster, run *benchv1.BenchmarkRun) (*measure.SeriesReport, error) {
 	indexes := []int32{}
 	for _, s := range run.Status.Steps {
 		indexes = append(indexes, s.Index)
@@ -185,7 +187,7 @@ func stepSeries(ctx context.Context, k *cluster, run *benchv1.BenchmarkRun) (*re
 	if c := run.Status.Current; c != nil {
 		indexes = append(indexes, c.Index)
 	}
-	out := &report.Series{SchemaVersion: 1}
+	out := &measure.SeriesReport{SchemaVersion: 1}
 	for _, i := range indexes {
 		name := fmt.Sprintf("%s-step-%d-series", run.Name, i)
 		cm, err := k.configMap(ctx, run.Namespace, name)
@@ -200,7 +202,7 @@ func stepSeries(ctx context.Context, k *cluster, run *benchv1.BenchmarkRun) (*re
 		if err != nil {
 			return nil, err
 		}
-		s, err := report.DecodeStepSeries(body, i)
+		s, err := measure.DecodeStepSeries(body, i)
 		if err != nil {
 			return nil, fmt.Errorf("ConfigMap %s: %w", name, err)
 		}

@@ -10,6 +10,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -50,7 +52,7 @@ func recordedRun(t *testing.T, uri, name string, labels map[string]string, tpmC 
 	series := stepSeriesOf(0, start)
 	if err := k8s.Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-report"},
 		Data:       map[string]string{"report.json": `{"schemaVersion": 2}`},
-		BinaryData: map[string][]byte{"series.json.gz": gz(t, report.Series{SchemaVersion: 1, Steps: []report.StepSeries{series}})}}); err != nil {
+		BinaryData: map[string][]byte{"series.json.gz": gz(t, measure.SeriesReport{SchemaVersion: 1, Steps: []measure.IndexedSeries{series}})}}); err != nil {
 		t.Fatal(err)
 	}
 

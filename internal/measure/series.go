@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"sort"
@@ -331,4 +332,54 @@ func GunzipJSON(data []byte, v any) error {
 		return err
 	}
 	return json.Unmarshal(body, v)
+}
+
+// SeriesReport is a run report's series.json.gz: every recorded step's time series, gzipped JSON
+// beside report.json (docs/telemetry.md describes it). The operator writes it from the steps'
+// series ConfigMaps; the renderers read it back.
+type SeriesReport struct {
+	SchemaVersion int             `json:"schemaVersion"`
+	Steps         []IndexedSeries `json:"steps"`
+}
+
+// IndexedSeries is one step's time series with the step's index: entry i of Series covers
+// [Origin + Index[i]·LengthSeconds, Origin + Series.End(i)·LengthSeconds) — one interval, or
+// several where a long step was downsampled (series version 2, docs/telemetry.md "Long steps").
+type IndexedSeries struct {
+	Index int32 `json:"index"`
+	StepSeries
+}
+
+// DecodeSeriesReport reads series.json.gz (at most 64 MiB unpacked).
+func DecodeSeriesReport(gz []byte) (*SeriesReport, error) {
+	var s SeriesReport
+	if err := GunzipJSON(gz, &s); err != nil {
+		return nil, fmt.Errorf("series.json.gz: %w", err)
+	}
+	return &s, nil
+}
+
+// Step is the series of step index, or nil.
+func (s *SeriesReport) Step(index int32) *IndexedSeries {
+	if s == nil {
+		return nil
+	}
+	for i := range s.Steps {
+		if s.Steps[i].Index == index {
+			return &s.Steps[i]
+		}
+	}
+	return nil
+}
+
+// DecodeStepSeries reads one step's series ConfigMap (<run>-step-N-series, key series.json.gz):
+// the same document as a step of series.json.gz, without its index. A run under way, or one whose
+// series.json.gz did not fit its report ConfigMap, has its series there.
+func DecodeStepSeries(gz []byte, index int32) (*IndexedSeries, error) {
+	var s IndexedSeries
+	if err := GunzipJSON(gz, &s.StepSeries); err != nil {
+		return nil, fmt.Errorf("step %d series: %w", index, err)
+	}
+	s.Index = index
+	return &s, nil
 }

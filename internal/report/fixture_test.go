@@ -5,6 +5,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -150,14 +152,14 @@ func run20() *benchv1.BenchmarkRun {
 
 // series20 is run20's series.json.gz content: every step at 10 s intervals, the fault step's
 // outage as intervals without commits.
-func series20(run *benchv1.BenchmarkRun) *Series {
-	s := &Series{SchemaVersion: 1}
+func series20(run *benchv1.BenchmarkRun) *measure.SeriesReport {
+	s := &measure.SeriesReport{SchemaVersion: 1}
 	for _, step := range run.Status.Steps {
 		n := int(step.Duration.Duration / (10 * time.Second))
-		st := StepSeries{Index: step.Index, Origin: step.StartTime.Time, LengthSeconds: 10,
+		st := measure.IndexedSeries{Index: step.Index, StepSeries: measure.StepSeries{Origin: step.StartTime.Time, LengthSeconds: 10,
 			Series: snapshot.CompactSeries{Start: step.StartTime.Time, LengthSeconds: 10, Types: map[snapshot.Transaction]*snapshot.CompactColumns{},
 				ReplayLagMillis: map[string][]int64{}, Checkpoints: make([]int64, n)},
-			Resources: map[string]*PodSeries{}}
+			Resources: map[string]*snapshot.PodSeries{}}}
 		outage := func(i int) bool { return step.Fault != nil && (i == 9 || i == 10) }
 		for i := 0; i < n; i++ {
 			st.Series.Index = append(st.Series.Index, i)
@@ -197,7 +199,7 @@ func series20(run *benchv1.BenchmarkRun) *Series {
 			st.Series.ReplayLagMillis[sb] = lag
 		}
 		for p := 1; p <= 3; p++ {
-			pod := &PodSeries{Role: "Database"}
+			pod := &snapshot.PodSeries{Role: "Database"}
 			for i := 0; i < n; i++ {
 				if step.Fault != nil && p == 1 && i >= 9 {
 					break // the killed primary
@@ -208,7 +210,7 @@ func series20(run *benchv1.BenchmarkRun) *Series {
 			}
 			st.Resources[fmt.Sprintf("pg-capacity-db-%d", p)] = pod
 		}
-		st.Resources["pg-capacity-client-0"] = &PodSeries{Role: "Client", Index: []int{0}, CPUMillis: []int64{400}, MemoryMiB: []int64{200}}
+		st.Resources["pg-capacity-client-0"] = &snapshot.PodSeries{Role: "Client", Index: []int{0}, CPUMillis: []int64{400}, MemoryMiB: []int64{200}}
 		if step.Kind == benchv1.StepFault { // disk and network per pod (kubelet cAdvisor), in the fault step
 			for name, pod := range st.Resources {
 				for i := 0; i < n; i += 3 {

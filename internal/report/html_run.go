@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 )
@@ -17,7 +19,7 @@ type RunInput struct {
 	// Result is the run's result; for a run still under way, a partial one (PartialResult).
 	Result benchv1.Result
 	// Series is series.json.gz decoded; nil when it was not kept (SeriesNote says why).
-	Series     *Series
+	Series     *measure.SeriesReport
 	SeriesNote string
 	Generated  time.Time
 	// MaxBytes bounds the page (0: none). Over it the time-series charts are left out and the page
@@ -255,7 +257,7 @@ func runSeriesSection(in RunInput) string {
 // stepSeriesCharts is one step's part of the section: its heading, a note when its series is
 // downsampled, and its charts: p90 per transaction, the standbys' replay lag (when recorded), the
 // database pods' CPU and the pods' disk and network (when there are any).
-func stepSeriesCharts(p *page, run string, s benchv1.StepResult, st *StepSeries) {
+func stepSeriesCharts(p *page, run string, s benchv1.StepResult, st *measure.IndexedSeries) {
 	p.h(3, fmt.Sprintf("Step %d — %d active warehouses (%s)", s.Index, s.ActiveWarehouses, orDash(string(s.Kind))))
 	ax := newStepAxis(run, s, st)
 	if st.Series.Downsampled() {
@@ -271,10 +273,10 @@ func stepSeriesCharts(p *page, run string, s benchv1.StepResult, st *StepSeries)
 	}
 	for _, io := range []struct {
 		what string
-		of   func(p *PodSeries) ([]int64, []int64)
+		of   func(p *snapshot.PodSeries) ([]int64, []int64)
 	}{
-		{"disk read + write", func(p *PodSeries) ([]int64, []int64) { return p.DiskReadBytes, p.DiskWriteBytes }},
-		{"network in + out", func(p *PodSeries) ([]int64, []int64) { return p.NetReceiveBytes, p.NetTransmitBytes }},
+		{"disk read + write", func(p *snapshot.PodSeries) ([]int64, []int64) { return p.DiskReadBytes, p.DiskWriteBytes }},
+		{"network in + out", func(p *snapshot.PodSeries) ([]int64, []int64) { return p.NetReceiveBytes, p.NetTransmitBytes }},
 	} {
 		if ll := podIOLines(run, st, ax, io.of); len(ll) > 0 {
 			p.raw(ax.chart("disk and network of the pods: "+io.what, "MB/s", 180, ll))
@@ -296,7 +298,7 @@ type stepAxis struct {
 
 // newStepAxis lays out a step's time axis. An interval is the series' length, else the step's,
 // else 10 s; the axis starts at the series' origin (else its start) and ends with its last entry.
-func newStepAxis(run string, s benchv1.StepResult, st *StepSeries) stepAxis {
+func newStepAxis(run string, s benchv1.StepResult, st *measure.IndexedSeries) stepAxis {
 	ax := stepAxis{step: s.Index, length: st.Series.LengthSeconds}
 	if ax.length <= 0 {
 		ax.length = st.LengthSeconds
@@ -329,7 +331,7 @@ func (ax stepAxis) chart(what, ylabel string, height int, lines []line) string {
 }
 
 // latencyLines are one line per transaction type in the series: its p90 per entry.
-func latencyLines(st *StepSeries, ax stepAxis) []line {
+func latencyLines(st *measure.IndexedSeries, ax stepAxis) []line {
 	var lat []line
 	for i, t := range benchv1.Transactions {
 		col := st.Series.Types[snapshot.Transaction(t)]
@@ -352,7 +354,7 @@ func replayLagLines(run string, lags map[string][]int64, ax stepAxis) []line {
 
 // databaseCPULines are one line per database pod: its CPU in cores per interval. A pod keeps its
 // colour by its place among all the step's pods.
-func databaseCPULines(run string, st *StepSeries, ax stepAxis) []line {
+func databaseCPULines(run string, st *measure.IndexedSeries, ax stepAxis) []line {
 	var cpu []line
 	for i, name := range sortedKeys(st.Resources) {
 		pod := st.Resources[name]
@@ -366,7 +368,7 @@ func databaseCPULines(run string, st *StepSeries, ax stepAxis) []line {
 
 // podIOLines are one line per pod with disk and network figures: the sum of the two columns of
 // one kind (of) in MB/s per interval.
-func podIOLines(run string, st *StepSeries, ax stepAxis, of func(p *PodSeries) ([]int64, []int64)) []line {
+func podIOLines(run string, st *measure.IndexedSeries, ax stepAxis, of func(p *snapshot.PodSeries) ([]int64, []int64)) []line {
 	var ll []line
 	for i, name := range sortedKeys(st.Resources) {
 		pod := st.Resources[name]
@@ -386,7 +388,7 @@ func podIOLines(run string, st *StepSeries, ax stepAxis, of func(p *PodSeries) (
 
 // timeMarks are a step's checkpoints and faults (pods named as shortPod does) on its time axis,
 // and its outage as a band.
-func timeMarks(run string, st *StepSeries, s benchv1.StepResult, origin time.Time, length float64, xOf func(int) float64) ([]vmark, []band) {
+func timeMarks(run string, st *measure.IndexedSeries, s benchv1.StepResult, origin time.Time, length float64, xOf func(int) float64) ([]vmark, []band) {
 	var marks []vmark
 	for i, n := range st.Series.Checkpoints {
 		if n > 0 && i < len(st.Series.Index) {

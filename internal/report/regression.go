@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
@@ -145,9 +147,6 @@ type RunFigures struct {
 	lower map[string]bool
 }
 
-// NewOrdersCounted is the New-Orders a step counted: its tpmC over its measured minutes.
-func NewOrdersCounted(s benchv1.StepResult) float64 { return s.TpmC * measuredMinutes(s) }
-
 // TpmCSample is a single run's tpmC with its counting noise from n New-Orders counted.
 func TpmCSample(tpmC, newOrders float64) Sample {
 	if newOrders <= 0 {
@@ -165,7 +164,7 @@ func FiguresOf(run *benchv1.BenchmarkRun, histograms map[benchv1.Transaction]*hd
 		return f, false
 	}
 	step := run.Status.Steps[*r.Step]
-	n := NewOrdersCounted(step)
+	n := measure.NewOrdersCounted(step)
 	tpmc := TpmCSample(r.TpmC, n)
 	f.add(FigureTpmC, unitTpmC, false, tpmc)
 	f.add(FigureEfficiency, unitPercent, false, Sample{Value: r.Efficiency, Half95: r.Efficiency * tpmc.Half95 / math.Max(r.TpmC, 1e-9)})

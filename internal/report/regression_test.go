@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
@@ -114,7 +116,7 @@ func TestFiguresOfARun(t *testing.T) {
 		t.Errorf("figures %v, want %v (the SLA bounds NewOrder p90 only)", f.Order, want)
 	}
 	s := run.Status.Steps[*run.Status.Result.Step]
-	n := NewOrdersCounted(s)
+	n := measure.NewOrdersCounted(s)
 	if got := f.Samples[FigureTpmC]; got.Value != run.Status.Result.TpmC || math.Abs(got.Half95-1.96*got.Value/math.Sqrt(n)) > 1e-9 {
 		t.Errorf("tpmC %+v from %v New-Orders", got, n)
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 )
 
@@ -27,7 +29,7 @@ func precisionSentence(run *benchv1.BenchmarkRun, result benchv1.Result) string 
 		return ""
 	}
 	s := run.Status.Steps[*result.Step]
-	minutes := measuredMinutes(s)
+	minutes := measure.MeasuredMinutes(s)
 	n := s.TpmC * minutes
 	if n <= 0 {
 		return ""
@@ -57,22 +59,6 @@ func precisionSentence(run *benchv1.BenchmarkRun, result benchv1.Result) string 
 // events: 100/√n, one standard deviation of a Poisson count (the run's precision line and the
 // comparison's precision note).
 func countingNoisePercent(n float64) float64 { return 100 / math.Sqrt(n) }
-
-// measuredMinutes is a step's measured interval in minutes: its planned duration, unless its
-// start and end (whole seconds in the status) say it measured more than 2 s less or more, as a
-// step stopped early does.
-func measuredMinutes(s benchv1.StepResult) float64 {
-	planned := 0.0
-	if s.Duration != nil {
-		planned = s.Duration.Minutes()
-	}
-	if s.StartTime != nil && s.EndTime != nil && s.EndTime.After(s.StartTime.Time) {
-		if measured := s.EndTime.Sub(s.StartTime.Time).Minutes(); planned == 0 || math.Abs(measured-planned)*60 > 2 {
-			return measured
-		}
-	}
-	return planned
-}
 
 // minutesWords writes a measured interval: "2m0s", "10m0s", "1m30s".
 func minutesWords(minutes float64) string {

@@ -9,13 +9,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/jackc/pgx/v5"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
-	"github.com/tpcc-operator/tpcc-operator/internal/report"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 )
 
@@ -168,7 +169,7 @@ ORDER BY (run_uid::text = $1) DESC, created_at DESC`, ref, name, ns)
 // LoadRun reads a recorded run back as the BenchmarkRun it was — metadata, spec and status as of
 // its last write — with its steps' time series: enough to render its report exactly as from the
 // live objects (internal/report).
-func LoadRun(ctx context.Context, conn *pgx.Conn, uid string) (*benchv1.BenchmarkRun, *report.Series, error) {
+func LoadRun(ctx context.Context, conn *pgx.Conn, uid string) (*benchv1.BenchmarkRun, *measure.SeriesReport, error) {
 	if err := checkSchema(ctx, conn); err != nil {
 		return nil, nil, err
 	}
@@ -201,62 +202,58 @@ func LoadRun(ctx context.Context, conn *pgx.Conn, uid string) (*benchv1.Benchmar
 		return nil, nil, err
 	}
 	defer rows.Close()
-	var series *report.Series
+	var series *measure.SeriesReport
 	for rows.Next() {
 		var index int32
 		var body []byte
 		if err := rows.Scan(&index, &body); err != nil {
 			return nil, nil, err
 		}
-		s, err := report.DecodeStepSeries(body, index)
+		s, err := measure.DecodeStepSeries(body, index)
 		if err != nil {
 			return nil, nil, fmt.Errorf("run %s: %w", uid, err)
 		}
 		if series == nil {
-			series = &report.Series{SchemaVersion: 1}
+			series = &measure.SeriesReport{SchemaVersion: 1}
 		}
 		series.Steps = append(series.Steps, *s)
 	}
 	return run, series, rows.Err()
 }
 
-// Figures are a recorded run's figures at its result step (report.FiguresOf), its latency
-// percentiles from the step's stored histograms. ok is false for a run without a result.
-func Figures(ctx context.Context, conn *pgx.Conn, uid string) (report.RunFigures, bool, error) {
+// ResultHistograms reads a recorded run back (LoadRun) with the latency histograms its result
+// step stored, by transaction: what report.FiguresOf takes. A run without a result has none.
+func ResultHistograms(ctx context.Context, conn *pgx.Conn, uid string) (*benchv1.BenchmarkRun, map[benchv1.Transaction]*hdr.Histogram, error) {
 	run, _, err := LoadRun(ctx, conn, uid)
 	if err != nil {
-		return report.RunFigures{}, false, err
+		return nil, nil, err
 	}
 	histograms := map[benchv1.Transaction]*hdr.Histogram{}
 	if r := run.Status.Result; r != nil && r.Step != nil {
 		var body []byte
 		err := conn.QueryRow(ctx, `SELECT coalesce(histograms, '{}'::jsonb) FROM tpcc.steps WHERE run_uid::text = $1 AND step_index = $2`, uid, *r.Step).Scan(&body)
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return report.RunFigures{}, false, err
+			return nil, nil, err
 		}
 		encoded := map[string]string{}
 		if len(body) > 0 {
 			if err := json.Unmarshal(body, &encoded); err != nil {
-				return report.RunFigures{}, false, err
+				return nil, nil, err
 			}
 		}
 		for t, e := range encoded {
 			h, err := snapshot.DecodeHistogram(e)
 			if err != nil {
-				return report.RunFigures{}, false, fmt.Errorf("run %s step %d %s: %w", uid, *r.Step, t, err)
+				return nil, nil, fmt.Errorf("run %s step %d %s: %w", uid, *r.Step, t, err)
 			}
 			histograms[benchv1.Transaction(t)] = h
 		}
 	}
-	f, ok := report.FiguresOf(run, histograms)
-	if ended := endOf(run); !ended.IsZero() {
-		f.Ended = ended
-	}
-	return f, ok, nil
+	return run, histograms, nil
 }
 
-// endOf is when a run ended, by its Complete or Failed condition.
-func endOf(run *benchv1.BenchmarkRun) time.Time {
+// EndedAt is when a run ended, by its Complete or Failed condition (zero while it runs).
+func EndedAt(run *benchv1.BenchmarkRun) time.Time {
 	for _, c := range run.Status.Conditions {
 		if (c.Type == benchv1.ConditionComplete || c.Type == benchv1.ConditionFailed) && c.Status == metav1.ConditionTrue {
 			return c.LastTransitionTime.Time

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+
 	"github.com/jackc/pgx/v5"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
@@ -221,7 +223,7 @@ func TestLoadRunRebuildsTheReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	live := &report.Series{SchemaVersion: 1}
+	live := &measure.SeriesReport{SchemaVersion: 1}
 	for _, s := range run.Status.Steps {
 		body := []byte{}
 		for k := 0; ; k++ {
@@ -231,7 +233,7 @@ func TestLoadRunRebuildsTheReport(t *testing.T) {
 			}
 			body = append(body, f.Data...)
 		}
-		ss, err := report.DecodeStepSeries(body, s.Index)
+		ss, err := measure.DecodeStepSeries(body, s.Index)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -343,9 +345,18 @@ func TestFiguresAndRegression(t *testing.T) {
 		}
 	}
 	figures := func(run *benchv1.BenchmarkRun) report.RunFigures {
-		f, ok, err := Figures(ctx, conn, string(run.UID))
-		if err != nil || !ok {
-			t.Fatalf("figures of %s: %v %v", run.Name, ok, err)
+		recorded, histograms, err := ResultHistograms(ctx, conn, string(run.UID))
+		if err != nil {
+			t.Fatalf("figures of %s: %v", run.Name, err)
+		}
+		f, ok := report.FiguresOf(recorded, histograms)
+		if !ok {
+			t.Fatalf("figures of %s: no result", run.Name)
+		}
+		if ended := EndedAt(recorded); ended.IsZero() {
+			t.Errorf("%s: no end recorded", run.Name)
+		} else {
+			f.Ended = ended
 		}
 		return f
 	}

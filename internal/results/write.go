@@ -9,12 +9,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+
 	"github.com/jackc/pgx/v5"
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/outbox"
-	"github.com/tpcc-operator/tpcc-operator/internal/report"
 )
 
 // Every row has a natural key — a run by its UID, a step by its run's UID and index, a result by
@@ -260,7 +261,7 @@ INSERT INTO tpcc.steps (run_uid, step_index, kind, attempt, active_warehouses, p
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
 ON CONFLICT (run_uid, step_index) DO NOTHING`,
 		uid, s.Index, string(orKind(s.Kind)), max(1, s.Attempt), s.ActiveWarehouses, s.Pods, string(s.EffectiveVerdict()), s.Compliant,
-		s.TpmC, s.Efficiency, report.NewOrdersCounted(s), s.Errors, s.LatencyRatio, start, end, duration, reasons, jsonOf(s),
+		s.TpmC, s.Efficiency, measure.NewOrdersCounted(s), s.Errors, s.LatencyRatio, start, end, duration, reasons, jsonOf(s),
 		summary, checks, histograms, series)
 	if err != nil {
 		return false, err
@@ -344,7 +345,7 @@ func writeResult(ctx context.Context, tx pgx.Tx, run *outbox.Run) (bool, error) 
 		}
 		if r.Step != nil {
 			if s, ok := stepAt(run.Status.Steps, *r.Step); ok {
-				n := report.NewOrdersCounted(s)
+				n := measure.NewOrdersCounted(s)
 				newOrders = &n
 			}
 		}
