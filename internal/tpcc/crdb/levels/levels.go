@@ -20,4 +20,3 @@ func EnablingSetting(l isolation.Level) string {
 	}
 	return ""
 }
-
