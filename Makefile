@@ -59,7 +59,7 @@ verify: $(CONTROLLER_GEN) ## Fail when generated files are stale, code is unform
 # alone): they wait on TPC-C's clock part of the time, so three keep two cores busy. The workload's
 # minutes are its PostgreSQL-wire driver's tests against the local cluster (internal/tpcc/pgwire);
 # the core's take under a minute. CockroachDB's grammar (its own module) runs beside them.
-LONG_TEST_PACKAGES := ./controllers ./internal/tpcc/pgwire ./cmd/tpcc
+LONG_TEST_PACKAGES := ./controllers/run ./internal/tpcc/pgwire ./cmd/tpcc
 GO_TEST_P ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ "$$n" -gt 3 ] && echo "$$n" || echo 3)
 
 .PHONY: test

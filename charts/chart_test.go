@@ -744,7 +744,7 @@ func TestKustomizeOverlaySetsBothImages(t *testing.T) {
 
 // TestCreatedResourcesCanBeReadBack: every kind the manager creates it must also be able to read,
 // because it creates objects once and, when one of that name exists (a pass repeated after a
-// restart), reads it to check it is the run's own (controllers/apply.go createOwned). A kind
+// restart), reads it to check it is the run's own (internal/kube CreateOwned). A kind
 // granted create without get works until the manager restarts mid-run, then the run stalls on
 // "forbidden" (the e2e's killed manager found it for NetworkPolicies). Events are written, never
 // read back.

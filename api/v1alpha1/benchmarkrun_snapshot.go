@@ -82,3 +82,10 @@ const (
 	// exist, asked for none, or ended without one), or its volume snapshots are gone or failed.
 	ReasonRestoreUnavailable = "RestoreUnavailable"
 )
+
+// SnapshotReady says whether the run's snapshot of its loaded data is taken (spec.database.snapshot):
+// a later run can restore from it.
+func (s *BenchmarkRunStatus) SnapshotReady() bool {
+	l := s.Load
+	return l != nil && l.Snapshot != nil && l.Snapshot.ReadyTime != nil
+}

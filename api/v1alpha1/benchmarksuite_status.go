@@ -7,6 +7,9 @@ import (
 // SuiteLabel marks the BenchmarkRuns a suite creates with the suite's name.
 const SuiteLabel = "bench.oltp.io/suite"
 
+// SuiteDatabaseLabel marks a suite's run with the suite database it measures.
+const SuiteDatabaseLabel = "bench.oltp.io/suite-database"
+
 // BenchmarkSuiteStatus is the progress of a suite's runs and the comparison of its databases.
 type BenchmarkSuiteStatus struct {
 	// Phase is Pending, Running, Succeeded (every run ended, at least one with a result) or Failed

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tpcc-operator/tpcc-operator/internal/engines"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -24,9 +26,11 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
-	"github.com/tpcc-operator/tpcc-operator/controllers"
+	"github.com/tpcc-operator/tpcc-operator/controllers/run"
+	"github.com/tpcc-operator/tpcc-operator/controllers/suite"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines/registry"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
+	"github.com/tpcc-operator/tpcc-operator/internal/podmetrics"
 )
 
 func main() {
@@ -37,7 +41,7 @@ func main() {
 		networkPolicy                                               bool
 		operatorNamespace, operatorPodLabels                        string
 	)
-	cfg := controllers.DefaultConfig()
+	cfg := run.DefaultConfig()
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "Address the metrics endpoint binds to; 0 disables it.")
 	flag.BoolVar(&metricsSecure, "metrics-secure", false, "Serve metrics over HTTPS, authenticated and authorized through the API server.")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "Address the /healthz and /readyz probes bind to.")
@@ -94,7 +98,7 @@ func main() {
 		leaderElect: leaderElect, leaderElectionNamespace: leaderElectionNamespace, namespaces: namespaces,
 		reconciler: cfg, kubeletMetrics: kubeletMetrics,
 	}
-	if err := run(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), opts); err != nil {
+	if err := serve(ctrl.SetupSignalHandler(), ctrl.GetConfigOrDie(), opts); err != nil {
 		setupLog.Error(err, "manager stopped")
 		os.Exit(1)
 	}
@@ -103,10 +107,13 @@ func main() {
 type managerOptions struct {
 	metricsAddr, probeAddr, leaderElectionNamespace, namespaces string
 	metricsSecure, leaderElect, kubeletMetrics                  bool
-	reconciler                                                  controllers.Config
+	reconciler                                                  run.Config
 }
 
-func run(ctx context.Context, cfg *rest.Config, o managerOptions) error {
+func serve(ctx context.Context, cfg *rest.Config, o managerOptions) error {
+	if o.reconciler.Engines == nil {
+		o.reconciler.Engines = registry.Default()
+	}
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, benchv1.AddToScheme, o.reconciler.Engines.AddToScheme} {
 		if err := add(scheme); err != nil {
@@ -138,19 +145,19 @@ func run(ctx context.Context, cfg *rest.Config, o managerOptions) error {
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)
 	}
-	checker, err := controllers.NewOperatorChecker(cfg)
+	checker, err := engines.NewOperatorChecker(cfg)
 	if err != nil {
 		return fmt.Errorf("creating the database operator check: %w", err)
 	}
-	logOperators(checker)
+	logOperators(o.reconciler.Engines, checker)
 	if o.kubeletMetrics {
-		read, err := controllers.KubeletMetricsReader(cfg)
+		read, err := podmetrics.KubeletMetricsReader(cfg)
 		if err != nil {
 			return fmt.Errorf("the kubelet metrics reader: %w", err)
 		}
 		o.reconciler.NodeMetrics = read
 	}
-	reconciler := &controllers.BenchmarkRunReconciler{
+	reconciler := &run.Reconciler{
 		Client:    mgr.GetClient(),
 		Scheme:    mgr.GetScheme(),
 		Recorder:  mgr.GetEventRecorder("tpcc-operator"),
@@ -160,7 +167,7 @@ func run(ctx context.Context, cfg *rest.Config, o managerOptions) error {
 	if err := reconciler.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the BenchmarkRun controller: %w", err)
 	}
-	suites := &controllers.BenchmarkSuiteReconciler{
+	suites := &suite.Reconciler{
 		Client:       mgr.GetClient(),
 		Scheme:       mgr.GetScheme(),
 		Recorder:     mgr.GetEventRecorder("tpcc-operator"),
@@ -183,9 +190,9 @@ func run(ctx context.Context, cfg *rest.Config, o managerOptions) error {
 // logOperators says at start which engines' database operators are installed in a supported
 // version; runs of an engine whose operator is missing or unsupported fail at once with
 // DatabaseOperatorMissing or DatabaseOperatorUnsupported (docs/troubleshooting.md).
-func logOperators(checker *controllers.OperatorChecker) {
+func logOperators(known *registry.Registry, checker *engines.OperatorChecker) {
 	log := ctrl.Log.WithName("setup")
-	reports, err := controllers.CheckOperators(checker, registry.Default())
+	reports, err := known.CheckOperators(checker)
 	if err != nil {
 		log.Error(err, "cannot check the database operators' CRDs; runs are checked one by one")
 		return

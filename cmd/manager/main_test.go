@@ -37,7 +37,7 @@ func TestManagerServesProbesAndMetrics(t *testing.T) {
 		leaderElect: true, leaderElectionNamespace: "default", namespaces: "default, bench",
 	}
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, env.Config, opts) }()
+	go func() { done <- serve(ctx, env.Config, opts) }()
 	defer func() {
 		cancel()
 		if err := <-done; err != nil {

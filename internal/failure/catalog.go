@@ -3,7 +3,7 @@
 // means and what to do about it. It is pure data: the kubectl plugin prints the hint of a failed
 // run's reason, docs/troubleshooting.md's tables are rendered from it (TestTroubleshootingTables),
 // and the controllers' TestEveryFailureReasonIsCatalogued finds every reason the controllers can
-// set (go/ast over controllers/*.go) and requires an entry here for each, and nothing else here.
+// set (go/ast over controllers/run and controllers/suite) and requires an entry here for each, and nothing else here.
 package failure
 
 import (

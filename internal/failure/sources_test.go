@@ -17,18 +17,32 @@ import (
 // Every failure reason the controllers can set has an entry in internal/failure (which
 // docs/troubleshooting.md's tables are rendered from and the kubectl plugin takes its hints from),
 // and the catalog lists no reason the controllers never set. The reasons are found in the source
-// (go/ast over controllers/*.go), so a new reason fails this test until it is documented:
+// (go/ast over the reconcilers' packages, controllers/run and controllers/suite), so a new reason
+// fails this test until it is documented:
 //   - BenchmarkRun: the reason argument of every r.fail(ctx, run, REASON, message) call — a string
 //     literal, or a variable whose values are string literals assigned in the same function or
 //     returned (as the same named result) by the same-package function it is assigned from;
 //   - BenchmarkSuite runs: string literals assigned to a record's .Reason in a statement that also
 //     sets its .Phase to benchv1.PhaseFailed;
-//   - BenchmarkSuite: the reason of every setConditionIn(…, benchv1.ConditionFailed,
+//   - BenchmarkSuite: the reason of every kube.SetCondition(…, benchv1.ConditionFailed,
 //     metav1.ConditionTrue, REASON, …).
 //
 // A reason argument the test cannot follow fails it, naming the place: pass a literal instead.
 func TestEveryFailureReasonIsCatalogued(t *testing.T) {
-	found, problems := failureReasonsInSource(t, filepath.Join("..", "..", "controllers"))
+	found, problems := map[Kind]map[string][]string{}, []string(nil)
+	controllers := filepath.Join("..", "..", "controllers")
+	for _, dirs := range [][]string{{filepath.Join(controllers, "run"), filepath.Join(controllers, "run", "plan")}, {filepath.Join(controllers, "suite")}} {
+		f, p := failureReasonsInSource(t, dirs...)
+		for kind, names := range f {
+			if found[kind] == nil {
+				found[kind] = map[string][]string{}
+			}
+			for name, at := range names {
+				found[kind][name] = append(found[kind][name], at...)
+			}
+		}
+		problems = append(problems, p...)
+	}
 	for _, p := range problems {
 		t.Error(p)
 	}
@@ -117,12 +131,16 @@ func record() {
 }
 
 // failureReasonsInSource scans the non-test Go files of dir: found[kind][reason] lists where.
-func failureReasonsInSource(t *testing.T, dir string) (map[Kind]map[string][]string, []string) {
+func failureReasonsInSource(t *testing.T, dirs ...string) (map[Kind]map[string][]string, []string) {
 	t.Helper()
 	fset := token.NewFileSet()
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	if err != nil {
-		t.Fatal(err)
+	var files []string
+	for _, dir := range dirs {
+		matches, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, matches...)
 	}
 	funcs := map[string]*ast.FuncDecl{} // same-package functions (not methods) by name
 	consts := map[string]string{}       // package-level string constants
@@ -155,7 +173,7 @@ func failureReasonsInSource(t *testing.T, dir string) (map[Kind]map[string][]str
 		}
 	}
 	// The API package's string constants (benchv1.ReasonX), where the controllers name reasons.
-	if apiFiles, _ := filepath.Glob(filepath.Join(dir, "..", "api", "v1alpha1", "*.go")); len(apiFiles) > 0 {
+	if apiFiles, _ := filepath.Glob(filepath.Join("..", "..", "api", "v1alpha1", "*.go")); len(apiFiles) > 0 {
 		for _, name := range apiFiles {
 			if strings.HasSuffix(name, "_test.go") || strings.HasPrefix(filepath.Base(name), "zz_") {
 				continue
@@ -209,7 +227,7 @@ func failureReasonsInSource(t *testing.T, dir string) (map[Kind]map[string][]str
 							add(Run, name, n.Pos())
 						}
 					}
-					if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "setConditionIn" && len(n.Args) == 6 &&
+					if name := exprString(n.Fun); (name == "setConditionIn" || name == "kube.SetCondition") && len(n.Args) == 6 &&
 						exprString(n.Args[2]) == "benchv1.ConditionFailed" && exprString(n.Args[3]) == "metav1.ConditionTrue" {
 						if lit, ok := stringLit(n.Args[4]); ok {
 							add(Suite, lit, n.Pos())
@@ -247,7 +265,7 @@ func reasonValues(e ast.Expr, fn *ast.FuncDecl, funcs map[string]*ast.FuncDecl, 
 			return []string{v}, true // an API constant, benchv1.ReasonX
 		}
 		if exprString(sel) == "conflict.Reason" {
-			// A ConflictError (controllers/apply.go) stops a run on an object someone else owns;
+			// A kube.ConflictError stops a run on an object someone else owns;
 			// its reasons are the API's Reason…Conflict constants.
 			var out []string
 			for name, v := range consts {
@@ -310,11 +328,15 @@ func funcExprIdent(call *ast.CallExpr, ok bool) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	id, isIdent := call.Fun.(*ast.Ident)
-	if !isIdent {
-		return "", false
+	switch f := call.Fun.(type) {
+	case *ast.Ident:
+		return f.Name, true
+	case *ast.SelectorExpr: // a function of another scanned package (plan.Next)
+		if _, isPackage := f.X.(*ast.Ident); isPackage {
+			return f.Sel.Name, true
+		}
 	}
-	return id.Name, true
+	return "", false
 }
 
 // returnedValues resolves the i-th result of fn: each return statement's i-th expression (a

@@ -3,6 +3,9 @@ package kube
 import (
 	"context"
 	"fmt"
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -114,4 +117,15 @@ func JobCondition(job *batchv1.Job, conditionType batchv1.JobConditionType) *bat
 		}
 	}
 	return nil
+}
+
+// MergeRequeue is the sooner of a pass's requeue and the recorder's.
+func MergeRequeue(result ctrl.Result, wait time.Duration) ctrl.Result {
+	if wait <= 0 || result.Requeue {
+		return result
+	}
+	if result.RequeueAfter == 0 || wait < result.RequeueAfter {
+		result.RequeueAfter = wait
+	}
+	return result
 }

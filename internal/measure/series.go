@@ -383,3 +383,6 @@ func DecodeStepSeries(gz []byte, index int32) (*IndexedSeries, error) {
 	s.Index = index
 	return &s, nil
 }
+
+// IOMetricsSource names where the pods' disk and network figures come from when kubelets answer.
+const IOMetricsSource = "kubelet cAdvisor (nodes/proxy)"

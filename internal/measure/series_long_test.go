@@ -198,7 +198,7 @@ func TestLongStepFaultMeasuredAsShort(t *testing.T) {
 // use after a GC, the series' entries, its stored size (gzipped JSON as saveSeries writes it) and
 // ConfigMap parts, and the mean time of one poll's collect and encode over the last hour:
 //
-//	go test ./controllers/ -run XXX -bench LongStepSeries -benchtime 1x
+//	go test ./internal/measure/ -run XXX -bench LongStepSeries -benchtime 1x
 func BenchmarkLongStepSeries(b *testing.B) {
 	for b.Loop() {
 		var spent time.Duration

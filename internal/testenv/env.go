@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/yaml"
 
 	cnpgv1 "github.com/cloudnative-pg/api/pkg/api/v1"
 
@@ -33,9 +35,29 @@ type Env struct {
 	RepoRoot string
 }
 
+// Option changes the API server a test binary starts.
+type Option func(*options)
+
+type options struct {
+	// ownCRDs transforms the operator's own CRDs (config/crd/bases) before they are installed.
+	ownCRDs []func(*apiextensionsv1.CustomResourceDefinition)
+}
+
+// WithOwnCRDs has the operator's own CRDs changed by f before they are installed: a test
+// engine's name added to spec.database.engine's enum, as a real engine adds itself to the API.
+func WithOwnCRDs(f func(*apiextensionsv1.CustomResourceDefinition)) Option {
+	return func(o *options) { o.ownCRDs = append(o.ownCRDs, f) }
+}
+
 // Start starts kube-apiserver and etcd. KUBEBUILDER_ASSETS names their folder; when it is unset,
 // hack/envtest-assets.sh provides them (built from source and cached on first use).
-func Start() (*Env, error) { return start(CRDPaths) }
+func Start(opts ...Option) (*Env, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return startWith(CRDPaths, o)
+}
 
 // StartWithoutOperators starts an API server with the operator's own CRDs only: a cluster where
 // no database operator is installed.
@@ -51,6 +73,10 @@ func StartEmpty() (*Env, error) {
 }
 
 func start(crdPaths func(root string) ([]string, error)) (*Env, error) {
+	return startWith(crdPaths, options{})
+}
+
+func startWith(crdPaths func(root string) ([]string, error), o options) (*Env, error) {
 	root, err := RepoRoot()
 	if err != nil {
 		return nil, err
@@ -66,6 +92,14 @@ func start(crdPaths func(root string) ([]string, error)) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
+	var changed []*apiextensionsv1.CustomResourceDefinition
+	if len(o.ownCRDs) > 0 {
+		own := filepath.Join(root, "config", "crd", "bases")
+		if changed, err = readCRDs(own, o.ownCRDs); err != nil {
+			return nil, err
+		}
+		crds = slices.DeleteFunc(crds, func(p string) bool { return p == own })
+	}
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
 		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, benchv1alpha1.AddToScheme, cnpgv1.AddToScheme,
@@ -79,8 +113,8 @@ func start(crdPaths func(root string) ([]string, error)) (*Env, error) {
 		ErrorIfCRDPathMissing: true,
 		Scheme:                scheme,
 		// envtest waits 10 s by default for the CRDs to be served: on a loaded 2-core machine (the
-		// e2e's cluster beside make test) that once ran out before the API server had them.
-		CRDInstallOptions: envtest.CRDInstallOptions{MaxTime: time.Minute},
+		// e2e's cluster beside make test) that is not always enough.
+		CRDInstallOptions: envtest.CRDInstallOptions{MaxTime: time.Minute, CRDs: changed},
 	}
 	cfg, err := env.Start()
 	if err != nil {
@@ -119,9 +153,9 @@ func stderrOf(err error) string {
 
 // Main is a TestMain for packages whose tests need the API server: it starts it, hands the
 // environment and a direct (uncached) client to use, runs the tests, stops it and exits.
-func Main(m *testing.M, use func(env *Env, c client.Client)) {
+func Main(m *testing.M, use func(env *Env, c client.Client), opts ...Option) {
 	ctrllog.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.ErrorLevel)))
-	env, err := Start()
+	env, err := Start(opts...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -138,4 +172,28 @@ func Main(m *testing.M, use func(env *Env, c client.Client)) {
 		fmt.Fprintln(os.Stderr, "stopping envtest:", err)
 	}
 	os.Exit(code)
+}
+
+// readCRDs reads the CRDs of the YAML files in dir and applies each change to them.
+func readCRDs(dir string, changes []func(*apiextensionsv1.CustomResourceDefinition)) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	var out []*apiextensionsv1.CustomResourceDefinition
+	for _, f := range files {
+		body, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := yaml.UnmarshalStrict(body, crd); err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		for _, change := range changes {
+			change(crd)
+		}
+		out = append(out, crd)
+	}
+	return out, nil
 }

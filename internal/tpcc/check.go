@@ -52,7 +52,7 @@ func (o *CheckOptions) Validate() error {
 // warehouses is read in one read-only snapshot transaction of the driver's (CheckBackend), so
 // every condition of a chunk sees the same state; chunks run in parallel and may see different
 // snapshots, which only matters if a workload is running. A driver evaluates the conditions in
-// its own query language, or in the client from range scans (CheckChunkRows).
+// its own query language, or in the client from range scans (internal/tpcc/clientcheck).
 // The range must be loaded (all its warehouses done in the meta table), else an error names the
 // missing warehouses before any condition runs.
 func Check(ctx context.Context, o CheckOptions) ([]CheckResult, error) {

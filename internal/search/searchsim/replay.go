@@ -33,7 +33,7 @@ func (s *Sweep) NewTrial(rng *rand.Rand) *Trial {
 type ReplayOutcome struct {
 	Decision search.Decision
 	Steps    []search.StepOutcome
-	// Minutes is the search time as controllers/result.go counts it (status.result.searchTime):
+	// Minutes is the search time as controllers/run/result.go counts it (status.result.searchTime):
 	// every step's ramp-up plus its planned measured interval, at the sweep's step lengths.
 	Minutes float64
 	// EarlyMinutes counts the measured time a step actually ran: a step certain to fail ends early.

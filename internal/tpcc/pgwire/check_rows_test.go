@@ -12,10 +12,11 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/clientcheck"
 )
 
 // rowsFlavour is a flavour whose check evaluates the conditions in the client from range scans
-// (tpcc.CheckChunkRows, the path of a driver without the conditions' SQL) over PostgreSQL's rows,
+// (clientcheck.ChunkRows, the path of a driver without the conditions' SQL) over PostgreSQL's rows,
 // so that it can be compared with the SQL conditions on the same data.
 type rowsFlavour struct{ *Flavour }
 
@@ -32,17 +33,17 @@ func (f rowsFlavour) OpenCheck(ctx context.Context, o tpcc.CheckOptions) (tpcc.C
 type pgRowsCheck struct{ *pgCheck }
 
 func (p *pgRowsCheck) CheckChunk(ctx context.Context, results []tpcc.CheckResult, from, to int) ([]tpcc.ChunkFinding, error) {
-	snapshot := func(ctx context.Context, f func(context.Context, tpcc.CheckScan) error) error {
+	snapshot := func(ctx context.Context, f func(context.Context, clientcheck.Scan) error) error {
 		return pgx.BeginTxFunc(ctx, p.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-			return f(ctx, func(ctx context.Context, r tpcc.CheckRead, from, to int, row func([]tpcc.CheckValue) error) error {
+			return f(ctx, func(ctx context.Context, r clientcheck.Read, from, to int, row func([]clientcheck.Value) error) error {
 				return pgScan(ctx, tx, r, from, to, row)
 			})
 		})
 	}
-	return tpcc.CheckChunkRows(ctx, snapshot, results, from, to)
+	return clientcheck.ChunkRows(ctx, snapshot, results, from, to)
 }
 
-func pgScan(ctx context.Context, tx pgx.Tx, r tpcc.CheckRead, from, to int, row func([]tpcc.CheckValue) error) error {
+func pgScan(ctx context.Context, tx pgx.Tx, r clientcheck.Read, from, to int, row func([]clientcheck.Value) error) error {
 	cols := strings.Join(r.Columns, ", ")
 	sql := fmt.Sprintf("SELECT %s FROM %s WHERE %s BETWEEN $1 AND $2", cols, r.Table.Name, r.Bound)
 	if r.Count {
@@ -58,23 +59,23 @@ func pgScan(ctx context.Context, tx pgx.Tx, r tpcc.CheckRead, from, to int, row 
 		if err != nil {
 			return err
 		}
-		vals := make([]tpcc.CheckValue, len(raw))
+		vals := make([]clientcheck.Value, len(raw))
 		for i, x := range raw {
 			switch v := x.(type) {
 			case nil:
-				vals[i] = tpcc.CheckNull
+				vals[i] = clientcheck.Null
 			case int32:
-				vals[i] = tpcc.CheckInt(int64(v))
+				vals[i] = clientcheck.Int(int64(v))
 			case int64:
-				vals[i] = tpcc.CheckInt(v)
+				vals[i] = clientcheck.Int(v)
 			case time.Time:
-				vals[i] = tpcc.CheckInt(v.UnixMicro())
+				vals[i] = clientcheck.Int(v.UnixMicro())
 			case pgtype.Numeric:
 				cents, err := tpcc.DecimalCents(new(big.Int).Mul(v.Int, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(max(v.Exp, 0))), nil)), int(-min(v.Exp, 0)))
 				if err != nil {
 					return err
 				}
-				vals[i] = tpcc.CheckInt(cents)
+				vals[i] = clientcheck.Int(cents)
 			default:
 				return fmt.Errorf("%s: no conversion of %T", r.Columns[i], x)
 			}

@@ -14,9 +14,10 @@ import (
 	"github.com/ydb-platform/ydb-go-sdk/v3/types"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/clientcheck"
 )
 
-// ydbCheck evaluates the conditions in the client from YQL range scans (tpcc.CheckChunkRows): YQL
+// ydbCheck evaluates the conditions in the client from YQL range scans (clientcheck.ChunkRows): YQL
 // differs from the conditions' SQL in too many details (joins, aliases, decimal arithmetic) for
 // one text to serve both.
 type ydbCheck struct{ db *ydb.Driver }
@@ -60,18 +61,18 @@ func deref(p *int32) int32 {
 }
 
 func (y *ydbCheck) CheckChunk(ctx context.Context, results []tpcc.CheckResult, from, to int) ([]tpcc.ChunkFinding, error) {
-	snapshot := func(ctx context.Context, f func(context.Context, tpcc.CheckScan) error) error {
+	snapshot := func(ctx context.Context, f func(context.Context, clientcheck.Scan) error) error {
 		return y.db.Query().DoTx(ctx, func(ctx context.Context, tx query.TxActor) error {
-			return f(ctx, func(ctx context.Context, r tpcc.CheckRead, from, to int, row func([]tpcc.CheckValue) error) error {
+			return f(ctx, func(ctx context.Context, r clientcheck.Read, from, to int, row func([]clientcheck.Value) error) error {
 				return ydbScan(ctx, tx, r, from, to, row)
 			})
 		}, query.WithTxSettings(ydbSnapshotRead), query.WithIdempotent())
 	}
-	return tpcc.CheckChunkRows(ctx, snapshot, results, from, to)
+	return clientcheck.ChunkRows(ctx, snapshot, results, from, to)
 }
 
 // ydbCheckQuery is the YQL of one range scan.
-func ydbCheckQuery(r tpcc.CheckRead, from, to int) ydbQuery {
+func ydbCheckQuery(r clientcheck.Read, from, to int) ydbQuery {
 	cols := strings.Join(r.Columns, ", ")
 	body := fmt.Sprintf("SELECT %s FROM `%s` WHERE %s BETWEEN $from AND $to", cols, r.Table.Name, r.Bound)
 	if r.Count {
@@ -82,7 +83,7 @@ func ydbCheckQuery(r tpcc.CheckRead, from, to int) ydbQuery {
 
 // ydbScan runs one range scan and converts each row. In the YDB schema only key columns are NOT
 // NULL; every other column arrives as Optional.
-func ydbScan(ctx context.Context, tx query.TxActor, r tpcc.CheckRead, from, to int, row func([]tpcc.CheckValue) error) error {
+func ydbScan(ctx context.Context, tx query.TxActor, r clientcheck.Read, from, to int, row func([]clientcheck.Value) error) error {
 	n := len(r.Columns)
 	if r.Count {
 		n++
@@ -106,7 +107,7 @@ func ydbScan(ctx context.Context, tx query.TxActor, r tpcc.CheckRead, from, to i
 	if r.Count {
 		dst[n-1] = new(uint64)
 	}
-	vals := make([]tpcc.CheckValue, n)
+	vals := make([]clientcheck.Value, n)
 	return readResultSets(ctx, tx, ydbCheckQuery(r, from, to), func(_ int, res query.Row) error {
 		if err := res.Scan(dst...); err != nil {
 			return err
@@ -122,33 +123,33 @@ func ydbScan(ctx context.Context, tx query.TxActor, r tpcc.CheckRead, from, to i
 	})
 }
 
-func ydbCheckValue(d any) (tpcc.CheckValue, error) {
+func ydbCheckValue(d any) (clientcheck.Value, error) {
 	switch x := d.(type) {
 	case *int32:
-		return tpcc.CheckInt(int64(*x)), nil
+		return clientcheck.Int(int64(*x)), nil
 	case *uint64:
-		return tpcc.CheckInt(int64(*x)), nil
+		return clientcheck.Int(int64(*x)), nil
 	case **int32:
 		if *x == nil {
-			return tpcc.CheckNull, nil
+			return clientcheck.Null, nil
 		}
-		return tpcc.CheckInt(int64(**x)), nil
+		return clientcheck.Int(int64(**x)), nil
 	case **time.Time:
 		if *x == nil {
-			return tpcc.CheckNull, nil
+			return clientcheck.Null, nil
 		}
-		return tpcc.CheckInt((*x).UnixMicro()), nil
+		return clientcheck.Int((*x).UnixMicro()), nil
 	case **types.Decimal:
 		if *x == nil {
-			return tpcc.CheckNull, nil
+			return clientcheck.Null, nil
 		}
 		cents, err := tpcc.DecimalCents(decimal.FromInt128((*x).Bytes, (*x).Precision), int((*x).Scale))
 		if err != nil {
-			return tpcc.CheckNull, err
+			return clientcheck.Null, err
 		}
-		return tpcc.CheckInt(cents), nil
+		return clientcheck.Int(cents), nil
 	}
-	return tpcc.CheckNull, fmt.Errorf("tpcc: no conversion of %T", d)
+	return clientcheck.Null, fmt.Errorf("tpcc: no conversion of %T", d)
 }
 
 // ydbWarehouseStates reads the load state of every warehouse.

@@ -9,6 +9,7 @@ import (
 	"github.com/ydb-platform/ydb-go-sdk/v3/types"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/clientcheck"
 )
 
 func TestYDBCheckQueries(t *testing.T) {
@@ -19,13 +20,13 @@ func TestYDBCheckQueries(t *testing.T) {
 		8: "DECLARE $from AS Int32;\nDECLARE $to AS Int32;\nSELECT ol_w_id, ol_d_id, ol_o_id, ol_number, ol_delivery_d, ol_amount FROM `order_line` WHERE ol_w_id BETWEEN $from AND $to;",
 	}
 	for i, w := range want {
-		if got := ydbCheckQuery(tpcc.CheckReads[i], 3, 12).text(); got != w {
+		if got := ydbCheckQuery(clientcheck.Reads[i], 3, 12).text(); got != w {
 			t.Errorf("read %d:\n got %s\nwant %s", i, got, w)
 		}
 	}
 	// Every read names columns of its table (column panics otherwise) of a kind the YDB scan
 	// converts.
-	for _, r := range tpcc.CheckReads {
+	for _, r := range clientcheck.Reads {
 		for _, c := range r.Columns {
 			if k := r.Column(c).Type.Kind; k == tpcc.KindVarchar || k == tpcc.KindChar {
 				t.Errorf("%s.%s: text is not read by the check", r.Table.Name, c)
@@ -50,14 +51,14 @@ func TestYDBCheckValues(t *testing.T) {
 	u := uint64(100000)
 	cases := []struct {
 		in   any
-		want tpcc.CheckValue
+		want clientcheck.Value
 	}{
-		{&i, tpcc.CheckInt(7)}, {&u, tpcc.CheckInt(100000)},
-		{func() **int32 { p := &i; return &p }(), tpcc.CheckInt(7)}, {&nilInt, tpcc.CheckNull},
-		{func() **time.Time { p := &ts; return &p }(), tpcc.CheckInt(ts.UnixMicro())}, {&nilTime, tpcc.CheckNull},
-		{func() **types.Decimal { p := money("-10.00"); return &p }(), tpcc.CheckInt(-1000)},
-		{func() **types.Decimal { p := money("300000.01"); return &p }(), tpcc.CheckInt(30000001)},
-		{&nilDec, tpcc.CheckNull},
+		{&i, clientcheck.Int(7)}, {&u, clientcheck.Int(100000)},
+		{func() **int32 { p := &i; return &p }(), clientcheck.Int(7)}, {&nilInt, clientcheck.Null},
+		{func() **time.Time { p := &ts; return &p }(), clientcheck.Int(ts.UnixMicro())}, {&nilTime, clientcheck.Null},
+		{func() **types.Decimal { p := money("-10.00"); return &p }(), clientcheck.Int(-1000)},
+		{func() **types.Decimal { p := money("300000.01"); return &p }(), clientcheck.Int(30000001)},
+		{&nilDec, clientcheck.Null},
 	}
 	for _, tc := range cases {
 		got, err := ydbCheckValue(tc.in)

@@ -1,6 +1,6 @@
 // Package ydb is the tpcc.Driver of YDB: its schema, BulkUpsert load, the five transactions in
 // YQL over the query service, the consistency checks evaluated in the client from range scans
-// (tpcc.CheckChunkRows) and the telemetry of its system views.
+// (clientcheck.ChunkRows) and the telemetry of its system views.
 package ydb
 
 import (

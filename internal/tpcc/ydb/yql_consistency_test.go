@@ -11,6 +11,7 @@ import (
 	"github.com/ydb-platform/ydb-go-sdk/v3/types"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
+	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/clientcheck"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/pgwire"
 )
 
@@ -338,7 +339,7 @@ func ydbQueriesOfTheCode() map[string]ydbQuery {
 		"check: warehouse states":     {body: ydbWarehouseStatesYQL},
 		"check: item count":           {body: ydbItemCountYQL},
 	}
-	for i, r := range tpcc.CheckReads {
+	for i, r := range clientcheck.Reads {
 		qs[fmt.Sprintf("check: scan %d (%s)", i, r.Table.Name)] = ydbCheckQuery(r, 1, 10)
 	}
 	for i, s := range SecondaryIndexDDL() {

@@ -1,0 +1,129 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/report"
+	"github.com/tpcc-operator/tpcc-operator/internal/search"
+	"github.com/tpcc-operator/tpcc-operator/internal/workload"
+)
+
+// SLACompliance is the SLACompliant condition of a finished run: true when the search found a
+// compliant load and every step that applied the run's faults (after the search, at that load)
+// held the SLA too — sla.maxUnavailability and the rest. Its message names what failed.
+func SLACompliance(run *benchv1.BenchmarkRun, result benchv1.Result) (metav1.ConditionStatus, string, string) {
+	if result.Step == nil {
+		return metav1.ConditionFalse, "NoCompliantStep", result.Message
+	}
+	var broken []string
+	for _, s := range run.Status.Steps {
+		if s.Kind == benchv1.StepFault && s.EffectiveVerdict() == benchv1.VerdictNonCompliant {
+			broken = append(broken, fmt.Sprintf("fault step %d at %d active warehouses is not compliant: %s", s.Index, s.ActiveWarehouses, strings.Join(s.Reasons, "; ")))
+		}
+	}
+	if len(broken) > 0 {
+		return metav1.ConditionFalse, "FaultStepNonCompliant", result.Message + "; but " + strings.Join(broken, "; ")
+	}
+	return metav1.ConditionTrue, "CompliantStepFound", result.Message
+}
+
+// Result is the run's result from the search's decision over its Evidence and the recorded
+// steps of run (described: registry.Described). It always rests on conclusive full-length steps: the decision's, or, when
+// search.maxSteps stopped the search, the highest compliant full-length step so far.
+func Result(run *benchv1.BenchmarkRun, d search.Decision, e Evidence) benchv1.Result {
+	warehouses := run.Spec.Workload.Warehouses
+	result := benchv1.Result{Precision: benchv1.SearchPrecision(warehouses), MaxCompliantWarehouses: int32(d.MaxCompliant)}
+	steps := run.Status.Steps
+	best := e.Step(d.CompliantStep)
+	if !d.Done { // stopped by search.maxSteps: report the best compliant full step so far
+		best = -1
+		for _, i := range e.At {
+			if s := steps[i]; s.Kind != benchv1.StepProbe && s.EffectiveVerdict() == benchv1.VerdictCompliant &&
+				(best < 0 || s.ActiveWarehouses > steps[best].ActiveWarehouses) {
+				best = i
+			}
+		}
+	}
+	// The search's time: every step it ran, inconclusive ones and their Retries included.
+	var searchTime time.Duration
+	_, rampUp := workload.Durations(run)
+	for _, s := range steps {
+		if s.Kind == benchv1.StepFault || s.Kind == benchv1.StepSustain {
+			continue
+		}
+		searchTime += rampUp
+		if s.Duration != nil {
+			searchTime += s.Duration.Duration
+		}
+	}
+	result.SearchTime = &metav1.Duration{Duration: searchTime}
+	switch {
+	case best >= 0:
+		s := steps[best]
+		result.MaxCompliantWarehouses, result.TpmC, result.Efficiency = s.ActiveWarehouses, s.TpmC, s.Efficiency
+		result.Step = ptr(s.Index)
+		result.RestsOn = append(result.RestsOn, s.Index)
+		result.Message = fmt.Sprintf("%d active warehouses compliant: %.1f tpmC, %.2f%% efficiency", s.ActiveWarehouses, s.TpmC, s.Efficiency)
+	default:
+		result.MaxCompliantWarehouses = 0
+		result.Message = "no step was compliant"
+	}
+	if i := e.Step(d.NonCompliantStep); d.Done && i >= 0 {
+		result.RestsOn = append(result.RestsOn, steps[i].Index)
+	}
+	if d.Done {
+		result.Message += " (" + d.Reason + ")"
+	} else {
+		result.Message += fmt.Sprintf(" (stopped after search.maxSteps=%d steps, full-length bracket %d..%d)", len(steps), d.HighestCompliant, d.LowestNonCompliant)
+	}
+	resultEqualTerms(run, &result)
+	return result
+}
+
+// Issue 22, "equal terms": what a step and a result record beside their tpmC — the isolation the
+// clients ran at, the Retries inside their transactions, the resource that bounded them, and the
+// result divided by the database's resources. Pure functions over what the step recorded.
+// resultEqualTerms adds to a result its tpmC per database vCPU and GiB (of the pods the run's
+// description counts: run is described, registry.Described) and the resource that
+// bounded it: the bottleneck of the step that bounds the result — the non-compliant step above
+// it when the search found one, else the result's own step (a Fixed run, or a result at the
+// loaded warehouses).
+func resultEqualTerms(run *benchv1.BenchmarkRun, result *benchv1.Result) {
+	steps := run.Status.Steps
+	stepAt := func(index int32) *benchv1.StepResult {
+		for i := range steps {
+			if steps[i].Index == index {
+				return &steps[i]
+			}
+		}
+		return nil
+	}
+	var own *benchv1.StepResult
+	if result.Step != nil {
+		own = stepAt(*result.Step)
+	}
+	result.PerResource = report.PerResourceOf(report.DescriptionOf(run), result.TpmC, own)
+	bound := own
+	for _, i := range result.RestsOn {
+		if s := stepAt(i); s != nil && (own == nil || s.Index != own.Index) {
+			bound = s
+		}
+	}
+	switch {
+	case bound == nil:
+		result.Bottleneck = nil
+	case bound.Telemetry == nil || bound.Telemetry.Bottleneck == nil:
+		result.Bottleneck = &benchv1.Bottleneck{Resource: benchv1.BottleneckNotDetermined, Step: ptr(bound.Index),
+			Evidence: []string{fmt.Sprintf("step %d recorded no telemetry to read", bound.Index)}}
+	default:
+		result.Bottleneck = bound.Telemetry.Bottleneck.DeepCopy()
+		result.Bottleneck.Step = ptr(bound.Index)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
