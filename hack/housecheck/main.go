@@ -30,11 +30,12 @@ var enginePattern = regexp.MustCompile(`(?i)postgres|cockroach|crdb|ydb|cnpg|clo
 
 // engineOwn are the folders where naming an engine is the point: the API's enum and blocks, each
 // engine's Kubernetes side and the registry listing them, each engine's wire side and the
-// registry listing those. Support says why a folder outside the product's shared code names one.
+// registry listing those, and the test-only engines (test/engines), each both sides in one folder. Support says why a folder outside the product's shared code names one.
 var engineOwn = []string{
 	"api/",
 	"internal/engines/cockroach/", "internal/engines/postgres/", "internal/engines/ydb/", "internal/engines/registry/",
 	"internal/tpcc/pgwire/", "internal/tpcc/ydb/", "internal/tpcc/drivers/", "internal/tpcc/crdb/", "internal/tpcc/crdbgrammar/",
+	"test/engines/",
 }
 
 // engineSupport are folders outside the product's shared code that name an engine for a reason of
@@ -45,6 +46,7 @@ var engineSupport = map[string]string{
 	"internal/pgtest/":                "starts a PostgreSQL server for tests",
 	"internal/testenv/":               "installs each engine operator's CRDs into envtest",
 	"internal/snapshot/snapshottest/": "fakes the client pods of a PostgreSQL run for tests",
+	"controllers/controllertest/":     "test support: plays CloudNativePG and PostgreSQL client pods against envtest",
 	"hack/":                           "build and CI tooling: builds the PostgreSQL image, brings up CloudNativePG",
 	"e2e/":                            "end-to-end tests against the engines",
 	"config/":                         "sample manifests",
