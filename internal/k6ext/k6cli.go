@@ -3,6 +3,7 @@ package k6ext
 import (
 	"context"
 	"io"
+	"strconv"
 
 	"go.k6.io/k6/cmd/state"
 )
@@ -26,6 +27,11 @@ func RunK6(ctx context.Context, inv K6Invocation) int {
 	for k, v := range inv.Env {
 		gs.Env[k] = v
 	}
+	// k6 reads this feature flag from the process environment when the state is made; the
+	// invocation's environment must turn it off too (OfflineEnv).
+	if v, err := strconv.ParseBool(inv.Env[state.AutoExtensionResolution]); err == nil {
+		gs.Flags.AutoExtensionResolution = v
+	}
 	if inv.Stdin != nil {
 		gs.Stdin = inv.Stdin
 	}
@@ -44,8 +50,8 @@ func RunK6(ctx context.Context, inv K6Invocation) int {
 // offlineEnv keeps k6 from reaching the network on its own: no anonymous usage report and no
 // automatic extension provisioning (the extension is built in).
 var offlineEnv = map[string]string{
-	"K6_NO_USAGE_REPORT":           "true",
-	"K6_AUTO_EXTENSION_RESOLUTION": "false",
+	"K6_NO_USAGE_REPORT":          "true",
+	state.AutoExtensionResolution: "false",
 }
 
 // OfflineEnv returns offlineEnv merged with extra (extra wins).
