@@ -24,8 +24,8 @@ import (
 //   - subcommand.RegisterExtension adds `k6 x NAME` commands to k6's CLI; it does not run it.
 //   - Running a test through public packages: lib and js/modules hold the interfaces and the
 //     module registry, but the JS runner (internal/js), the loader (internal/loader), the
-//     scheduler (internal/execution), the outputs and the option consolidation with its exit
-//     codes (internal/cmd) are all internal.
+//     scheduler (internal/execution), the built-in outputs (internal/output) and the option
+//     consolidation with its exit codes (internal/cmd) are all internal.
 //
 // So the function behind cmd.Execute, which takes the GlobalState, is linked by name. The k6
 // version is pinned in go.mod; k6link_test.go fails, naming this symbol and the k6 version, when
