@@ -3,6 +3,7 @@ package k6ext
 import (
 	"bytes"
 	"context"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -71,5 +72,38 @@ func TestK6InProcess(t *testing.T) {
 		Stdin: strings.NewReader("export const options = {iterations: 1, thresholds: {iterations: ['count>5']}}\nexport default function () {}")})
 	if code != 99 {
 		t.Fatalf("k6 exit code %d for a crossed threshold, want 99", code)
+	}
+}
+
+func TestOfflineEnv(t *testing.T) {
+	cases := []struct {
+		name  string
+		extra map[string]string
+		want  map[string]string
+	}{
+		{name: "nothing added", want: map[string]string{"K6_NO_USAGE_REPORT": "true", "K6_AUTO_EXTENSION_RESOLUTION": "false"}},
+		{name: "an added variable", extra: map[string]string{"TPCC_MAX_DURATION": "1m"},
+			want: map[string]string{"K6_NO_USAGE_REPORT": "true", "K6_AUTO_EXTENSION_RESOLUTION": "false", "TPCC_MAX_DURATION": "1m"}},
+		{name: "the caller wins", extra: map[string]string{"K6_NO_USAGE_REPORT": "false"},
+			want: map[string]string{"K6_NO_USAGE_REPORT": "false", "K6_AUTO_EXTENSION_RESOLUTION": "false"}},
+	}
+	for _, c := range cases {
+		if got := OfflineEnv(c.extra); !maps.Equal(got, c.want) {
+			t.Errorf("%s: OfflineEnv(%v) = %v, want %v", c.name, c.extra, got, c.want)
+		}
+	}
+	if got := OfflineEnv(nil); got["K6_NO_USAGE_REPORT"] != "true" {
+		t.Errorf("an earlier caller's variable changed the shared defaults: %v", got)
+	}
+}
+
+// TestOfflineEnvProvisionsNothing runs a script importing an extension the binary lacks: with
+// OfflineEnv k6 reports the unknown module instead of asking its build service for a binary.
+func TestOfflineEnvProvisionsNothing(t *testing.T) {
+	t.Setenv("K6_AUTO_EXTENSION_RESOLUTION", "true") // the process's own environment loses
+	code, _, stderr := runK6(context.Background(), K6Invocation{Args: []string{"run", "--quiet", "--address=", "-"},
+		Env: OfflineEnv(nil), Stdin: strings.NewReader("import x from 'k6/x/not-built-in'\nexport default function () {}")})
+	if code != 107 || !strings.Contains(stderr, "unknown modules") || !strings.Contains(stderr, "k6/x/not-built-in") || strings.Contains(stderr, "provision") {
+		t.Fatalf("exit code %d, want 107 with the unknown module named and no provisioning; stderr:\n%s", code, stderr)
 	}
 }

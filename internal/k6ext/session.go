@@ -23,7 +23,8 @@ import (
 // ClientVersion is the version written into snapshots.
 var ClientVersion = "v0.1.0"
 
-// K6Version is the k6 module version embedded in the binary.
+// K6Version is the k6 module version embedded in the binary, the one k6link.go was checked
+// against (k6link_test.go fails when go.mod pins another).
 const K6Version = "v1.8.1"
 
 // Config is one process's part of a step.
