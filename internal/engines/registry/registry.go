@@ -1,7 +1,7 @@
 // Package registry lists the database engines the operator knows and answers, for any run, which
 // engine serves it: its backend, its client connection, its capabilities and its description.
 // Adding an engine is its folder under internal/engines, its wire-side driver under internal/tpcc,
-// one line in Default, and the API's enum.
+// one line in Builtin, and the API's enum.
 package registry
 
 import (
