@@ -78,6 +78,7 @@ func (rr *Recorder) WritesFor(spec *benchv1.ResultsSpec) bool {
 	return rr.EffectiveSecret(spec) != nil
 }
 
+// MergeWait is the sooner of two requeue waits, a wait of 0 or less being none.
 func MergeWait(a, b time.Duration) time.Duration {
 	if a <= 0 || b < a {
 		return b

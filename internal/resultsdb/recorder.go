@@ -393,6 +393,8 @@ func pluralOf(n int, one, many string) string {
 	return many
 }
 
+// TruncateWords cuts s to at most n bytes, never inside a character, and marks the cut with an
+// ellipsis.
 func TruncateWords(s string, n int) string {
 	if len(s) <= n {
 		return s
