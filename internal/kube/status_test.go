@@ -16,13 +16,13 @@ import (
 func TestEndConditions(t *testing.T) {
 	failed := metav1.Condition{Type: benchv1.ConditionFailed, Status: metav1.ConditionTrue, Reason: "DatabaseNotReady", Message: "the database was not ready"}
 	cases := []struct {
-		name       string
-		phase      benchv1.Phase
-		before     []metav1.Condition
-		message    string
-		ready      metav1.ConditionStatus
-		ended      metav1.ConditionStatus
-		reason     string
+		name        string
+		phase       benchv1.Phase
+		before      []metav1.Condition
+		message     string
+		ready       metav1.ConditionStatus
+		ended       metav1.ConditionStatus
+		reason      string
 		wantMessage string
 	}{
 		{"new", "", nil, "", metav1.ConditionFalse, metav1.ConditionFalse, "Pending", ""},
