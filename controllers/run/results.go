@@ -10,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
@@ -43,18 +42,7 @@ func (r *Reconciler) recordResults(ctx context.Context, run *benchv1.BenchmarkRu
 			return r.runRecord(ctx, run, w, from)
 		},
 	}
-	if err := resultsdb.EnsureFinalizer(ctx, r.Client, run, rr.WritesFor(run.Spec.Results)); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "recording into the results database; retrying")
-		return 10 * time.Second
-	}
-	wait, err := rr.Reconcile(ctx, t)
-	if err == nil && !run.DeletionTimestamp.IsZero() {
-		wait, err = resultsdb.ReleaseDeletion(ctx, rr, t, wait)
-	}
-	if err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "recording into the results database; retrying")
-		return 10 * time.Second
-	}
+	wait, _ := rr.Record(ctx, t)
 	return wait
 }
 

@@ -85,7 +85,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	if !suite.DeletionTimestamp.IsZero() {
 		// Its runs and comparison go with it, through owner references, once its row is in its
-		// results database (or the deletion has waited long enough: resultsdb.ReleaseDeletion).
+		// results database (or the deletion has waited long enough: resultsdb.Recorder.Record).
 		runs, err := r.suiteRuns(ctx, suite)
 		if err != nil {
 			return ctrl.Result{}, err

@@ -69,20 +69,9 @@ func (r *Reconciler) recordResults(ctx context.Context, suite *benchv1.Benchmark
 			return r.judgeBaseline(ctx, suite, rep.Baseline)
 		},
 	}
-	if err := resultsdb.EnsureFinalizer(ctx, r.Client, suite, rr.WritesFor(suite.Spec.Results)); err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "recording into the results database; retrying")
-		return 10 * time.Second
-	}
-	wait, err := rr.Reconcile(ctx, t)
-	if err == nil && !suite.DeletionTimestamp.IsZero() {
-		wait, err = resultsdb.ReleaseDeletion(ctx, rr, t, wait)
-		if err == nil {
-			return wait
-		}
-	}
-	if err != nil {
-		ctrl.LoggerFrom(ctx).Error(err, "recording into the results database; retrying")
-		return 10 * time.Second
+	wait, ok := rr.Record(ctx, t)
+	if !ok || !suite.DeletionTimestamp.IsZero() {
+		return wait
 	}
 	if report.Final(suite.Status.Phase) && !t.Ended && rr.EffectiveSecret(suite.Spec.Results) != nil {
 		// Its runs' ends are on their way (their status changes bring the suite back too).

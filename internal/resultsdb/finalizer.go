@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -22,9 +23,9 @@ const Finalizer = "bench.oltp.io/results"
 // DefaultDeletionGrace is how long a deletion waits for the results database.
 const DefaultDeletionGrace = 10 * time.Minute
 
-// EnsureFinalizer adds the finalizer to a resource that records into a results database,
+// ensureFinalizer adds the finalizer to a resource that records into a results database,
 // and takes it away from one that no longer does.
-func EnsureFinalizer(ctx context.Context, c client.Client, obj client.Object, records bool) error {
+func ensureFinalizer(ctx context.Context, c client.Client, obj client.Object, records bool) error {
 	if !obj.GetDeletionTimestamp().IsZero() || controllerutil.ContainsFinalizer(obj, Finalizer) == records {
 		return nil
 	}
@@ -40,10 +41,33 @@ func EnsureFinalizer(ctx context.Context, c client.Client, obj client.Object, re
 	return nil
 }
 
-// ReleaseDeletion takes the finalizer away from a resource being deleted once nothing it recorded
+// retryAfter is when a pass whose recording failed looks again.
+const retryAfter = 10 * time.Second
+
+// Record is one pass of a run's or suite's recording: the finalizer kept as t's spec asks, its
+// writers reconciled and, while t is being deleted, the deletion released once its backlog is
+// written or its grace is over. It returns when to look again and whether the pass went through;
+// its errors are logged and retried, never failing the resource.
+func (rr *Recorder) Record(ctx context.Context, t *Recordable) (time.Duration, bool) {
+	if err := ensureFinalizer(ctx, rr.Client, t.Obj, rr.WritesFor(t.Spec)); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "recording into the results database; retrying")
+		return retryAfter, false
+	}
+	wait, err := rr.Reconcile(ctx, t)
+	if err == nil && !t.Obj.GetDeletionTimestamp().IsZero() {
+		wait, err = releaseDeletion(ctx, rr, t, wait)
+	}
+	if err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "recording into the results database; retrying")
+		return retryAfter, false
+	}
+	return wait, true
+}
+
+// releaseDeletion takes the finalizer away from a resource being deleted once nothing it recorded
 // waits for the results database, or once the grace has passed (then an event names what is
 // lost). It returns when to look again while it waits.
-func ReleaseDeletion(ctx context.Context, rr *Recorder, t *Recordable, wait time.Duration) (time.Duration, error) {
+func releaseDeletion(ctx context.Context, rr *Recorder, t *Recordable, wait time.Duration) (time.Duration, error) {
 	obj := t.Obj
 	if !controllerutil.ContainsFinalizer(obj, Finalizer) {
 		return 0, nil
