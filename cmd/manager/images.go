@@ -4,7 +4,6 @@ import (
 	"flag"
 	"os"
 	"sort"
-	"strings"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines/registry"
@@ -34,13 +33,11 @@ func legacyImageFlags(fs *flag.FlagSet, r *registry.Registry) *legacyImages {
 	return l
 }
 
-// images are the legacy flags' images, by engine.
+// images are the legacy flags' values, by engine ("" where unset: ImageFlag.Merged drops them).
 func (l *legacyImages) images() registry.Images {
 	out := registry.Images{}
 	for e, v := range l.values {
-		if *v != "" {
-			out[e] = *v
-		}
+		out[e] = *v
 	}
 	return out
 }
@@ -59,12 +56,4 @@ func (l *legacyImages) used() []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func engineNames(r *registry.Registry) string {
-	var names []string
-	for _, n := range r.Names() {
-		names = append(names, string(n))
-	}
-	return strings.Join(names, ", ")
 }

@@ -52,7 +52,7 @@ func main() {
 	flag.StringVar(&pullPolicy, "image-pull-policy", envOr("TPCC_IMAGE_PULL_POLICY", string(corev1.PullIfNotPresent)), "Pull policy of the client image: Always, IfNotPresent or Never.")
 	engineRegistry := registry.Default()
 	images := &registry.ImageFlag{Registry: engineRegistry}
-	flag.Var(images, "image", "An engine's operand image when a run names none, ENGINE=REF (repeated; ENGINE one of "+engineNames(engineRegistry)+"); an engine without one uses its operator's default.")
+	flag.Var(images, "image", "An engine's operand image when a run names none, ENGINE=REF (repeated; ENGINE one of "+engineRegistry.NamesText()+"); an engine without one uses its operator's default.")
 	legacy := legacyImageFlags(flag.CommandLine, engineRegistry)
 	flag.DurationVar(&cfg.DatabaseReadyTimeout, "database-ready-timeout", cfg.DatabaseReadyTimeout, "Fail a run whose database is not ready this long after it was deployed.")
 	flag.DurationVar(&cfg.PollInterval, "poll-interval", cfg.PollInterval, "How often running steps' snapshots are fetched and waits re-checked.")
@@ -171,6 +171,7 @@ func serve(ctx context.Context, cfg *rest.Config, o managerOptions) error {
 		Client:       mgr.GetClient(),
 		Scheme:       mgr.GetScheme(),
 		Recorder:     mgr.GetEventRecorder("tpcc-operator"),
+		Engines:      o.reconciler.Engines,
 		PollInterval: o.reconciler.PollInterval,
 		Results:      o.reconciler.Results,
 		Jobs:         o.reconciler.Jobs,

@@ -37,10 +37,10 @@ func (f *ImageFlag) Set(value string) error {
 	name, ref, ok := strings.Cut(value, "=")
 	name, ref = strings.TrimSpace(name), strings.TrimSpace(ref)
 	if !ok || name == "" || ref == "" {
-		return fmt.Errorf("want ENGINE=REF (ENGINE one of %s), got %q", f.Registry.namesText(), value)
+		return fmt.Errorf("want ENGINE=REF (ENGINE one of %s), got %q", f.Registry.NamesText(), value)
 	}
 	if _, known := f.Registry.Lookup(benchv1.Engine(name)); !known {
-		return fmt.Errorf("engine %q in %q is not one of %s", name, value, f.Registry.namesText())
+		return fmt.Errorf("engine %q in %q is not one of %s", name, value, f.Registry.NamesText())
 	}
 	if f.Images == nil {
 		f.Images = Images{}
@@ -63,7 +63,9 @@ func (f *ImageFlag) Merged(legacy Images) Images {
 	return out
 }
 
-func (r *Registry) namesText() string {
+// NamesText lists the registry's engine names for messages and help texts: "PostgreSQL,
+// CockroachDB, YDB".
+func (r *Registry) NamesText() string {
 	names := make([]string, len(r.list))
 	for i, e := range r.list {
 		names[i] = string(e.Name())
