@@ -21,7 +21,8 @@ import (
 )
 
 // failoverCluster brings up a hack/pg-sync.sh cluster of its own on port (and +1, +2), so the
-// failover never touches the cluster of TPCC_PG_URL, and removes it when the test ends. It
+// failover never touches the cluster of TPCC_PG_URL, and removes it when the test ends (and
+// what a killed earlier run left in its directory before it starts). It
 // returns a function running the script's other commands against it.
 func failoverCluster(t *testing.T, port int, extraEnv ...string) func(cmd string) string {
 	t.Helper()
@@ -49,6 +50,9 @@ func failoverCluster(t *testing.T, port int, extraEnv ...string) func(cmd string
 		}
 		return strings.TrimSpace(string(out))
 	}
+	// The ports are free, so nothing runs in the directory: whatever a killed earlier run left
+	// there (a failed-over cluster refuses `up`) goes first.
+	run("down")
 	t.Cleanup(func() {
 		c := exec.Command(script, "down")
 		c.Env = env
