@@ -33,9 +33,32 @@ func Fetch(ctx context.Context, client *http.Client, baseURL string) (*Snapshot,
 
 // FetchIntervalsAfter is the incremental read: the snapshot served at baseURL with the intervals
 // of index > after, handing those up to after over (the client drops them). after = -1 reads
-// every retained interval and releases none.
+// every retained interval and releases none. The reply carries no ledger (FetchQuery asks for it).
 func FetchIntervalsAfter(ctx context.Context, client *http.Client, baseURL string, after int) (*Snapshot, error) {
-	path := fmt.Sprintf("%s?%s=%d", PathSnapshot, QueryIntervalsAfter, after)
+	return FetchQuery(ctx, client, baseURL, Query{IntervalsAfter: after})
+}
+
+// Query is what an incremental read asks for: the intervals of index > IntervalsAfter (-1: every
+// retained one) and, with Ledger, the per-district New-Order ledger (QueryLedger).
+type Query struct {
+	IntervalsAfter int
+	Ledger         bool
+}
+
+// Path is the request's path and query: /v1/snapshot?intervalsAfter=N, and &ledger=1 with Ledger.
+func (q Query) Path() string {
+	path := fmt.Sprintf("%s?%s=%d", PathSnapshot, QueryIntervalsAfter, q.IntervalsAfter)
+	if q.Ledger {
+		path += "&" + QueryLedger + "=1"
+	}
+	return path
+}
+
+// FetchQuery is the incremental read of q: the snapshot served at baseURL with the intervals of
+// index > q.IntervalsAfter, handing those up to it over, and the ledger when q.Ledger. A client
+// that predates the ledger parameter sends its ledger whatever q says.
+func FetchQuery(ctx context.Context, client *http.Client, baseURL string, q Query) (*Snapshot, error) {
+	path := q.Path()
 	body, err := do(ctx, client, http.MethodGet, baseURL, path, http.StatusOK)
 	if err != nil {
 		return nil, err

@@ -14,6 +14,13 @@ import (
 // over to the reader (the client drops them). N = -1 returns every retained interval.
 const QueryIntervalsAfter = "intervalsAfter"
 
+// QueryLedger is the query parameter that asks for the per-district New-Order ledger: GET
+// /v1/snapshot?ledger=1 carries Snapshot.Ledger, a GET without it (or with ledger=0) leaves it out.
+// The ledger grows with the warehouses (ten entries per home warehouse) and only a fault step's
+// record reads it, so every other poll goes without. A client that predates the parameter ignores
+// it and always sends the ledger.
+const QueryLedger = "ledger"
+
 // The endpoints a client pod serves.
 const (
 	PathSnapshot = "/v1/snapshot" // GET: the current snapshot
@@ -51,8 +58,9 @@ type Control struct {
 	Mark func(ctx context.Context, label string) (time.Time, error)
 }
 
-// NewHandler serves the endpoints over c. Replies are JSON; errors are
-// {"error": "..."} with 400 for a malformed intervalsAfter, 405 for a wrong method, 409 when Start or Stop refuse
+// NewHandler serves the endpoints over c. GET /v1/snapshot takes intervalsAfter=N (the incremental
+// read) and ledger=1 (the per-district ledger, QueryLedger), both optional. Replies are JSON;
+// errors are {"error": "..."} with 400 for a malformed intervalsAfter or ledger, 405 for a wrong method, 409 when Start or Stop refuse
 // and 500 when the snapshot cannot be produced. It authenticates nobody: wrap it in RequireToken
 // wherever anyone but the caller's own machine can reach it.
 func NewHandler(c Control) http.Handler {
@@ -67,6 +75,11 @@ func NewHandler(c Control) http.Handler {
 	mux.HandleFunc(PathSnapshot, func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			methodNotAllowed(w, "GET")
+			return
+		}
+		ledger, ok := wantsLedger(r.URL.Query()[QueryLedger])
+		if !ok {
+			writeError(w, http.StatusBadRequest, QueryLedger+": want 1 (serve the ledger) or 0, got "+strconv.Quote(r.URL.Query().Get(QueryLedger)))
 			return
 		}
 		var s *Snapshot
@@ -91,6 +104,11 @@ func NewHandler(c Control) http.Handler {
 			writeError(w, http.StatusInternalServerError, "snapshot: "+err.Error())
 			return
 		}
+		if !ledger && s.Ledger != nil {
+			c := *s
+			c.Ledger = nil
+			s = &c
+		}
 		body, err := Marshal(s)
 		if err != nil {
 			writeError(w, http.StatusInternalServerError, "snapshot: "+err.Error())
@@ -106,6 +124,24 @@ func NewHandler(c Control) http.Handler {
 		mux.HandleFunc(PathMark, markHandler(c.Mark))
 	}
 	return mux
+}
+
+// wantsLedger reads the ledger query parameter: absent or 0 leaves the ledger out, 1 (or true)
+// serves it; ok is false for anything else, or for the parameter given twice.
+func wantsLedger(raw []string) (ledger, ok bool) {
+	switch {
+	case len(raw) == 0:
+		return false, true
+	case len(raw) > 1:
+		return false, false
+	}
+	switch raw[0] {
+	case "1", "true":
+		return true, true
+	case "0", "false":
+		return false, true
+	}
+	return false, false
 }
 
 // markHandler serves POST /v1/mark?label=L.
