@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/cadvisor"
+	"github.com/tpcc-operator/tpcc-operator/internal/fanout"
 	"github.com/tpcc-operator/tpcc-operator/internal/measure"
 )
 
@@ -66,8 +67,12 @@ func KubeletMetricsReader(cfg *rest.Config) (NodeMetricsReader, error) {
 	}, nil
 }
 
-// io reads the disk and network counters of the pods and records their rates since the previous
-// reading in st.
+// ScrapeTimeout bounds one node's scrape: a kubelet (or the API server's proxy to it) that does not
+// answer costs a poll this long, once, and its node's figures; the other nodes are read beside it.
+const ScrapeTimeout = 10 * time.Second
+
+// io reads the disk and network counters of the pods, every node at once (fanout.Each), each
+// within Timeout (0: ScrapeTimeout), and records their rates since the previous reading in st.
 func (s Sampler) io(ctx context.Context, st *measure.StepSeries, pods Pods) {
 	if s.Nodes == nil {
 		st.IOMetrics = "absent: the manager reads no kubelet metrics (--kubelet-metrics=false)"
@@ -88,20 +93,35 @@ func (s Sampler) io(ctx context.Context, st *measure.StepSeries, pods Pods) {
 		nodes = append(nodes, n)
 	}
 	sort.Strings(nodes)
-	for _, node := range nodes {
-		at := time.Now()
-		body, err := s.Nodes(ctx, node)
-		if err != nil {
-			st.IOMetrics = ioMetricsAbsent(node, err)
+	timeout := s.Timeout
+	if timeout <= 0 {
+		timeout = ScrapeTimeout
+	}
+	type scrape struct {
+		at   time.Time
+		body []byte
+		err  error
+	}
+	scrapes := make([]scrape, len(nodes))
+	fanout.Each(len(nodes), fanout.DefaultLimit, func(i int) {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		scrapes[i].at = time.Now()
+		scrapes[i].body, scrapes[i].err = s.Nodes(ctx, nodes[i])
+	})
+	for i, node := range nodes {
+		sc := scrapes[i]
+		if sc.err != nil {
+			st.IOMetrics = ioMetricsAbsent(node, sc.err)
 			continue
 		}
-		counters, err := cadvisor.Parse(body, pods.Namespace, byNode[node])
+		counters, err := cadvisor.Parse(sc.body, pods.Namespace, byNode[node])
 		if err != nil {
 			st.IOMetrics = fmt.Sprintf("absent: node %s: %v", node, err)
 			continue
 		}
 		st.IOMetrics = measure.IOMetricsSource
-		st.AddIO(counters, pods.Roles, at)
+		st.AddIO(counters, pods.Roles, sc.at)
 	}
 }
 

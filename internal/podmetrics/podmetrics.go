@@ -6,6 +6,7 @@ package podmetrics
 
 import (
 	"context"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -19,6 +20,9 @@ type Sampler struct {
 	Reader client.Reader
 	// Nodes reads a node's kubelet cAdvisor metrics; nil reads none (--kubelet-metrics=false).
 	Nodes NodeMetricsReader
+	// Timeout bounds each call: one node's scrape, one list of the resource metrics API (0:
+	// ScrapeTimeout).
+	Timeout time.Duration
 }
 
 // Pods are the pods one sample covers: by name, their role in the series (measure.RoleDatabase,

@@ -44,3 +44,25 @@ func TestIOMetricsAbsentWhenForbidden(t *testing.T) {
 		t.Errorf("IOMetrics %q", st.IOMetrics)
 	}
 }
+
+// A kubelet that never answers costs the poll one Timeout, not one per node: the nodes are read
+// together, each within its own deadline, and the series says which node failed.
+func TestIOMetricsHungKubeletsCostOneTimeout(t *testing.T) {
+	st := &measure.StepSeries{Origin: time.Now(), LengthSeconds: 10}
+	s := Sampler{Timeout: 200 * time.Millisecond, Nodes: func(ctx context.Context, node string) ([]byte, error) {
+		<-ctx.Done() // hung
+		return nil, ctx.Err()
+	}}
+	var pods []corev1.Pod
+	for i := range 5 {
+		pods = append(pods, corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("p%d", i)}, Spec: corev1.PodSpec{NodeName: fmt.Sprintf("node-%d", i)}})
+	}
+	start := time.Now()
+	s.io(context.Background(), st, Pods{Namespace: "ns", Pods: pods})
+	if took := time.Since(start); took < 200*time.Millisecond || took > 600*time.Millisecond {
+		t.Errorf("5 hung kubelets took %s, want one timeout of 200ms", took)
+	}
+	if !strings.Contains(st.IOMetrics, "absent: node node-4: context deadline exceeded") {
+		t.Errorf("IOMetrics %q", st.IOMetrics)
+	}
+}

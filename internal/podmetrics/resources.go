@@ -22,12 +22,19 @@ import (
 var podMetricsGVK = schema.GroupVersionKind{Group: "metrics.k8s.io", Version: "v1beta1", Kind: "PodMetricsList"}
 
 // resources reads the pods' current CPU and memory from the cluster's resource metrics API into
-// st. Without the API the series says so.
+// st, each list within Timeout (0: ScrapeTimeout). Without the API the series says so.
 func (s Sampler) resources(ctx context.Context, st *measure.StepSeries, pods Pods) {
+	timeout := s.Timeout
+	if timeout <= 0 {
+		timeout = ScrapeTimeout
+	}
 	for _, sel := range pods.Selectors {
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(podMetricsGVK)
-		if err := s.Reader.List(ctx, list, client.InNamespace(pods.Namespace), sel); err != nil {
+		lctx, cancel := context.WithTimeout(ctx, timeout)
+		err := s.Reader.List(lctx, list, client.InNamespace(pods.Namespace), sel)
+		cancel()
+		if err != nil {
 			st.ResourceMetrics = resourceMetricsAbsent(err)
 			return
 		}
