@@ -152,12 +152,15 @@ func errorsLost(m *snapshot.Merged, maxPercent float64, h Headroom) (Check, bool
 }
 
 // SpecKeyingTime is the constant keying time before each transaction type
-// (Clause 5.2.5.2). A terminal with spec waits starts at most one
+// (Clause 5.2.5.2, snapshot.DeckCards). A terminal with spec waits starts at most one
 // transaction per keying time.
-var SpecKeyingTime = map[snapshot.Transaction]time.Duration{
-	snapshot.NewOrder: 18 * time.Second, snapshot.Payment: 3 * time.Second,
-	snapshot.OrderStatus: 2 * time.Second, snapshot.Delivery: 2 * time.Second, snapshot.StockLevel: 2 * time.Second,
-}
+var SpecKeyingTime = func() map[snapshot.Transaction]time.Duration {
+	k := make(map[snapshot.Transaction]time.Duration, len(snapshot.DeckCards))
+	for _, c := range snapshot.DeckCards {
+		k[c.Transaction] = c.Keying
+	}
+	return k
+}()
 
 // SpecWaitMaxMore bounds the transactions terminals with spec waits can
 // still complete in remaining: each type at most once per keying time per

@@ -1,6 +1,9 @@
 package snapshot
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
 // DeckSize and DeckCards are the composition of the transaction deck each client process deals
 // its terminals from (Clause 5.2.4.2; internal/tpcc/deck.go says why 444/433/41/41/41). They live
@@ -9,16 +12,24 @@ import "math"
 // database (or the driver) skewed the mix.
 const DeckSize = 1000
 
-// DeckCards lists each transaction's cards in one pass of DeckSize.
-var DeckCards = [...]struct {
+// DeckCard is one transaction's place in the deck and its waits.
+type DeckCard struct {
 	Transaction Transaction
 	Cards       int
-}{
-	{NewOrder, 444},
-	{Payment, 433},
-	{OrderStatus, 41},
-	{Delivery, 41},
-	{StockLevel, 41},
+	Keying      time.Duration
+	MeanThink   time.Duration
+}
+
+// DeckCards lists each transaction's cards in one pass of DeckSize, with the constant keying time
+// before it (Clause 5.2.5.2) and the mean of the think time after it (Clause 5.2.5.4), the
+// minimums both: the client's terminals wait them, the verdict bounds what spec-wait terminals
+// can still complete by them, and the connection pool is sized from them (Connections).
+var DeckCards = [...]DeckCard{
+	{NewOrder, 444, 18 * time.Second, 12 * time.Second},
+	{Payment, 433, 3 * time.Second, 12 * time.Second},
+	{OrderStatus, 41, 2 * time.Second, 10 * time.Second},
+	{Delivery, 41, 2 * time.Second, 5 * time.Second},
+	{StockLevel, 41, 2 * time.Second, 5 * time.Second},
 }
 
 // DeckShare is a transaction's share of the deck, in per cent.

@@ -20,22 +20,19 @@ func ParseWaitMode(s string) (WaitMode, error) {
 	return "", fmt.Errorf("--wait %q: want spec or none", s)
 }
 
-// KeyingTime is the constant keying time of each transaction (Clause 5.2.5.2, the minimums).
-var KeyingTime = [txTypes]time.Duration{
-	txNewOrder:    18 * time.Second,
-	txPayment:     3 * time.Second,
-	txOrderStatus: 2 * time.Second,
-	txDelivery:    2 * time.Second,
-	txStockLevel:  2 * time.Second,
-}
+// KeyingTime is the constant keying time of each transaction (Clause 5.2.5.2, the minimums), as
+// snapshot.DeckCards gives it.
+var KeyingTime = byTxType(func(c snapshot.DeckCard) time.Duration { return c.Keying })
 
-// MeanThinkTime is the mean think time of each transaction (Clause 5.2.5.4, the minimums).
-var MeanThinkTime = [txTypes]time.Duration{
-	txNewOrder:    12 * time.Second,
-	txPayment:     12 * time.Second,
-	txOrderStatus: 10 * time.Second,
-	txDelivery:    5 * time.Second,
-	txStockLevel:  5 * time.Second,
+// MeanThinkTime is the mean think time of each transaction (Clause 5.2.5.4, the minimums), as
+// snapshot.DeckCards gives it.
+var MeanThinkTime = byTxType(func(c snapshot.DeckCard) time.Duration { return c.MeanThink })
+
+func byTxType(of func(snapshot.DeckCard) time.Duration) (d [txTypes]time.Duration) {
+	for _, c := range DeckCards {
+		d[txTypeOf(c.Transaction)] = of(c)
+	}
+	return d
 }
 
 // MinSpecProbe is the shortest measured interval of a search's probe under spec waits: one
