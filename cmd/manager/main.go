@@ -56,6 +56,7 @@ func main() {
 	legacy := legacyImageFlags(flag.CommandLine, engineRegistry)
 	flag.DurationVar(&cfg.DatabaseReadyTimeout, "database-ready-timeout", cfg.DatabaseReadyTimeout, "Fail a run whose database is not ready this long after it was deployed.")
 	flag.DurationVar(&cfg.PollInterval, "poll-interval", cfg.PollInterval, "How often running steps' snapshots are fetched and waits re-checked.")
+	flag.IntVar(&cfg.MaxConcurrentReconciles, "max-concurrent-reconciles", 4, "How many BenchmarkRuns, and how many BenchmarkSuites, are reconciled at once: a run whose client pods answer slowly holds back no other run.")
 	flag.BoolVar(&networkPolicy, "client-network-policy", false, "Create with each run a NetworkPolicy admitting only the operator's pods (--operator-namespace, --operator-pod-labels) to its client pods' snapshot port. Needs the manager to run in the cluster, and a network plugin that enforces NetworkPolicy to have an effect.")
 	flag.StringVar(&operatorNamespace, "operator-namespace", os.Getenv("POD_NAMESPACE"), "Namespace of the operator's pods, for --client-network-policy (default: env POD_NAMESPACE).")
 	flag.StringVar(&operatorPodLabels, "operator-pod-labels", "", "Labels of the operator's pods, key=value,…, for --client-network-policy.")
@@ -77,6 +78,11 @@ func main() {
 		cfg.Jobs.ImagePullPolicy = corev1.PullPolicy(pullPolicy)
 	default:
 		setupLog.Error(fmt.Errorf("--image-pull-policy %q: want Always, IfNotPresent or Never", pullPolicy), "bad flag")
+		os.Exit(2)
+	}
+
+	if cfg.MaxConcurrentReconciles < 1 {
+		setupLog.Error(fmt.Errorf("--max-concurrent-reconciles %d: want at least 1", cfg.MaxConcurrentReconciles), "bad flag")
 		os.Exit(2)
 	}
 
@@ -168,13 +174,14 @@ func serve(ctx context.Context, cfg *rest.Config, o managerOptions) error {
 		return fmt.Errorf("setting up the BenchmarkRun controller: %w", err)
 	}
 	suites := &suite.Reconciler{
-		Client:       mgr.GetClient(),
-		Scheme:       mgr.GetScheme(),
-		Recorder:     mgr.GetEventRecorder("tpcc-operator"),
-		Engines:      o.reconciler.Engines,
-		PollInterval: o.reconciler.PollInterval,
-		Results:      o.reconciler.Results,
-		Jobs:         o.reconciler.Jobs,
+		Client:                  mgr.GetClient(),
+		Scheme:                  mgr.GetScheme(),
+		Recorder:                mgr.GetEventRecorder("tpcc-operator"),
+		Engines:                 o.reconciler.Engines,
+		PollInterval:            o.reconciler.PollInterval,
+		Results:                 o.reconciler.Results,
+		Jobs:                    o.reconciler.Jobs,
+		MaxConcurrentReconciles: o.reconciler.MaxConcurrentReconciles,
 	}
 	if err := suites.SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the BenchmarkSuite controller: %w", err)

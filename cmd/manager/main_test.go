@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tpcc-operator/tpcc-operator/controllers/run"
 	"github.com/tpcc-operator/tpcc-operator/internal/testenv"
 )
 
@@ -35,6 +36,7 @@ func TestManagerServesProbesAndMetrics(t *testing.T) {
 	opts := managerOptions{
 		metricsAddr: freeAddr(t), probeAddr: freeAddr(t),
 		leaderElect: true, leaderElectionNamespace: "default", namespaces: "default, bench",
+		reconciler: run.Config{MaxConcurrentReconciles: 3},
 	}
 	done := make(chan error, 1)
 	go func() { done <- serve(ctx, env.Config, opts) }()
@@ -73,6 +75,12 @@ func TestManagerServesProbesAndMetrics(t *testing.T) {
 	for {
 		body, err := get("http://" + opts.metricsAddr + "/metrics")
 		if err == nil && strings.Contains(body, `leader_election_master_status{name="tpcc-operator.bench.oltp.io"} 1`) {
+			// --max-concurrent-reconciles reaches both controllers.
+			for _, c := range []string{"benchmarkrun", "benchmarksuite"} {
+				if want := `controller_runtime_max_concurrent_reconciles{controller="` + c + `"} 3`; !strings.Contains(body, want) {
+					t.Errorf("metrics lack %s", want)
+				}
+			}
 			break
 		}
 		if time.Now().After(deadline) {

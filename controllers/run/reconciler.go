@@ -24,10 +24,12 @@ import (
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines/registry"
+	"github.com/tpcc-operator/tpcc-operator/internal/fanout"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
 	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 	"github.com/tpcc-operator/tpcc-operator/internal/metrics"
@@ -51,6 +53,13 @@ type Config struct {
 	SnapshotURL func(podIP string) string
 	// HTTPClient fetches snapshots.
 	HTTPClient *http.Client
+	// PodRequestTimeout bounds each request to one client pod (snapshot, start, mark, release)
+	// by its context, on top of HTTPClient's own timeout (0: snapshot.DefaultRequestTimeout).
+	PodRequestTimeout time.Duration
+	// PodFanOut is how many of a step's client pods are asked at once (0: fanout.DefaultLimit).
+	PodFanOut int
+	// MaxConcurrentReconciles is how many runs are reconciled at once (0: one).
+	MaxConcurrentReconciles int
 	// ClientNetworkPolicy, when set, makes each run a NetworkPolicy that admits only these pods —
 	// the operator's — to its client pods' snapshot port (control.go).
 	ClientNetworkPolicy *jobs.OperatorPods
@@ -70,6 +79,8 @@ func DefaultConfig() Config {
 		DatabaseReadyTimeout: 30 * time.Minute,
 		PollInterval:         5 * time.Second,
 		HTTPClient:           &http.Client{Timeout: 10 * time.Second},
+		PodRequestTimeout:    10 * time.Second,
+		PodFanOut:            fanout.DefaultLimit,
 		Results:              resultsdb.DefaultConfig(),
 	}
 }
@@ -241,5 +252,6 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&benchv1.BenchmarkRun{}).
 		Owns(&batchv1.Job{}).
 		Named("benchmarkrun").
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.Config.MaxConcurrentReconciles}).
 		Complete(r)
 }

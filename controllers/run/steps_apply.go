@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -162,27 +163,34 @@ func (r *Reconciler) recordStep(ctx context.Context, run *benchv1.BenchmarkRun, 
 }
 
 // startPaused starts the pods still paused, together, once all are ready: it reports whether it
-// started any.
+// started any. A pod that cannot be started is named in the error (the others are started).
 func (r *Reconciler) startPaused(ctx context.Context, ready []corev1.Pod, urls []string, snapshots []*snapshot.Snapshot) (bool, error) {
-	started := false
+	var paused []int
 	for i, s := range snapshots {
 		if s.Phase == snapshot.PhasePaused {
-			if err := snapshot.Start(ctx, r.Config.HTTPClient, urls[i]); err != nil {
-				return false, fmt.Errorf("starting client pod %s: %w", ready[i].Name, err)
-			}
-			started = true
+			paused = append(paused, i)
 		}
 	}
-	return started, nil
+	errs := r.eachPod(ctx, len(paused), func(ctx context.Context, j int) error {
+		if err := snapshot.Start(ctx, r.Config.HTTPClient, urls[paused[j]]); err != nil {
+			return fmt.Errorf("starting client pod %s: %w", ready[paused[j]].Name, err)
+		}
+		return nil
+	})
+	if err := errors.Join(errs...); err != nil {
+		return false, err
+	}
+	return len(paused) > 0, nil
 }
 
-// releasePods ends the pods' linger: their final snapshots are collected.
+// releasePods ends the pods' linger, all together: their final snapshots are collected.
 func (r *Reconciler) releasePods(ctx context.Context, urls []string) {
-	for _, url := range urls {
-		if err := snapshot.Stop(ctx, r.Config.HTTPClient, url); err != nil {
-			ctrl.LoggerFrom(ctx).V(1).Info("releasing a client pod", "url", url, "error", err.Error())
+	r.eachPod(ctx, len(urls), func(ctx context.Context, i int) error {
+		if err := snapshot.Stop(ctx, r.Config.HTTPClient, urls[i]); err != nil {
+			ctrl.LoggerFrom(ctx).V(1).Info("releasing a client pod", "url", urls[i], "error", err.Error())
 		}
-	}
+		return nil
+	})
 }
 
 // deleteRecordedStepJobs removes the Jobs of steps already recorded: an operator stopped between

@@ -2,9 +2,7 @@ package run
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,7 +54,7 @@ func (r *Reconciler) observeStep(ctx context.Context, run *benchv1.BenchmarkRun,
 	}
 	merged := w.merge(run)
 	// A broken step applies no further fault, but one under way is finished (exactly once).
-	nextFault, err := r.applyFaults(ctx, run, next.Index, next.Faults, w.series, next.Measured, markAll(r.Config.HTTPClient, w.urls), w.broken != "")
+	nextFault, err := r.applyFaults(ctx, run, next.Index, next.Faults, w.series, next.Measured, r.markAll(w.urls), w.broken != "")
 	if err != nil {
 		return stepOutcome{}, err
 	}
@@ -119,19 +117,22 @@ func (r *Reconciler) watchStep(ctx context.Context, run *benchv1.BenchmarkRun, j
 		w.series.Sustain = measure.NewSustainWatch(run, next.Active, w.criteria)
 	}
 	w.urls = make([]string, len(w.ready))
-	w.snapshots = make([]*snapshot.Snapshot, len(w.ready))
 	for i, p := range w.ready {
 		w.urls[i] = r.snapshotURL(p.Status.PodIP)
-		// The incremental read: the pod hands over the intervals the series ConfigMap holds.
-		s, err := snapshot.FetchIntervalsAfter(ctx, r.Config.HTTPClient, w.urls[i], w.series.Collected-1)
-		if err != nil {
+	}
+	// The incremental read of every pod together: each hands over the intervals the series
+	// ConfigMap holds. The per-district ledger is asked for only in a fault step, whose record is
+	// the one reader of it (measure.FaultRecord).
+	var errs []error
+	w.snapshots, errs = snapshot.FetchAll(ctx, w.urls, snapshot.Query{IntervalsAfter: w.series.Collected - 1, Ledger: len(next.Faults) > 0}, r.poll())
+	for i, err := range errs {
+		if p := w.ready[i]; err != nil {
 			if w.age > w.deadline {
 				return nil, w.inconclusive(fmt.Sprintf("client pod %s did not deliver its snapshot: %v", p.Name, err), w.urls), true, nil
 			}
 			ctrl.LoggerFrom(ctx).Info("snapshot not available yet", "pod", p.Name, "error", err.Error())
 			return nil, stepOutcome{}, true, nil
 		}
-		w.snapshots[i] = s
 	}
 	return w, stepOutcome{}, false, nil
 }
@@ -317,26 +318,6 @@ func (r *Reconciler) stepPods(ctx context.Context, run *benchv1.BenchmarkRun, in
 	}
 	sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].Name < list.Items[j].Name })
 	return list.Items, nil
-}
-
-// markAll marks a moment in every client pod's clock (POST /v1/mark), returning the first pod's
-// time; a pod that cannot be marked is named in the error (the others are marked).
-func markAll(hc *http.Client, urls []string) func(ctx context.Context, label string) (time.Time, error) {
-	return func(ctx context.Context, label string) (time.Time, error) {
-		var first time.Time
-		var errs []error
-		for i, u := range urls {
-			at, err := snapshot.SetMark(ctx, hc, u, label)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			if i == 0 {
-				first = at
-			}
-		}
-		return first, errors.Join(errs...)
-	}
 }
 
 func readyPods(pods []corev1.Pod) []corev1.Pod {

@@ -23,6 +23,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -53,6 +54,8 @@ type Reconciler struct {
 	Jobs    jobs.Config
 	// Engines lists the engines the suite's databases may name (nil: the builtin ones).
 	Engines *registry.Registry
+	// MaxConcurrentReconciles is how many suites are reconciled at once (0: one).
+	MaxConcurrentReconciles int
 }
 
 // DefaultPollInterval is how often a torn-down database is checked for being gone when
@@ -429,6 +432,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&benchv1.BenchmarkRun{}, builder.WithPredicates(runPhaseChanged)).
 		Owns(&batchv1.Job{}). // its results writers
 		Named("benchmarksuite").
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Complete(r)
 }
 
