@@ -509,6 +509,17 @@ type ClientsSpec struct {
 	// +optional
 	Pods int32 `json:"pods,omitempty"`
 
+	// Connections is each client pod's connection pool; 0 sizes it from the pod's warehouses by
+	// Little's law: with Spec waits the rate its terminals start transactions at times a 1 s mean
+	// hold, plus three standard deviations (286 for 500 warehouses, where one per terminal would
+	// be 5 000); with None waits one per terminal. A smaller pool makes terminals wait for a
+	// connection (recorded per interval as poolWaits); the database's max_connections must hold
+	// every pod's pool, which the run checks before it deploys anything.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100000
+	// +optional
+	Connections int32 `json:"connections,omitempty"`
+
 	// Resources of each client pod; empty uses sizes derived from its terminals.
 	// +optional
 	Resources corev1.ResourceRequirements `json:"resources,omitempty"`

@@ -93,7 +93,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.controlTokenFile, "control-token-file", "", "file holding the token every request to --listen but GET /healthz must present as \"Authorization: Bearer TOKEN\" (at least 16 printable characters; the operator mounts one per run from a Secret)")
 	fs.BoolVar(&f.paused, "paused", false, "connect, then wait for POST /v1/start (needs --listen)")
 	fs.DurationVar(&f.linger, "linger", 0, "after the run, keep serving the final snapshot until POST /v1/stop or this long (needs --listen)")
-	fs.IntVar(&f.connections, "connections", 0, "connection pool size (default: 2 per warehouse with --wait spec, 1 per terminal with none)")
+	fs.IntVar(&f.connections, "connections", 0, "connection pool size (default: Little's law with --wait spec, the terminals' rate × a 1 s hold plus 3 standard deviations; 1 per terminal with none)")
 	fs.StringVar(&f.summaryJSON, "summary-json", "", "write the summary, verdict and final snapshot as JSON to this file")
 	fs.StringVar(&f.instance, "instance", "", "label written into the snapshot identity (e.g. the BenchmarkRun name)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the terminals' input streams (default random)")

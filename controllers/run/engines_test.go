@@ -97,7 +97,7 @@ func TestEachEngineDeploysThroughItsOperator(t *testing.T) {
 		if parameters["shared_buffers"] != "512MB" || parameters["effective_cache_size"] != "3GB" || parameters["max_connections"] != "100" {
 			t.Errorf("Cluster parameters %v: want the run's shared_buffers and the sized rest", parameters)
 		}
-		// The load's 4 pods × (4 threads + 1) outnumber a step's 2 × 4 warehouses + 1.
+		// The load's 4 pods × (4 threads + 1) outnumber a step's pool of 7 for 4 warehouses + 1.
 		var sizing *benchv1.DatabaseSizing
 		ct.Eventually(t, 20*time.Second, func() error {
 			if db := ct.GetRun(t, run).Status.Database; db == nil || db.Sizing == nil {

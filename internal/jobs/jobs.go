@@ -139,6 +139,9 @@ func StepJob(run *benchv1.BenchmarkRun, index, active int32, measured time.Durat
 		"--interval", workload.Interval(run).String(), "--telemetry-shard", "0",
 		"--isolation", isolation.Level(conn.Isolation).Flag(),
 		"--listen", fmt.Sprintf(":%d", SnapshotPort), "--paused", "--linger", Linger.String()}
+	if n := run.Spec.Workload.Clients.Connections; n > 0 {
+		args = append(args, "--connections", itoa(n))
+	}
 	for _, name := range conn.ReadSettings {
 		args = append(args, "--show-setting", name)
 	}

@@ -135,6 +135,18 @@ func TestStepJob(t *testing.T) {
 	assertURLFromSecret(t, c)
 }
 
+// The pool is the client's own default (snapshot.Connections) unless the spec sets one.
+func TestStepJobPassesTheSpecsPool(t *testing.T) {
+	run := testRun(10)
+	if args := StepJob(run, 0, 10, 0, secretConn, Config{}).Spec.Template.Spec.Containers[0].Args; slices.Contains(args, "--connections") {
+		t.Errorf("args %v: --connections without spec.workload.clients.connections", args)
+	}
+	run.Spec.Workload.Clients.Connections = 40
+	if got := arg(t, StepJob(run, 0, 10, 0, secretConn, Config{}).Spec.Template.Spec.Containers[0].Args, "--connections"); got != "40" {
+		t.Errorf("--connections = %q, want 40", got)
+	}
+}
+
 func TestStepJobUsesTheRunsClientResources(t *testing.T) {
 	run := testRun(10)
 	run.Spec.Workload.Clients.Resources = corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: *resourceCPU("3")}}

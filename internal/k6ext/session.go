@@ -58,14 +58,10 @@ type Config struct {
 	NoTimeSeries bool
 }
 
-// DefaultConnections is the pool size for a range: CockroachDB's 2 connections per warehouse
-// with spec waits (a terminal spends > 99 % of its time keying or thinking), one per terminal
-// without waits (every terminal always has a transaction in flight).
+// DefaultConnections is the pool size for a range: snapshot.Connections, Little's law on the
+// terminals' rate with spec waits, one per terminal without.
 func DefaultConnections(wait tpcc.WaitMode, warehouses int) int {
-	if wait == snapshot.WaitNone {
-		return warehouses * tpcc.DistrictsPerWarehouse
-	}
-	return 2 * warehouses
+	return snapshot.Connections(wait, warehouses)
 }
 
 // Validate names the flag of the first problem.

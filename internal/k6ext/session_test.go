@@ -73,8 +73,8 @@ func TestDefaultConnections(t *testing.T) {
 		warehouses int
 		want       int
 	}{
-		{snapshot.WaitSpec, 1, 2},
-		{snapshot.WaitSpec, 50, 100},
+		{snapshot.WaitSpec, 1, 3},   // L = 0.48 connections in use at a 1 s hold: ⌈L + 3√L⌉
+		{snapshot.WaitSpec, 50, 39}, // L = 23.9
 		{snapshot.WaitNone, 1, 10},
 		{snapshot.WaitNone, 3, 30},
 	}

@@ -1,28 +1,45 @@
 package workload
 
-import benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+import (
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/shard"
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+)
 
-// Connections the run's pods open, which the database's max_connections must cover. They mirror
-// the client's own defaults (k6ext.DefaultConnections; connections_test.go checks they agree): the
-// Jobs pass no --connections.
+// Connections the run's pods open, which the database's max_connections must cover. A client
+// pod's pool is spec.workload.clients.connections, or the client's own default for its shard
+// (snapshot.Connections, which the Jobs then leave to the client: they pass --connections only
+// when the spec sets it).
 const (
-	// SpecConnectionsPerWarehouse with TPC-C keying and think times: a terminal spends > 99 % of
-	// its time keying or thinking, so two pooled connections serve a warehouse's ten terminals.
-	SpecConnectionsPerWarehouse = 2
-	// NoWaitConnectionsPerWarehouse without waits: one per terminal, each always in a transaction.
-	NoWaitConnectionsPerWarehouse = 10
 	// TelemetryConnections is pod 0's sampler of the database's own signals.
 	TelemetryConnections = 1
 )
 
-// StepConnections is how many connections a step of active warehouses opens: every client pod's
-// pool for its warehouse range, and the telemetry sampler.
-func StepConnections(run *benchv1.BenchmarkRun, active int32) int {
-	perWarehouse := SpecConnectionsPerWarehouse
-	if run.Spec.Workload.Wait == benchv1.WaitNone {
-		perWarehouse = NoWaitConnectionsPerWarehouse
+// PodConnections is the pool of a client pod driving warehouses.
+func PodConnections(run *benchv1.BenchmarkRun, warehouses int) int {
+	if n := run.Spec.Workload.Clients.Connections; n > 0 {
+		return int(n)
 	}
-	return int(active)*perWarehouse + TelemetryConnections
+	mode := snapshot.WaitSpec
+	if run.Spec.Workload.Wait == benchv1.WaitNone {
+		mode = snapshot.WaitNone
+	}
+	return snapshot.Connections(mode, warehouses)
+}
+
+// StepConnections is how many connections a step of active warehouses opens: every client pod's
+// pool for its shard of the warehouse range, and the telemetry sampler.
+func StepConnections(run *benchv1.BenchmarkRun, active int32) int {
+	pods := int(ClientPods(run, active))
+	total := TelemetryConnections
+	for i := range pods {
+		r, err := shard.Of(int(active), i, pods)
+		if err != nil {
+			continue
+		}
+		total += PodConnections(run, r.To-r.From+1)
+	}
+	return total
 }
 
 // LoadConnections is how many connections the load opens: every loader pod's pool (its threads

@@ -14,21 +14,25 @@ import (
 
 func TestPeakConnections(t *testing.T) {
 	cases := []struct {
-		warehouses int32
-		wait       benchv1.Wait
-		want       int
+		warehouses  int32
+		wait        benchv1.Wait
+		connections int32 // spec.workload.clients.connections
+		want        int
 	}{
-		{1, benchv1.WaitSpec, 5},      // the load: one pod, 4 threads + the schema connection
-		{100, benchv1.WaitSpec, 201},  // 200 pooled + telemetry
-		{100, benchv1.WaitNone, 1001}, // one per terminal + telemetry
-		{5000, benchv1.WaitSpec, 10001},
-		{20, benchv1.WaitSpec, 41},
+		{1, benchv1.WaitSpec, 0, 5},       // the load: one pod, 4 threads + the schema connection
+		{100, benchv1.WaitSpec, 0, 70},    // one pod's pool by Little's law (69) + telemetry
+		{100, benchv1.WaitNone, 0, 1001},  // one per terminal + telemetry
+		{5000, benchv1.WaitSpec, 0, 2861}, // 10 pods of 500 warehouses, 286 each, + telemetry
+		{20, benchv1.WaitSpec, 0, 20},
+		{5000, benchv1.WaitSpec, 50, 501}, // the spec's pool on each of the 10 pods
+		{100, benchv1.WaitNone, 4, 10},    // the load's 2 pods of 5 outnumber one pod of 4
 	}
 	for _, tc := range cases {
 		run := testRun(tc.warehouses)
 		run.Spec.Workload.Wait = tc.wait
+		run.Spec.Workload.Clients.Connections = tc.connections
 		if got := PeakConnections(run); got != tc.want {
-			t.Errorf("PeakConnections(%d warehouses, wait %s) = %d, want %d", tc.warehouses, tc.wait, got, tc.want)
+			t.Errorf("PeakConnections(%d warehouses, wait %s, connections %d) = %d, want %d", tc.warehouses, tc.wait, tc.connections, got, tc.want)
 		}
 	}
 }

@@ -67,7 +67,8 @@ func (Backend) Sizing(run *benchv1.BenchmarkRun) *benchv1.DatabaseSizing {
 
 // Cluster is the CloudNativePG Cluster for a run: spec.database.postgres mapped onto instances,
 // quorum synchronous replication (method any, number = synchronousReplicas, durability required),
-// synchronous_commit, the parameters sized from memory (Sizing) and the user's, storage,
+// synchronous_commit, the parameters sized from memory (Sizing; max_connections from the run's
+// connections when there is no memory to size from) and the user's, storage,
 // resources and preferred anti-affinity.
 func (b Backend) Cluster(run *benchv1.BenchmarkRun) *cnpgv1.Cluster {
 	spec := run.Spec.Database.EffectivePostgres()
@@ -76,6 +77,9 @@ func (b Backend) Cluster(run *benchv1.BenchmarkRun) *cnpgv1.Cluster {
 		for k, v := range sizing.Settings {
 			parameters[k] = v
 		}
+	} else {
+		// Without memory nothing else is sized, but the connections are known all the same.
+		parameters["max_connections"] = fmt.Sprint(MaxConnections(workload.PeakConnections(run)))
 	}
 	for k, v := range spec.Parameters {
 		parameters[k] = v
@@ -188,6 +192,9 @@ func (b Backend) Tuning(run *benchv1.BenchmarkRun) []benchv1.EngineSetting {
 // Desired implements engines.Backend.
 func (b Backend) Desired(run *benchv1.BenchmarkRun) ([]*unstructured.Unstructured, error) {
 	if err := checkLoadResources(run.Spec.Database.EffectivePostgres()); err != nil {
+		return nil, err
+	}
+	if err := checkConnectionBudget(run); err != nil {
 		return nil, err
 	}
 	u, err := toApplyObject(b.Cluster(run))

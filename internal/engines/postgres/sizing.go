@@ -85,7 +85,7 @@ func Size(in SizingInput) Sizing {
 	s.SharedBuffers = max(s.SharedBuffers, 128*engines.KiB)
 	s.EffectiveCacheSize = max(engines.RoundDown(in.Memory*engines.EffectiveCacheSharePercent/100, engines.MiB), 8*engines.KiB)
 	s.MaintenanceWorkMem = engines.RoundDown(min(max(in.Memory/MaintenanceWorkMemDivisor, MinMaintenanceWorkMem), MaxMaintenanceWorkMem), engines.MiB)
-	s.MaxConnections = min(max(in.Connections+ConnectionHeadroom, MinMaxConnections), MaxMaxConnections)
+	s.MaxConnections = MaxConnections(in.Connections)
 	buffers, connections := s.SharedBuffers, s.MaxConnections
 	if in.SharedBuffers > 0 {
 		buffers = in.SharedBuffers

@@ -32,17 +32,19 @@ func TestClusterSizing(t *testing.T) {
 		memoryFrom string
 		userSet    []string
 	}{
-		{"no memory: nothing sized", &benchv1.PostgresSpec{Parameters: map[string]string{"shared_buffers": "1GB"}}, benchv1.WaitSpec,
-			map[string]string{"shared_buffers": "1GB", "synchronous_commit": "remote_apply"}, "", nil},
+		{"no memory: only max_connections, from the run's connections (1 001 without waits, + 20)",
+			&benchv1.PostgresSpec{Parameters: map[string]string{"shared_buffers": "1GB"}}, benchv1.WaitNone,
+			map[string]string{"shared_buffers": "1GB", "max_connections": "1021", "synchronous_commit": "remote_apply"}, "", nil},
 		{"8Gi limit over a 4Gi request, 100 warehouses, 50Gi volumes",
 			&benchv1.PostgresSpec{Resources: memory("4Gi", "8Gi"), Storage: benchv1.StorageSpec{Size: resource.MustParse("50Gi")}}, benchv1.WaitSpec,
 			map[string]string{"shared_buffers": "2GB", "effective_cache_size": "6GB", "maintenance_work_mem": "512MB",
-				"work_mem": "9489kB", "max_connections": "221", "max_wal_size": "2109MB", "synchronous_commit": "remote_apply"},
+				// 100 warehouses on one client pod: 69 + telemetry + 20 stays under PostgreSQL's 100.
+				"work_mem": "20971kB", "max_connections": "100", "max_wal_size": "2109MB", "synchronous_commit": "remote_apply"},
 			"limit", nil},
 		{"8Gi limit over a 1Gi request: shared_buffers no larger than the request",
 			&benchv1.PostgresSpec{Resources: memory("1Gi", "8Gi"), Storage: benchv1.StorageSpec{Size: resource.MustParse("50Gi")}}, benchv1.WaitSpec,
 			map[string]string{"shared_buffers": "1GB", "effective_cache_size": "6GB", "maintenance_work_mem": "512MB",
-				"work_mem": "11070kB", "max_connections": "221", "max_wal_size": "2109MB", "synchronous_commit": "remote_apply"},
+				"work_mem": "24466kB", "max_connections": "100", "max_wal_size": "2109MB", "synchronous_commit": "remote_apply"},
 			"limit", nil},
 		{"request only; without waits a connection per terminal; the run's parameters win",
 			&benchv1.PostgresSpec{Resources: memory("8Gi", ""), Storage: benchv1.StorageSpec{Size: resource.MustParse("50Gi")},
