@@ -19,8 +19,18 @@ type pgCheck struct {
 	f    *Flavour
 }
 
-// OpenCheck connects the check's pool, o.Threads connections.
+// OpenCheck connects the check's pool, o.Threads connections, and creates the HISTORY indexes
+// the conditions read by where the dataset lacks them (ensureCheckIndexes).
 func (f *Flavour) OpenCheck(ctx context.Context, o tpcc.CheckOptions) (tpcc.CheckBackend, error) {
+	c, err := f.openCheck(ctx, o, true)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// openCheck is OpenCheck, without the index step unless indexes is set.
+func (f *Flavour) openCheck(ctx context.Context, o tpcc.CheckOptions, indexes bool) (*pgCheck, error) {
 	cfg, err := pgxpool.ParseConfig(o.URL)
 	if err != nil {
 		return nil, fmt.Errorf("--url: %w", err)
@@ -33,6 +43,12 @@ func (f *Flavour) OpenCheck(ctx context.Context, o tpcc.CheckOptions) (tpcc.Chec
 	if err := ping(ctx, pool); err != nil {
 		pool.Close()
 		return nil, err
+	}
+	if indexes {
+		if err := ensureCheckIndexes(ctx, pool); err != nil {
+			pool.Close()
+			return nil, err
+		}
 	}
 	return &pgCheck{pool: pool, f: f}, nil
 }

@@ -141,9 +141,19 @@ func (f *Flavour) PrimaryKeyDDL() []PrimaryKeyStatement {
 func SecondaryIndexDDL() []string {
 	out := make([]string, 0, len(tpcc.SecondaryIndexes))
 	for _, ix := range tpcc.SecondaryIndexes {
-		out = append(out, fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s ON %s (%s)", ix.Name, ix.Table, strings.Join(ix.Columns, ", ")))
+		out = append(out, indexDDL(ix))
 	}
 	return out
+}
+
+// indexDDL creates one index; INCLUDE is PostgreSQL's word for the stored columns, which
+// CockroachDB takes as a synonym of its STORING.
+func indexDDL(ix tpcc.Index) string {
+	sql := fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s ON %s (%s)", ix.Name, ix.Table, strings.Join(ix.Columns, ", "))
+	if len(ix.Include) > 0 {
+		sql += fmt.Sprintf(" INCLUDE (%s)", strings.Join(ix.Include, ", "))
+	}
+	return sql
 }
 
 // DropSchemaDDL returns statements removing every table SchemaDDL creates.
