@@ -16,7 +16,7 @@ func TestYDBCheckQueries(t *testing.T) {
 	want := map[int]string{
 		0: "DECLARE $from AS Int32;\nDECLARE $to AS Int32;\nSELECT w_id, w_ytd FROM `warehouse` WHERE w_id BETWEEN $from AND $to;",
 		3: "DECLARE $from AS Int32;\nDECLARE $to AS Int32;\nSELECT s_w_id, COUNT(*) AS n FROM `stock` WHERE s_w_id BETWEEN $from AND $to GROUP BY s_w_id;",
-		5: "DECLARE $from AS Int32;\nDECLARE $to AS Int32;\nSELECT h_c_w_id, h_c_d_id, h_c_id, h_amount FROM `history` WHERE h_c_w_id BETWEEN $from AND $to;",
+		5: "DECLARE $from AS Int32;\nDECLARE $to AS Int32;\nSELECT h_c_w_id, h_c_d_id, h_c_id, h_amount FROM `history` VIEW `history_customer_idx` WHERE h_c_w_id BETWEEN $from AND $to;",
 		8: "DECLARE $from AS Int32;\nDECLARE $to AS Int32;\nSELECT ol_w_id, ol_d_id, ol_o_id, ol_number, ol_delivery_d, ol_amount FROM `order_line` WHERE ol_w_id BETWEEN $from AND $to;",
 	}
 	for i, w := range want {

@@ -78,13 +78,17 @@ func metaDDL() []string {
 }
 
 // SecondaryIndexDDL returns the statements creating the secondary indexes. YQL has no
-// IF NOT EXISTS for indexes: the loader checks the table description first.
+// IF NOT EXISTS for indexes: the loader checks the table description first (addMissingIndexes).
 func SecondaryIndexDDL() []string {
 	out := make([]string, 0, len(tpcc.SecondaryIndexes))
 	for _, ix := range tpcc.SecondaryIndexes {
-		out = append(out, fmt.Sprintf("ALTER TABLE `%s` ADD INDEX `%s` GLOBAL ON (%s)", ix.Table, ix.Name, strings.Join(ix.Columns, ", ")))
+		out = append(out, indexDDL(ix))
 	}
 	return out
+}
+
+func indexDDL(ix tpcc.Index) string {
+	return fmt.Sprintf("ALTER TABLE `%s` ADD INDEX `%s` GLOBAL ON (%s)", ix.Table, ix.Name, strings.Join(ix.Columns, ", "))
 }
 
 // DropTableDDL returns statements removing every table CreateTableDDL creates.

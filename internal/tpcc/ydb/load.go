@@ -241,42 +241,8 @@ func HistoryKey(w, d, c int) uint64 {
 
 // Finish adds the secondary indexes that do not exist yet and marks the load finished.
 func (l *ydbLoader) Finish(ctx context.Context) error {
-	for i, ix := range tpcc.SecondaryIndexes {
-		desc, err := l.describe(ctx, ix.Table)
-		if err != nil {
-			return err
-		}
-		if ydbHasIndex(desc, ix.Name) {
-			continue
-		}
-		if err := l.db.Query().Exec(ctx, SecondaryIndexDDL()[i]); err != nil {
-			return fmt.Errorf("finish: %w\n%s", err, SecondaryIndexDDL()[i])
-		}
+	if err := addMissingIndexes(ctx, l.db, tpcc.SecondaryIndexes); err != nil {
+		return fmt.Errorf("finish: %w", err)
 	}
 	return l.db.Query().Exec(ctx, ydbFinishedYQL)
-}
-
-func (l *ydbLoader) describe(ctx context.Context, name string) (desc tableDescription, err error) {
-	err = l.db.Table().Do(ctx, func(ctx context.Context, s table.Session) error {
-		d, err := s.DescribeTable(ctx, path.Join(l.db.Name(), name))
-		if err != nil {
-			return err
-		}
-		for _, ix := range d.Indexes {
-			desc.indexes = append(desc.indexes, ix.Name)
-		}
-		return nil
-	}, table.WithIdempotent())
-	return desc, err
-}
-
-type tableDescription struct{ indexes []string }
-
-func ydbHasIndex(d tableDescription, name string) bool {
-	for _, n := range d.indexes {
-		if n == name {
-			return true
-		}
-	}
-	return false
 }
