@@ -8,10 +8,12 @@ package controllertest
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -43,10 +45,21 @@ func Main(m *testing.M, set func(*testenv.Env, client.Client), opts ...testenv.O
 // NewNamespace creates a namespace for one test; its manager watches only it.
 func NewNamespace(t *testing.T, name string) string {
 	t.Helper()
-	if err := K8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
-		t.Fatal(err)
+	// A test run again in the same API server (go test -count) gets name-2, name-3, …: namespaces
+	// of the envtest API server are never finalized away.
+	for i := 1; ; i++ {
+		ns := name
+		if i > 1 {
+			ns = fmt.Sprintf("%s-%d", name, i)
+		}
+		err := K8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+		if err == nil {
+			return ns
+		}
+		if !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
 	}
-	return name
 }
 
 // Manager runs reconcilers for one namespace until stopped; Stop may be called more than once.
