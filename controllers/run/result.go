@@ -53,9 +53,12 @@ type reportDoc struct {
 	Sizing *benchv1.DatabaseSizing `json:"sizing,omitempty"`
 	// Series says where the steps' time series are: "series.json.gz" beside this file, or, when
 	// they would not fit the ConfigMap, the steps' own series ConfigMaps.
-	Series    string     `json:"series"`
-	Steps     []stepData `json:"steps"`
-	Generated time.Time  `json:"generated"`
+	Series string `json:"series"`
+	// StepDetail says which of each step's detail the steps' own ConfigMaps hold instead of this
+	// file, when all of it would not fit the report ConfigMap (optional, added within version 2).
+	StepDetail string     `json:"stepDetail,omitempty"`
+	Steps      []stepData `json:"steps"`
+	Generated  time.Time  `json:"generated"`
 }
 
 // StepConfigMapName and ReportConfigMapName name a run's ConfigMaps.
@@ -115,21 +118,13 @@ func (r *Reconciler) reconcileResult(ctx context.Context, run *benchv1.Benchmark
 		return false, ctrl.Result{}, err
 	}
 	md := report.RunMarkdown(described, result)
-	binary := map[string][]byte{seriesKey: series}
-	rep.Series = seriesKey
-	body, err := json.MarshalIndent(rep, "", "  ")
+	fitted, err := fitReport(run, rep, md, series, kube.ConfigMapBudget)
 	if err != nil {
-		return false, ctrl.Result{}, err
+		return false, ctrl.Result{}, r.fail(ctx, run, "ReportTooLarge", err.Error())
 	}
-	if len(body)+len(md)+len(series) > kube.ConfigMapBudget {
-		binary = nil
-		rep.Series = fmt.Sprintf("too large for the report ConfigMap (%d bytes gzipped): in the steps' ConfigMaps %s-step-N-series", len(series), run.Name)
-		if body, err = json.MarshalIndent(rep, "", "  "); err != nil {
-			return false, ctrl.Result{}, err
-		}
-	}
-	data := map[string]string{"report.json": string(body), "report.md": md}
-	if page := reportHTML(described, result, binary[seriesKey], kube.ConfigMapBudget-len(body)-len(md)-len(binary[seriesKey])); page != "" {
+	data, binary := fitted.Data, fitted.Binary
+	used := len(data["report.json"]) + len(md) + len(binary[seriesKey])
+	if page := reportHTML(described, result, binary[seriesKey], kube.ConfigMapBudget-used); page != "" {
 		data["report.html"] = page
 	}
 	if err := r.applyReport(ctx, run, data, binary); err != nil {

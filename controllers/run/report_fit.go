@@ -1,0 +1,96 @@
+package run
+
+import (
+	"encoding/json"
+	"fmt"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+)
+
+// reportFit is how much of a run's detail its report ConfigMap holds.
+type reportFit int
+
+const (
+	fitWhole     reportFit = iota // report.json with every step's detail, the series beside it
+	fitNoSeries                   // the series stay in the steps' series ConfigMaps
+	fitNoPods                     // and the steps' per-pod telemetry, placement and histograms in their step ConfigMaps
+	fitStepsOnly                  // and each step's summary and verdict: report.json keeps the step records, unindented
+)
+
+// fittedReport is the report ConfigMap's content: report.json, report.md and the series when they fit.
+type fittedReport struct {
+	Fit    reportFit
+	Data   map[string]string
+	Binary map[string][]byte
+}
+
+// fitReport lays out the report ConfigMap within budget bytes, shedding detail in steps
+// (reportFit) until it fits: the whole detail of every step stays in the step's own ConfigMaps,
+// which rep names. Past the last step it returns an error, and the run fails saying so instead of
+// retrying an apply that cannot succeed.
+func fitReport(run *benchv1.BenchmarkRun, rep reportDoc, md string, series []byte, budget int) (fittedReport, error) {
+	var last int
+	for fit := fitWhole; fit <= fitStepsOnly; fit++ {
+		doc := shed(run, rep, fit, len(series))
+		body, err := json.MarshalIndent(doc, "", "  ")
+		if fit == fitStepsOnly {
+			body, err = json.Marshal(doc) // unindented: a third smaller
+		}
+		if err != nil {
+			return fittedReport{}, err
+		}
+		size := len(body) + len(md)
+		var binary map[string][]byte
+		if fit == fitWhole {
+			size += len(series)
+			binary = map[string][]byte{seriesKey: series}
+		}
+		if last = size; size <= budget {
+			return fittedReport{Fit: fit, Data: map[string]string{"report.json": string(body), "report.md": md}, Binary: binary}, nil
+		}
+	}
+	return fittedReport{}, fmt.Errorf("the report of %d steps takes %d bytes even without the steps' detail, over the %d a ConfigMap may hold",
+		len(rep.Steps), last, budget)
+}
+
+// shed is rep without the detail fit leaves to the steps' own ConfigMaps.
+func shed(run *benchv1.BenchmarkRun, rep reportDoc, fit reportFit, seriesBytes int) reportDoc {
+	rep.Series = seriesKey
+	if fit >= fitNoSeries {
+		rep.Series = fmt.Sprintf("too large for the report ConfigMap (%d bytes gzipped): in the steps' ConfigMaps %s-step-N-series", seriesBytes, run.Name)
+	}
+	if fit < fitNoPods {
+		return rep
+	}
+	rep.StepDetail = fmt.Sprintf("each step's per-pod telemetry and placement and its histograms: in the steps' ConfigMaps %s-step-N (step.json)", run.Name)
+	if fit >= fitStepsOnly {
+		rep.StepDetail = fmt.Sprintf("each step's summary, verdict, per-pod telemetry and placement and its histograms: in the steps' ConfigMaps %s-step-N (step.json)", run.Name)
+	}
+	steps := make([]stepData, len(rep.Steps))
+	for i, s := range rep.Steps {
+		s.Step = withoutPods(s.Step)
+		s.Histograms = nil
+		if fit >= fitStepsOnly {
+			s = stepData{Step: s.Step}
+		}
+		steps[i] = s
+	}
+	rep.Steps = steps
+	return rep
+}
+
+// withoutPods is a step record without its per-pod lists (telemetry, placement), whose
+// step-wide figures it keeps.
+func withoutPods(s benchv1.StepResult) benchv1.StepResult {
+	if s.Telemetry != nil {
+		t := *s.Telemetry
+		t.Pods = nil
+		s.Telemetry = &t
+	}
+	if s.Placement != nil {
+		p := *s.Placement
+		p.Pods = nil
+		s.Placement = &p
+	}
+	return s
+}
