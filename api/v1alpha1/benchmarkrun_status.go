@@ -383,6 +383,12 @@ type StepResult struct {
 	// undermines the comparison (benchmarkrun_placement.go).
 	// +optional
 	Placement *StepPlacement `json:"placement,omitempty"`
+
+	// DetailIn names the ConfigMap that holds this step's per-pod telemetry and placement
+	// (step.json) when status no longer does: a run's status keeps them for its latest steps only
+	// once all steps' would outgrow the object (docs/scale.md).
+	// +optional
+	DetailIn string `json:"detailIn,omitempty"`
 }
 
 // StepTelemetry is a step's time series boiled down to the figures a reader looks at first. A field

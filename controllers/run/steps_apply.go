@@ -131,11 +131,6 @@ func (r *Reconciler) nextLook(outcome stepOutcome) time.Duration {
 // recordStep keeps a finished step's merged data, then appends the step to status exactly once,
 // with its kind, length, attempt and where its pods ran, and announces it.
 func (r *Reconciler) recordStep(ctx context.Context, run *benchv1.BenchmarkRun, next plan.Step, outcome stepOutcome) error {
-	if outcome.merged != nil {
-		if err := r.writeStepConfigMap(ctx, run, outcome.record, outcome.merged, outcome.verdict); err != nil {
-			return err
-		}
-	}
 	record := outcome.record
 	record.Kind, record.Duration, record.Attempt = next.Kind, &metav1.Duration{Duration: next.Measured}, next.Attempt
 	record.Placement = r.stepPlacement(ctx, run, next.Index) // placement.go
@@ -144,9 +139,16 @@ func (r *Reconciler) recordStep(ctx context.Context, run *benchv1.BenchmarkRun, 
 		// after it still runs).
 		record.Fault = &benchv1.FaultRecord{Injections: run.Status.Current.Faults}
 	}
+	if outcome.merged != nil {
+		// The step's ConfigMap keeps the whole record: status may later shed its per-pod lists.
+		if err := r.writeStepConfigMap(ctx, run, record, outcome.merged, outcome.verdict); err != nil {
+			return err
+		}
+	}
 	if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
 		if int32(len(s.Steps)) == next.Index {
 			s.Steps = append(s.Steps, *record)
+			boundStepDetail(run, s.Steps, StepDetailBudget)
 		}
 		s.Current = nil
 	}); err != nil {
