@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/controllers/run/plan"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
 	"github.com/tpcc-operator/tpcc-operator/internal/report"
 )
@@ -58,9 +59,10 @@ func (r *Reconciler) reconcileResourceSwitch(ctx context.Context, run *benchv1.B
 		return true, ctrl.Result{}, nil
 	}
 	// The wait began when the load completed.
-	if since := run.Status.Load.CompletionTime; since != nil && time.Since(since.Time) > r.Config.DatabaseReadyTimeout {
+	limit, words := plan.DataWait(run, r.Config.DatabaseReadyTimeout)
+	if since := run.Status.Load.CompletionTime; since != nil && time.Since(since.Time) > limit {
 		return false, ctrl.Result{}, r.fail(ctx, run, "DatabaseNotReady", fmt.Sprintf(
-			"the database did not run with its measured resources within %s of the load's end: %s; %s", r.Config.DatabaseReadyTimeout, progress.Message, readiness.Message))
+			"the database did not run with its measured resources within %s of the load's end: %s; %s", words, progress.Message, readiness.Message))
 	}
 	message := fmt.Sprintf("switching from loadResources to the measured resources (%s): %s; %s", report.RequirementsWords(sw.Want), progress.Message, readiness.Message)
 	if c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionDatabaseReady); c == nil || c.Reason != benchv1.ReasonSwitchingResources || c.Message != message {

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/controllers/run/plan"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 )
@@ -108,9 +109,9 @@ func (r *Reconciler) reconcileSnapshot(ctx context.Context, run *benchv1.Benchma
 	}
 	if waiting != "" {
 		started := run.Status.Load.Snapshot.StartTime
-		if started != nil && time.Since(started.Time) > r.Config.DatabaseReadyTimeout {
+		if limit, words := plan.DataWait(run, r.Config.DatabaseReadyTimeout); started != nil && time.Since(started.Time) > limit {
 			return false, ctrl.Result{}, r.fail(ctx, run, benchv1.ReasonSnapshotFailed,
-				fmt.Sprintf("the snapshot of the loaded data was not taken within %s (--database-ready-timeout): %s", r.Config.DatabaseReadyTimeout, waiting))
+				fmt.Sprintf("the snapshot of the loaded data was not taken within %s: %s", words, waiting))
 		}
 		return false, ctrl.Result{RequeueAfter: r.Config.PollInterval}, r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
 			s.Load.Snapshot.Instance = progress.Instance

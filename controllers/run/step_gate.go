@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/controllers/run/plan"
 )
 
 // awaitDatabase gates the start of step index on the database being ready now, as its operator
@@ -48,10 +49,10 @@ func (r *Reconciler) awaitDatabase(ctx context.Context, run *benchv1.BenchmarkRu
 		r.Recorder.Eventf(run, nil, corev1.EventTypeNormal, benchv1.ReasonDatabaseReadyAgain, "AwaitDatabase", "%s", message)
 		return true, nil
 	}
-	if waiting && time.Since(cond.LastTransitionTime.Time) > r.Config.DatabaseReadyTimeout {
+	if limit, words := plan.DataWait(run, r.Config.DatabaseReadyTimeout); waiting && time.Since(cond.LastTransitionTime.Time) > limit {
 		return false, r.fail(ctx, run, "DatabaseNotReady", fmt.Sprintf(
 			"the database was not ready again within %s%s, so step %d never started and no capacity is published: %s",
-			r.Config.DatabaseReadyTimeout, after, index, readiness.Message))
+			words, after, index, readiness.Message))
 	}
 	message := fmt.Sprintf("step %d waits for the database%s: %s", index, after, readiness.Message)
 	if !waiting || cond.Message != message {
