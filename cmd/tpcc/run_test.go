@@ -479,6 +479,37 @@ func TestRunSpecWait(t *testing.T) {
 	if e := doc.Summary.EfficiencyPercent; e < 80 || e > upper {
 		t.Fatalf("efficiency %.2f%%, want 80..100 (up to %.1f%% with three standard errors of %d New-Orders)", e, upper, newOrders)
 	}
+	checkDefaultPool(t, doc, 10)
+}
+
+// checkDefaultPool holds a spec-wait run's measured figures against the default pool's Little's
+// law (snapshot.Connections): the terminals started transactions at the rate it assumes (at most
+// that, within three standard errors, and at least 80 % of it), and the pool was never the wait:
+// no more than 1 % of acquisitions found every connection busy.
+func checkDefaultPool(t *testing.T, doc summaryDocument, warehouses int) {
+	t.Helper()
+	total := doc.Summary.TotalCompleted + doc.Summary.TotalErrors
+	rate := float64(total) / doc.Summary.MeasuredSeconds
+	want := snapshot.TransactionRate(snapshot.WaitSpec, warehouses)
+	if upper := want * (1 + 3/math.Sqrt(float64(total))); rate > upper || rate < 0.8*want {
+		t.Errorf("terminals started %.2f transactions/s, the pool's Little's law assumes %.2f (up to %.2f)", rate, want, upper)
+	}
+	if doc.Intervals == nil {
+		t.Fatal("no intervals in the summary: the pool's counters are not recorded")
+	}
+	var pooled snapshot.ClientSignals
+	for _, iv := range doc.Intervals.Items {
+		if iv.Client != nil {
+			pooled.Add(*iv.Client)
+		}
+	}
+	acquires, waits := pooled.PoolAcquires, pooled.PoolWaits
+	pool := snapshot.Connections(snapshot.WaitSpec, warehouses)
+	t.Logf("default pool %d for %d warehouses: %.2f transactions/s (Little's law: %.2f), %d acquisitions, %d waited (%.3f s in all)",
+		pool, warehouses, rate, want, acquires, waits, pooled.PoolWaitSeconds)
+	if acquires < total || waits*100 > acquires {
+		t.Errorf("pool of %d: %d of %d acquisitions waited for a connection (%d transactions)", pool, waits, acquires, total)
+	}
 }
 
 // --telemetry-shard turns sampling on in the named shard only: one command line serves every pod.
