@@ -42,6 +42,34 @@ import "math"
 // so a poor model costs a logarithmic number of probes, not a linear one.
 // Every step stays strictly inside the bracket, so the search terminates.
 
+// probing reports whether the guided search narrows the bracket with probes,
+// from what is known before the run: the domain and the steps' lengths.
+// Narrowing a bracket of U precisions takes about k = log2 U steps, probes
+// or full-length ones (bisection; the estimates do better on smooth curves,
+// and probes, noisier, do worse on rough ones). With probes, the k probes,
+// of time c_P each, are followed by at least two full-length confirmations
+// of c_F: k·c_P + 2·c_F. Without, the full-length narrowing steps are the
+// confirmations themselves: max(k, 2)·c_F. Probes pay when
+// k > 2·c_F/(c_F − c_P). At the operator's defaults (2-minute ramp-up,
+// 10-minute steps, 2-minute probes: c_P = c_F/3) that is k > 3, a domain of
+// more than 8 precisions; a probe as long as a step never pays. U is the
+// whole domain, Warehouses/precision, whatever the start: how far a start
+// estimate is from the boundary is not known before the run.
+func (p Params) probing() bool {
+	if !p.Probes {
+		return false
+	}
+	if p.StepTime <= 0 || p.ProbeTime <= 0 {
+		return true
+	}
+	if p.ProbeTime >= p.StepTime {
+		return false
+	}
+	units := float64(p.Warehouses) / float64(p.precision())
+	full, probe := p.StepTime.Seconds(), p.ProbeTime.Seconds()
+	return math.Log2(units) > 2*full/(full-probe)
+}
+
 // saturatedEfficiency is the efficiency (percent) below which a step's
 // figures are used to extrapolate the capacity curve.
 const saturatedEfficiency = 95.0
@@ -94,7 +122,7 @@ func decideGuided(p Params, steps []StepOutcome) Decision {
 	}
 	d := Decision{HighestCompliant: b.fullLo, LowestNonCompliant: b.fullHi, CompliantStep: b.fullLoStep, NonCompliantStep: b.fullHiStep}
 	narrowing := Full
-	if p.Probes {
+	if p.probing() {
 		narrowing = Probe
 	}
 	switch {
@@ -170,6 +198,17 @@ func place(p Params, steps []StepOutcome, b bracket, precision int) int {
 	lo, hi := float64(b.lo), float64(b.hi)
 	e := estimate(p, steps, b)
 	half := max(float64(precision)/2, 0.5)
+	// How surely the estimate must expect the step that closes the bracket
+	// to land on its side before the search aims there. A probe that closes
+	// the bracket leads to the full-length confirmations, which a probe on
+	// the wrong side of the boundary sends the wrong way: it asks for a
+	// quarter-precision margin. A full-length step that closes the bracket
+	// ends the search, and on the wrong side it only narrows the bracket as
+	// any other step would: the estimate's side is enough.
+	margin := 0.0
+	if p.probing() {
+		margin = half / 2
+	}
 
 	// The outcomes since the last change of outcome: a run of passes means
 	// the boundary is higher than the estimates said, a run of failures lower.
@@ -188,22 +227,35 @@ func place(p Params, steps []StepOutcome, b bracket, precision int) int {
 		return math.Exp2(float64(min(streak-1, 30)))
 	}
 
+	// Full-length narrowing (a domain of few precisions) from a start the
+	// user gave, without an estimate from the figures and with one end
+	// still open, moves as the line search does from its start: one
+	// precision, doubling while the outcomes agree. Doubling the count
+	// instead, as without a start, jumps to the domain's end, a step the
+	// user's estimate says is wasted.
+	lineMove := !p.probing() && p.Start > 0 && math.IsNaN(modelEstimate(p, steps, b))
+	move := float64(precision) * math.Exp2(float64(min(streak-1, 30)))
+
 	var x float64
 	switch {
+	case lineMove && b.hi == n+1 && b.lo >= 1 && last:
+		x = lo + move
+	case lineMove && b.lo == 0 && b.hi <= n && !last:
+		x = hi - move
 	case b.hi == n+1 && e >= float64(n)-half: // the top must be measured to end there
 		x = float64(n)
 	case b.lo == 0 && e <= 1+half: // likewise the bottom
 		x = 1
 	case e-lo >= hi-e: // the compliant end is the farther one: raise it
 		x = math.Floor(e - half*grow(true))
-		// Where a pass at hi − precision is still expected with a
-		// quarter-precision margin, aim there: it closes the bracket.
-		if closing := hi - float64(precision); x < closing && e-closing >= half/2 {
+		// Where a pass at hi − precision is still expected, aim there: it
+		// closes the bracket.
+		if closing := hi - float64(precision); x < closing && e-closing >= margin {
 			x = closing
 		}
 	default: // lower the non-compliant end
 		x = math.Ceil(e + half*grow(false))
-		if closing := lo + float64(precision); x > closing && closing-e >= half/2 {
+		if closing := lo + float64(precision); x > closing && closing-e >= margin {
 			x = closing
 		}
 	}

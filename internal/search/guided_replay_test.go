@@ -97,12 +97,15 @@ func (s *replayStats) errorSummary() string {
 
 // replayResult is a scenario replayed.
 type replayResult struct {
-	scenario      string
-	trials        int
-	line, guided  replayStats
-	ratios        []float64 // guided/line minutes, per trial
-	structural    []string
-	truthByLoaded map[int]int
+	scenario string
+	trials   int
+	// guided is the default (Guided with the sweep's step times: it chooses its shape), probing
+	// Guided narrowing with probes whatever the domain and the step times.
+	line, guided, probing replayStats
+	ratios                []float64 // guided/line minutes, per trial
+	probingRatios         []float64 // probing/line minutes, per trial
+	structural            []string
+	truthByLoaded         map[int]int
 }
 
 func replay(t testing.TB, sweep *searchsim.Sweep, sc replayScenario, trials int, seed uint64) replayResult {
@@ -129,18 +132,24 @@ func replay(t testing.TB, sweep *searchsim.Sweep, sc replayScenario, trials int,
 		if err != nil {
 			t.Fatalf("%s: line search from %d over 1..%d: %v", sc.name, start, loaded, err)
 		}
-		guided, err := trial.Run(params(search.Guided))
+		guided, err := trial.Run(sweep.Timing().Times(params(search.Guided)))
 		if err != nil {
 			t.Fatalf("%s: guided search from %d over 1..%d: %v", sc.name, start, loaded, err)
 		}
-		for name, o := range map[string]searchsim.ReplayOutcome{"line": line, "guided": guided} {
+		probing, err := trial.Run(params(search.Guided))
+		if err != nil {
+			t.Fatalf("%s: guided search with probes from %d over 1..%d: %v", sc.name, start, loaded, err)
+		}
+		for name, o := range map[string]searchsim.ReplayOutcome{"line": line, "guided": guided, "probing": probing} {
 			if msg := restsOnFullSteps(loaded, o.Decision, o.Steps); msg != "" && len(r.structural) < 10 {
 				r.structural = append(r.structural, fmt.Sprintf("%s from %d over 1..%d: %s: %s", name, start, loaded, msg, fmtSteps(o.Steps)))
 			}
 		}
 		r.line.add(line, truth, precision)
 		r.guided.add(guided, truth, precision)
+		r.probing.add(probing, truth, precision)
 		r.ratios = append(r.ratios, guided.Minutes/line.Minutes)
+		r.probingRatios = append(r.probingRatios, probing.Minutes/line.Minutes)
 	}
 	return r
 }
@@ -166,13 +175,15 @@ func (r replayResult) log(t testing.TB) {
 	for _, s := range []struct {
 		name string
 		st   *replayStats
-	}{{"line  ", &r.line}, {"guided", &r.guided}} {
+	}{{"line   ", &r.line}, {"guided ", &r.guided}, {"probing", &r.probing}} {
 		t.Logf("  %s minutes median %.0f (quartiles %.0f–%.0f; with early ends %.0f), steps %.0f (probes %.0f); within precision %.1f%%; %s; repeats reused %d",
 			s.name, median(s.st.minutes), quantile(s.st.minutes, 0.25), quantile(s.st.minutes, 0.75), median(s.st.earlyMinutes),
 			median(s.st.steps), median(s.st.probes), 100*float64(s.st.within)/float64(r.trials), s.st.errorSummary(), s.st.reused)
 	}
 	t.Logf("  guided/line per trial: median %.2f (quartiles %.2f–%.2f); of the medians %.2f",
 		median(r.ratios), quantile(r.ratios, 0.25), quantile(r.ratios, 0.75), median(r.guided.minutes)/median(r.line.minutes))
+	t.Logf("  probing/line per trial: median %.2f (quartiles %.2f–%.2f); of the medians %.2f",
+		median(r.probingRatios), quantile(r.probingRatios, 0.25), quantile(r.probingRatios, 0.75), median(r.probing.minutes)/median(r.line.minutes))
 }
 
 func readRecordedSweep(t testing.TB) *searchsim.Sweep {
@@ -212,20 +223,29 @@ func TestReplayOnRecordedSweep(t *testing.T) {
 // from tpccbench's kind of estimate, 0.8–1.0× the true boundary), the guided/line ratio of search
 // time per trial (median and quartiles), both strategies' median minutes (at the sweep's step
 // lengths: 20 s ramp-up, 2 min full steps, 30 s probes — hack/search-sweep.sh records them) and how
-// often each answers within precision of the sweep's true boundary.
+// often each answers within precision of the sweep's true boundary; beside them, in the same run,
+// the ratio of the guided search narrowing with probes whatever the domain (probing/line), and both
+// ratios of medians over the simulated population at the operator's step lengths
+// (sim-guided/line, sim-probing/line; BenchmarkSearchStrategies has the rest of its figures).
 func BenchmarkSearchReplay(b *testing.B) {
 	sweep := readRecordedSweep(b)
+	cases := searchsim.Population(3000, 1, 1)
 	var r replayResult
+	var c comparison
 	for b.Loop() {
 		r = replay(b, sweep, replayScenarios[0], replayTrials, 1)
+		c = compare(b, cases)
 	}
 	b.ReportMetric(median(r.ratios), "guided/line")
 	b.ReportMetric(quantile(r.ratios, 0.25), "guided/line-q1")
 	b.ReportMetric(quantile(r.ratios, 0.75), "guided/line-q3")
+	b.ReportMetric(median(r.probingRatios), "probing/line")
 	b.ReportMetric(median(r.line.minutes), "line-median-min")
 	b.ReportMetric(median(r.guided.minutes), "guided-median-min")
 	b.ReportMetric(100*float64(r.line.within)/float64(r.trials), "%line-within-precision")
 	b.ReportMetric(100*float64(r.guided.within)/float64(r.trials), "%guided-within-precision")
+	b.ReportMetric(median(c.guided)/median(c.line), "sim-guided/line")
+	b.ReportMetric(median(c.probing)/median(c.line), "sim-probing/line")
 	r.log(b)
 }
 

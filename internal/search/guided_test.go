@@ -2,8 +2,10 @@ package search
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // driveGuided runs a search against an oracle of full and probe outcomes;
@@ -247,4 +249,76 @@ func TestGuidedUsesALatencyFailureAtHighEfficiency(t *testing.T) {
 		t.Fatalf("after %v: %+v, want a step at 12..15 (the latency line crosses 1 near 14.3)", steps, d)
 	}
 	t.Logf("next step at %d", d.Run)
+}
+
+// Probes narrow the bracket only where the domain has more than 2^(2·c_F/(c_F − c_P))
+// precisions; without the step times, whenever Probes is set.
+func TestProbingRule(t *testing.T) {
+	const s, m = time.Second, time.Minute
+	for _, tc := range []struct {
+		name        string
+		warehouses  int
+		probes      bool
+		step, probe time.Duration
+		want        bool
+	}{
+		{"probes off", 18000, false, 12 * m, 4 * m, false},
+		{"step times unknown", 8, true, 0, 0, true},
+		{"a probe as long as a step", 18000, true, 12 * m, 12 * m, false},
+		{"defaults: 8 precisions, k = 3 is not > 3", 8, true, 12 * m, 4 * m, false},
+		{"defaults: 9 precisions", 9, true, 12 * m, 4 * m, true},
+		{"defaults: 18 000 warehouses, 200 precisions of 90", 18000, true, 12 * m, 4 * m, true},
+		{"defaults: 1600 warehouses, 200 precisions of 8", 1600, true, 12 * m, 4 * m, true},
+		{"the sweep's lengths: 8 warehouses (k* = 3.11)", 8, true, 140 * s, 50 * s, false},
+		{"the sweep's lengths: 9 warehouses", 9, true, 140 * s, 50 * s, true},
+		{"probes half a step: 27 precisions (k* = 4.8)", 27, true, 12 * m, 7 * m, false},
+		{"probes half a step: 28 precisions", 28, true, 12 * m, 7 * m, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := Params{Mode: MaxCompliant, Warehouses: tc.warehouses, Probes: tc.probes, StepTime: tc.step, ProbeTime: tc.probe}
+			if got := p.probing(); got != tc.want {
+				t.Errorf("probing() = %v, want %v", got, tc.want)
+			}
+			d, err := Next(p, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := map[bool]Kind{true: Probe, false: Full}[tc.want]; d.Kind != want {
+				t.Errorf("first step %s, want %s", d.Kind, want)
+			}
+		})
+	}
+}
+
+// Full-length narrowing from a start the user gave moves as the line search does while the steps
+// give no estimate, and aims at the count that closes the bracket whenever the estimate puts the
+// boundary on its side: from a start at the boundary of a small domain, two steps, as the line
+// search takes; without a start, the count doubles from the middle.
+func TestGuidedFullNarrowingFromAStart(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		start, boundary int
+		want            []int
+	}{
+		{"start at the boundary", 6, 6, []int{6, 7}},
+		{"start one below", 5, 6, []int{5, 6, 8, 7}},
+		{"start above", 7, 5, []int{7, 6, 4, 5}},
+		{"no start: the middle, then the count doubles and the bracket is bisected", 0, 6, []int{4, 8, 5, 6, 7}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := Params{Mode: MaxCompliant, Warehouses: 8, Start: tc.start, Probes: true, StepTime: 12 * time.Minute, ProbeTime: 4 * time.Minute, MinEfficiencyPercent: 85}
+			d, steps := driveGuided(t, p, passFail(tc.boundary))
+			checkAnswer(t, p, d, steps, tc.boundary)
+			var got []int
+			for _, s := range steps {
+				if s.kind() != Full {
+					t.Fatalf("a %s step in a domain of 8 precisions", s.kind())
+				}
+				got = append(got, s.ActiveWarehouses)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("steps %v, want %v", got, tc.want)
+			}
+		})
+	}
 }

@@ -19,8 +19,10 @@
 //
 // Guided (guided.go, the default) uses what each step measured — efficiency,
 // the worst latency bound's ratio to its limit, errors — to estimate where
-// compliance ends, narrows the bracket with short probe steps placed there,
-// and then confirms the answer with full-length steps. Its answer, like the
+// compliance ends, narrows the bracket with steps placed there — short probe
+// steps where the domain is wide enough for them to pay (Params.probing),
+// full-length steps otherwise — and then confirms the answer with
+// full-length steps. Its answer, like the
 // line search's, always rests on full-length steps: a compliant one at the
 // answer and, unless the answer is the loaded count, a non-compliant one at
 // most one precision above it.
@@ -28,6 +30,7 @@ package search
 
 import (
 	"fmt"
+	"time"
 )
 
 // Mode selects how steps are chosen.
@@ -77,6 +80,11 @@ type Params struct {
 	// Probes lets the guided search measure short probe steps while it
 	// narrows the bracket. Without it every guided step is full-length.
 	Probes bool
+	// StepTime and ProbeTime are what a full-length step and a probe take,
+	// ramp-up included. With both set, the guided search probes only where
+	// probes pay for themselves (Params.probing); with either 0 it probes
+	// whenever Probes is set.
+	StepTime, ProbeTime time.Duration
 	// MinEfficiencyPercent and MaxErrorPercent are the SLA's thresholds, used
 	// only to estimate where compliance ends (each step's verdict is
 	// recorded in StepOutcome.Compliant). 0 leaves that criterion out of the
@@ -217,6 +225,9 @@ func (p Params) validate() error {
 	}
 	if p.Precision < 0 {
 		return fmt.Errorf("search precision: %d, must be >= 0 (0 = max(1, warehouses/200))", p.Precision)
+	}
+	if p.StepTime < 0 || p.ProbeTime < 0 {
+		return fmt.Errorf("search step times: step %v, probe %v, must be >= 0", p.StepTime, p.ProbeTime)
 	}
 	if p.MinEfficiencyPercent < 0 || p.MinEfficiencyPercent > 100 {
 		return fmt.Errorf("search minimum efficiency: %g %%, must be in 0..100", p.MinEfficiencyPercent)

@@ -68,8 +68,8 @@ func Next(run *benchv1.BenchmarkRun) (p Step, done bool, reason, message string)
 	return p, false, "", ""
 }
 
-// SearchParams maps spec.search (and the SLA thresholds the guided search estimates with) onto the
-// search's parameters.
+// SearchParams maps spec.search (and the SLA thresholds the guided search estimates with, and the
+// steps' lengths it chooses its shape from) onto the search's parameters.
 func SearchParams(run *benchv1.BenchmarkRun) (search.Params, error) {
 	p := search.Params{Mode: search.MaxCompliant, Strategy: search.Guided, Warehouses: int(run.Spec.Workload.Warehouses)}
 	if run.Spec.Search.Mode == benchv1.SearchFixed {
@@ -81,8 +81,9 @@ func SearchParams(run *benchv1.BenchmarkRun) (search.Params, error) {
 	if s := run.Spec.Search.StartWarehouses; s != nil {
 		p.Start = int(*s)
 	}
-	duration, _ := workload.Durations(run)
+	duration, rampUp := workload.Durations(run)
 	p.Probes = workload.ProbeDuration(run) < duration
+	p.StepTime, p.ProbeTime = rampUp+duration, rampUp+workload.ProbeDuration(run)
 	criteria, err := SLACriteria(run)
 	if err != nil {
 		return p, err

@@ -367,33 +367,33 @@ func TestSearchParams(t *testing.T) {
 		{
 			name: "defaults: guided over the loaded warehouses with probes, the SLA's thresholds",
 			run:  newRun(100, benchv1.SearchSpec{}),
-			want: search.Params{Mode: search.MaxCompliant, Strategy: search.Guided, Warehouses: 100, Probes: true, MinEfficiencyPercent: 85, MaxErrorPercent: 1},
+			want: search.Params{Mode: search.MaxCompliant, Strategy: search.Guided, Warehouses: 100, Probes: true, StepTime: 12 * time.Minute, ProbeTime: 4 * time.Minute, MinEfficiencyPercent: 85, MaxErrorPercent: 1},
 		},
 		{
 			name: "fixed mode",
 			run:  newRun(100, fixed),
-			want: search.Params{Mode: search.Fixed, Strategy: search.Guided, Warehouses: 100, Probes: true, MinEfficiencyPercent: 85, MaxErrorPercent: 1},
+			want: search.Params{Mode: search.Fixed, Strategy: search.Guided, Warehouses: 100, Probes: true, StepTime: 12 * time.Minute, ProbeTime: 4 * time.Minute, MinEfficiencyPercent: 85, MaxErrorPercent: 1},
 		},
 		{
 			name: "line search from search.startWarehouses",
 			run:  newRun(400, lineFrom(120)),
-			want: search.Params{Mode: search.MaxCompliant, Strategy: search.LineSearch, Warehouses: 400, Start: 120, Probes: true, MinEfficiencyPercent: 85, MaxErrorPercent: 1},
+			want: search.Params{Mode: search.MaxCompliant, Strategy: search.LineSearch, Warehouses: 400, Start: 120, Probes: true, StepTime: 12 * time.Minute, ProbeTime: 4 * time.Minute, MinEfficiencyPercent: 85, MaxErrorPercent: 1},
 		},
 		{
 			name: "probes as long as the steps are no probes",
 			run:  newRun(100, benchv1.SearchSpec{ProbeDuration: &metav1.Duration{Duration: 15 * time.Minute}}),
-			want: search.Params{Mode: search.MaxCompliant, Strategy: search.Guided, Warehouses: 100, MinEfficiencyPercent: 85, MaxErrorPercent: 1},
+			want: search.Params{Mode: search.MaxCompliant, Strategy: search.Guided, Warehouses: 100, StepTime: 12 * time.Minute, ProbeTime: 12 * time.Minute, MinEfficiencyPercent: 85, MaxErrorPercent: 1},
 		},
 		{
 			// With wait Spec a probe lasts at least 30s: a 30s step leaves no room for one.
 			name: "30s steps under wait Spec have no probes",
 			run:  withWorkload(newRun(100, guided), 30*time.Second, time.Minute),
-			want: search.Params{Mode: search.MaxCompliant, Strategy: search.Guided, Warehouses: 100, MinEfficiencyPercent: 85, MaxErrorPercent: 1},
+			want: search.Params{Mode: search.MaxCompliant, Strategy: search.Guided, Warehouses: 100, StepTime: 90 * time.Second, ProbeTime: 90 * time.Second, MinEfficiencyPercent: 85, MaxErrorPercent: 1},
 		},
 		{
 			name: "the SLA's thresholds",
 			run:  withSLA(newRun(100, guided), benchv1.SLASpec{MinEfficiencyPercent: ptr(int32(70)), MaxErrorPercent: "0.5"}),
-			want: search.Params{Mode: search.MaxCompliant, Strategy: search.Guided, Warehouses: 100, Probes: true, MinEfficiencyPercent: 70, MaxErrorPercent: 0.5},
+			want: search.Params{Mode: search.MaxCompliant, Strategy: search.Guided, Warehouses: 100, Probes: true, StepTime: 12 * time.Minute, ProbeTime: 4 * time.Minute, MinEfficiencyPercent: 70, MaxErrorPercent: 0.5},
 		},
 		{
 			name: "a latency bound that cannot be read",

@@ -15,6 +15,13 @@ type Timing struct {
 	RampUp, Duration, Probe time.Duration
 }
 
+// Times is p with the time a full-length step and a probe of t take, ramp-up
+// included: what the guided search chooses its shape from (search.Params).
+func (t Timing) Times(p search.Params) search.Params {
+	p.StepTime, p.ProbeTime = t.RampUp+t.Duration, t.RampUp+t.Probe
+	return p
+}
+
 // StudyTiming is the operator's default: 2-minute ramp-up, 10-minute steps,
 // probes of a fifth of that.
 var StudyTiming = Timing{RampUp: 2 * time.Minute, Duration: 10 * time.Minute, Probe: 2 * time.Minute}
@@ -93,6 +100,18 @@ var TPCCSLA = SLA{MinEfficiencyPercent: 85, LatencyLimit: 5 * time.Second, MaxEr
 // noise scales the measurement noise of every database (1: the model's
 // calibration, see Measure; 0: none).
 func Population(count int, seed uint64, noise float64) []Case {
+	return population(count, seed, noise, 0)
+}
+
+// AtLoaded is count simulated databases of Population's curve shapes, each
+// with loaded warehouses and its boundary loaded/4..loaded/1.15 (uniform in
+// the ratio): a study at one size.
+func AtLoaded(count int, seed uint64, noise float64, loaded int) []Case {
+	return population(count, seed, noise, loaded)
+}
+
+// population is Population, or AtLoaded when loaded > 0.
+func population(count int, seed uint64, noise float64, loaded int) []Case {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	between := func(a, b float64) float64 { return a + (b-a)*rng.Float64() }
 	cases := make([]Case, 0, count)
@@ -118,6 +137,9 @@ func Population(count int, seed uint64, noise float64) []Case {
 			db.Boundary = ByErrors
 		}
 		target := math.Exp(between(0, math.Log(20000)))
+		if loaded > 0 {
+			target = float64(loaded) / between(1.15, 4)
+		}
 		ratio := db.unitBoundary() // boundary / capacity without errors
 		if db.Boundary == ByErrors {
 			onset := between(0.5, 0.95) // of the boundary without errors
@@ -126,11 +148,14 @@ func Population(count int, seed uint64, noise float64) []Case {
 		} else {
 			db.Capacity = target / ratio
 		}
-		loaded := target * between(1.15, 4)
+		warehouses := target * between(1.15, 4)
 		if rng.IntN(20) == 0 {
-			loaded = target * between(0.5, 0.95)
+			warehouses = target * between(0.5, 0.95)
 		}
-		cases = append(cases, Case{DB: db, Warehouses: max(1, int(math.Round(loaded))), Target: max(1, int(target))})
+		if loaded > 0 {
+			warehouses = float64(loaded)
+		}
+		cases = append(cases, Case{DB: db, Warehouses: max(1, int(math.Round(warehouses))), Target: max(1, int(target))})
 	}
 	return cases
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"time"
 )
 
 // Sweep is a recorded capacity sweep of a real database (hack/search-sweep.sh, condensed by
@@ -116,6 +117,12 @@ func (s *Sweep) Validate() error {
 		}
 	}
 	return nil
+}
+
+// Timing is the sweep's step lengths.
+func (s *Sweep) Timing() Timing {
+	second := func(v float64) time.Duration { return time.Duration(v * float64(time.Second)) }
+	return Timing{RampUp: second(s.RampUpSeconds), Duration: second(s.DurationSeconds), Probe: second(s.ProbeSeconds)}
 }
 
 // Counts are the recorded active warehouse counts, ascending.
