@@ -5,8 +5,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/tpcc-operator/tpcc-operator/internal/fanout"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot/fanout"
 )
 
 // Requests to a step's client pods — snapshots, start, marks, release — go out together,

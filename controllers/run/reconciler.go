@@ -29,12 +29,12 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines/registry"
-	"github.com/tpcc-operator/tpcc-operator/internal/fanout"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
 	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 	"github.com/tpcc-operator/tpcc-operator/internal/metrics"
 	"github.com/tpcc-operator/tpcc-operator/internal/podmetrics"
 	"github.com/tpcc-operator/tpcc-operator/internal/resultsdb"
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot/fanout"
 )
 
 // Config is how the manager configures the reconciler.

@@ -14,8 +14,8 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/cadvisor"
-	"github.com/tpcc-operator/tpcc-operator/internal/fanout"
 	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot/fanout"
 )
 
 // Disk and network per pod: each poll of a running step reads the cAdvisor metrics of every node

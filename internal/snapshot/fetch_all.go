@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/tpcc-operator/tpcc-operator/internal/fanout"
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot/fanout"
 )
 
 // Poll is how FetchAll reads a step's client pods.

@@ -90,7 +90,7 @@ func pollFixture(b *testing.B, pods, warehouses int, served *atomic.Int64) []*po
 
 // BenchmarkPoll times one poll pass of a step — FetchAll, the reconciler's read of its pods, over
 // real HTTP (httptest servers on loopback) — and reports its p50 and p99, the bytes a pass
-// carries, and the pods' count. The pods serve pre-encoded documents, so the figures are the
+// carries and one pod's document with and without the ledger. The pods serve pre-encoded documents, so the figures are the
 // operator's side (transfer, parse), not the pods' encoding, which they do each on their own
 // cores. Variants: with and without the ledger (a fault step asks for it, every other step not);
 // one pod answering after 9 s, within and past the per-pod timeout; every pod answering after

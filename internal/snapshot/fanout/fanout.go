@@ -1,7 +1,8 @@
 // Package fanout runs one call per item with a bounded number at once: the operator's requests to
 // a step's client pods (snapshots, start, stop, marks) go out together, so a step of hundreds of
 // pods takes about as long as its slowest pod rather than the sum of all, without opening
-// hundreds of connections at once.
+// hundreds of connections at once; the kubelet scrapes of a poll too. It sits under
+// internal/snapshot, the bottom layer, so that the snapshot client can use it.
 package fanout
 
 import "sync"
