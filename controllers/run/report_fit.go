@@ -28,10 +28,17 @@ type fittedReport struct {
 // (reportFit) until it fits: the whole detail of every step stays in the step's own ConfigMaps,
 // which rep names. Past the last step it returns an error, and the run fails saying so instead of
 // retrying an apply that cannot succeed.
-func fitReport(run *benchv1.BenchmarkRun, rep reportDoc, md string, series []byte, budget int) (fittedReport, error) {
+//
+// series is nil when readSeries found the steps' series too large to gather; seriesBytes is their
+// compressed size either way.
+func fitReport(run *benchv1.BenchmarkRun, rep reportDoc, md string, series []byte, seriesBytes, budget int) (fittedReport, error) {
 	var last int
-	for fit := fitWhole; fit <= fitStepsOnly; fit++ {
-		doc := shed(run, rep, fit, len(series))
+	first := fitWhole
+	if series == nil {
+		first = fitNoSeries
+	}
+	for fit := first; fit <= fitStepsOnly; fit++ {
+		doc := shed(run, rep, fit, seriesBytes)
 		body, err := json.MarshalIndent(doc, "", "  ")
 		if fit == fitStepsOnly {
 			body, err = json.Marshal(doc) // unindented: a third smaller

@@ -49,6 +49,7 @@ func TestFitReport(t *testing.T) {
 		wantStepDetail, fail bool
 	}{
 		{"a small run keeps everything", 6, 1, 2000, 50_000, fitWhole, false, false},
+		{"series not gathered (nil): never the whole layout", 6, 1, 2000, -5_000_000, fitNoSeries, false, false},
 		{"a long series goes to the steps' ConfigMaps", 6, 1, 2000, 1_000_000, fitNoSeries, false, false},
 		// The study's shape: 36 pods, 25 steps and more.
 		{"36 pods × 40 steps", 40, 36, 4000, 200_000, fitNoPods, true, false},
@@ -58,7 +59,11 @@ func TestFitReport(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rep := reportOf(c.steps, c.pods, c.hist)
-			got, err := fitReport(run, rep, "# report\n", make([]byte, c.series), kube.ConfigMapBudget)
+			series, seriesBytes := make([]byte, max(c.series, 0)), c.series
+			if c.series < 0 { // readSeries stopped: no series, its compressed size so far
+				series, seriesBytes = nil, -c.series
+			}
+			got, err := fitReport(run, rep, "# report\n", series, seriesBytes, kube.ConfigMapBudget)
 			if c.fail {
 				if err == nil || !strings.Contains(err.Error(), "over the") {
 					t.Fatalf("fitReport of %d steps: err %v, want one naming the size", c.steps, err)
@@ -78,6 +83,9 @@ func TestFitReport(t *testing.T) {
 			}
 			if len(doc.Steps) != c.steps || (doc.StepDetail != "") != c.wantStepDetail || (got.Binary == nil) != (c.want != fitWhole) {
 				t.Errorf("%d steps, stepDetail %q, series key %v", len(doc.Steps), doc.StepDetail, got.Binary != nil)
+			}
+			if c.want >= fitNoSeries && !strings.Contains(doc.Series, fmt.Sprintf("(%d bytes gzipped)", max(c.series, -c.series))) {
+				t.Errorf("series %q: want the gzipped size", doc.Series)
 			}
 			if c.want >= fitNoPods {
 				s := doc.Steps[len(doc.Steps)-1].Step

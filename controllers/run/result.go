@@ -113,12 +113,12 @@ func (r *Reconciler) reconcileResult(ctx context.Context, run *benchv1.Benchmark
 	if run.Status.Database != nil {
 		rep.Sizing = run.Status.Database.Sizing
 	}
-	series, err := r.readSeries(ctx, run)
+	series, seriesBytes, err := r.readSeries(ctx, run, kube.ConfigMapBudget)
 	if err != nil {
 		return false, ctrl.Result{}, err
 	}
 	md := report.RunMarkdown(described, result)
-	fitted, err := fitReport(run, rep, md, series, kube.ConfigMapBudget)
+	fitted, err := fitReport(run, rep, md, series, seriesBytes, kube.ConfigMapBudget)
 	if err != nil {
 		return false, ctrl.Result{}, r.fail(ctx, run, "ReportTooLarge", err.Error())
 	}

@@ -103,22 +103,30 @@ func seriesCacheKey(run *benchv1.BenchmarkRun, index int32) string {
 	return string(run.UID) + "/" + strconv.Itoa(int(index))
 }
 
-// readSeries gathers the recorded steps' series from their ConfigMaps into series.json.gz.
-func (r *Reconciler) readSeries(ctx context.Context, run *benchv1.BenchmarkRun) ([]byte, error) {
+// readSeries gathers the recorded steps' series from their ConfigMaps into series.json.gz. It stops
+// decoding once their compressed bodies add up to more than budget bytes — the report ConfigMap
+// could not hold them, and the manager's memory stays bounded whatever the steps — and then
+// returns no series with the compressed bytes read so far.
+func (r *Reconciler) readSeries(ctx context.Context, run *benchv1.BenchmarkRun, budget int) ([]byte, int, error) {
 	rep := measure.SeriesReport{SchemaVersion: measure.SeriesVersion, Steps: []measure.IndexedSeries{}}
+	compressed := 0
 	for _, step := range run.Status.Steps {
 		body, found, err := r.readChunked(ctx, run, SeriesConfigMapName(run, step.Index))
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if !found {
 			continue // a step that failed before its first interval was collected
 		}
+		if compressed += len(body); compressed > budget {
+			return nil, compressed, nil
+		}
 		var st measure.StepSeries
 		if err := measure.GunzipJSON(body, &st); err != nil {
-			return nil, fmt.Errorf("ConfigMap %s: %w", SeriesConfigMapName(run, step.Index), err)
+			return nil, 0, fmt.Errorf("ConfigMap %s: %w", SeriesConfigMapName(run, step.Index), err)
 		}
 		rep.Steps = append(rep.Steps, measure.IndexedSeries{Index: step.Index, StepSeries: st})
 	}
-	return measure.GzipJSON(rep)
+	series, err := measure.GzipJSON(rep)
+	return series, len(series), err
 }
