@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/shard"
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc"
 	"github.com/tpcc-operator/tpcc-operator/internal/tpcc/drivers"
 )
@@ -36,10 +37,15 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	shardIndex := fs.Int("shard", -1, "this process's index among --shards; its range is shard.Of(warehouses, shard, shards) (the loader Job's pods)")
 	shards := fs.Int("shards", 0, "number of processes sharing the warehouses")
 	settings := registerSettingsFlags(fs)
+	var listen loadListenFlags
+	listen.register(fs)
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
 	err := loadShardRange(fs, &t, *shardIndex, *shards)
+	if err == nil {
+		err = listen.check()
+	}
 	var d tpcc.Driver
 	if err == nil {
 		d, err = t.resolve()
@@ -50,6 +56,9 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if err == nil && *copyFiles != "" && persistence != tpcc.TablesLogged {
 		err = fmt.Errorf("--copy-files writes the schema of logged tables; --tables %s does not apply to it", persistence)
+	}
+	if err == nil && *copyFiles != "" && listen.listen != "" {
+		err = errors.New("--copy-files loads nothing: --listen has no progress to serve with it")
 	}
 	if err == nil && *copyFiles != "" && !isSet(fs, "seed") {
 		err = fmt.Errorf("--copy-files needs --seed (the files must match a load with the same seed)")
@@ -90,10 +99,16 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	p := newProgressPrinter(stderr, isTerminal(stderr), *interval)
 	opts.Progress = p.update
+	stopServing, err := listen.serve(stderr, func() snapshot.LoadProgress { return loadProgressOf(p.last.Load(), t.from, t.to) })
+	if err != nil {
+		fmt.Fprintf(stderr, "tpcc load: %v\n", err)
+		return 1
+	}
 	stopPrinter := p.start()
 	start := time.Now()
 	err = tpcc.Load(ctx, opts)
 	stopPrinter()
+	stopServing()
 	if err != nil {
 		fmt.Fprintf(stderr, "tpcc load: %v\n", err)
 		return 1

@@ -16,26 +16,33 @@ import (
 // a pod IP, a host name) needs --control-token-file; then every request but GET /healthz must
 // present the token (snapshot.RequireToken). The operator's client pods always run with one.
 func (f *runFlags) checkControl() error {
-	if f.listen == "" {
-		return nil
-	}
-	host, _, err := net.SplitHostPort(f.listen)
-	if err != nil {
-		return fmt.Errorf("--listen %q: want HOST:PORT or :PORT: %v", f.listen, err)
-	}
-	if f.controlTokenFile == "" {
-		if loopback(host) {
-			return nil
-		}
-		return fmt.Errorf("--listen %s serves beyond this machine: give --control-token-file (a file holding the token "+
-			"every request must present as \"Authorization: Bearer TOKEN\"), or listen on loopback (e.g. 127.0.0.1%s)", f.listen, f.listen[len(host):])
-	}
-	token, err := snapshot.ReadTokenFile(f.controlTokenFile)
-	if err != nil {
-		return fmt.Errorf("--control-token-file %s: %v", f.controlTokenFile, err)
-	}
+	token, err := listenToken(f.listen, f.controlTokenFile)
 	f.controlToken = token
-	return nil
+	return err
+}
+
+// listenToken checks a --listen address against its --control-token-file (checkControl's rule, for
+// every command that serves on --listen) and returns the token read from the file ("" without one).
+func listenToken(listen, tokenFile string) (string, error) {
+	if listen == "" {
+		return "", nil
+	}
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return "", fmt.Errorf("--listen %q: want HOST:PORT or :PORT: %v", listen, err)
+	}
+	if tokenFile == "" {
+		if loopback(host) {
+			return "", nil
+		}
+		return "", fmt.Errorf("--listen %s serves beyond this machine: give --control-token-file (a file holding the token "+
+			"every request must present as \"Authorization: Bearer TOKEN\"), or listen on loopback (e.g. 127.0.0.1%s)", listen, listen[len(host):])
+	}
+	token, err := snapshot.ReadTokenFile(tokenFile)
+	if err != nil {
+		return "", fmt.Errorf("--control-token-file %s: %v", tokenFile, err)
+	}
+	return token, nil
 }
 
 // loopback says whether a listen host reaches only this machine. An empty host or an unspecified
