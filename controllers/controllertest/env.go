@@ -43,7 +43,7 @@ func Main(m *testing.M, set func(*testenv.Env, client.Client), opts ...testenv.O
 }
 
 // NewNamespace creates a namespace for one test; its manager watches only it.
-func NewNamespace(t *testing.T, name string) string {
+func NewNamespace(t testing.TB, name string) string {
 	t.Helper()
 	// A test run again in the same API server (go test -count) gets name-2, name-3, …: namespaces
 	// of the envtest API server are never finalized away.
@@ -69,7 +69,7 @@ type Manager struct {
 
 // StartManager starts a manager watching namespace only, with the reconcilers setup registers on
 // it; it stops when the test ends.
-func StartManager(t *testing.T, namespace string, setup func(mgr ctrl.Manager) error) *Manager {
+func StartManager(t testing.TB, namespace string, setup func(mgr ctrl.Manager) error) *Manager {
 	t.Helper()
 	mgr, err := ctrl.NewManager(Env.Config, ctrl.Options{
 		Scheme:     Env.Scheme,
@@ -103,7 +103,7 @@ func SkipNameValidation() config.Controller {
 }
 
 // Eventually polls check until it returns nil or the timeout passes, then fails with its last error.
-func Eventually(t *testing.T, timeout time.Duration, check func() error) {
+func Eventually(t testing.TB, timeout time.Duration, check func() error) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {

@@ -126,7 +126,7 @@ type FakeClient struct {
 	marks     []snapshot.Mark
 }
 
-func newFakeClient(t *testing.T, pod, token string, warehouses, active, index, count int, duration time.Duration, median time.Duration) *FakeClient {
+func newFakeClient(t testing.TB, pod, token string, warehouses, active, index, count int, duration time.Duration, median time.Duration) *FakeClient {
 	r, err := shard.Of(active, index, count)
 	if err != nil {
 		t.Fatal(err)
@@ -351,7 +351,7 @@ func (f *FakeClient) intervals(started time.Time, measured time.Duration, done b
 // --- the vendor operator and the Job controller, played by the test
 
 // GetCluster reads the run's CloudNativePG Cluster as the API server has it.
-func GetCluster(t *testing.T, namespace, name string) *unstructured.Unstructured {
+func GetCluster(t testing.TB, namespace, name string) *unstructured.Unstructured {
 	t.Helper()
 	u := &unstructured.Unstructured{}
 	u.SetAPIVersion("postgresql.cnpg.io/v1")
@@ -362,14 +362,14 @@ func GetCluster(t *testing.T, namespace, name string) *unstructured.Unstructured
 	return u
 }
 
-func SetClusterReady(t *testing.T, namespace, name string, instances int64) {
+func SetClusterReady(t testing.TB, namespace, name string, instances int64) {
 	t.Helper()
 	SetClusterStatus(t, namespace, name, "Cluster in healthy state", "True", instances, instances)
 }
 
 // SetClusterStatus writes what CloudNativePG reports of a Cluster: its phase, its Ready
 // condition and how many of its instances are ready.
-func SetClusterStatus(t *testing.T, namespace, name, phase, ready string, readyInstances, instances int64) {
+func SetClusterStatus(t testing.TB, namespace, name, phase, ready string, readyInstances, instances int64) {
 	t.Helper()
 	u := &unstructured.Unstructured{}
 	u.SetAPIVersion("postgresql.cnpg.io/v1")
@@ -387,7 +387,7 @@ func SetClusterStatus(t *testing.T, namespace, name, phase, ready string, readyI
 	})
 }
 
-func GetJob(t *testing.T, namespace, name string) *batchv1.Job {
+func GetJob(t testing.TB, namespace, name string) *batchv1.Job {
 	t.Helper()
 	job := &batchv1.Job{}
 	Eventually(t, 30*time.Second, func() error {
@@ -398,7 +398,7 @@ func GetJob(t *testing.T, namespace, name string) *batchv1.Job {
 
 // SetJobProgress writes what the Job controller would: some indexes completed, and when all are,
 // the Complete condition.
-func SetJobProgress(t *testing.T, job *batchv1.Job, completedIndexes string, succeeded int32, complete bool) {
+func SetJobProgress(t testing.TB, job *batchv1.Job, completedIndexes string, succeeded int32, complete bool) {
 	t.Helper()
 	Eventually(t, 10*time.Second, func() error {
 		current := &batchv1.Job{}
@@ -424,7 +424,7 @@ func SetJobProgress(t *testing.T, job *batchv1.Job, completedIndexes string, suc
 	})
 }
 
-func FailJob(t *testing.T, job *batchv1.Job, message string) {
+func FailJob(t testing.TB, job *batchv1.Job, message string) {
 	t.Helper()
 	Eventually(t, 10*time.Second, func() error {
 		current := &batchv1.Job{}
@@ -444,7 +444,7 @@ func FailJob(t *testing.T, job *batchv1.Job, message string) {
 
 // RunStepPods plays the Job controller and kubelet for a step Job: one ready pod per index, each a
 // fake client serving snapshots. It returns the pods.
-func RunStepPods(t *testing.T, pods *ClientPods, job *batchv1.Job, latency LatencyOf) []*corev1.Pod {
+func RunStepPods(t testing.TB, pods *ClientPods, job *batchv1.Job, latency LatencyOf) []*corev1.Pod {
 	t.Helper()
 	args := job.Spec.Template.Spec.Containers[0].Args
 	duration := time.Duration(0)
@@ -537,7 +537,7 @@ func RunStepPods(t *testing.T, pods *ClientPods, job *batchv1.Job, latency Laten
 
 // MountedControlToken plays the kubelet: it reads the control token the step's pods mount, from
 // the Secret their volume names, at the path --control-token-file gives.
-func MountedControlToken(t *testing.T, job *batchv1.Job) string {
+func MountedControlToken(t testing.TB, job *batchv1.Job) string {
 	t.Helper()
 	spec := job.Spec.Template.Spec
 	args := spec.Containers[0].Args

@@ -34,7 +34,7 @@ func NewRun(namespace, name string, warehouses int32, start int32) *benchv1.Benc
 	}
 }
 
-func GetRun(t *testing.T, run *benchv1.BenchmarkRun) *benchv1.BenchmarkRun {
+func GetRun(t testing.TB, run *benchv1.BenchmarkRun) *benchv1.BenchmarkRun {
 	t.Helper()
 	got := &benchv1.BenchmarkRun{}
 	if err := K8s.Get(context.Background(), client.ObjectKeyFromObject(run), got); err != nil {
@@ -55,7 +55,7 @@ func Boundary(maxOK int) LatencyOf {
 
 // CreateLoaded creates the run and plays CloudNativePG and the Job controller until its data is
 // loaded (DeployAndLoad).
-func CreateLoaded(t *testing.T, run *benchv1.BenchmarkRun) {
+func CreateLoaded(t testing.TB, run *benchv1.BenchmarkRun) {
 	t.Helper()
 	if err := K8s.Create(context.Background(), run); err != nil {
 		t.Fatal(err)
@@ -64,7 +64,7 @@ func CreateLoaded(t *testing.T, run *benchv1.BenchmarkRun) {
 }
 
 // DeployAndLoad plays CloudNativePG and the Job controller until the run's data is loaded.
-func DeployAndLoad(t *testing.T, run *benchv1.BenchmarkRun, beforeLoaderCompletes func()) {
+func DeployAndLoad(t testing.TB, run *benchv1.BenchmarkRun, beforeLoaderCompletes func()) {
 	t.Helper()
 	SetClusterReady(t, run.Namespace, run.Name+"-db", 3)
 	loader := GetJob(t, run.Namespace, run.Name+"-load")
@@ -104,7 +104,7 @@ func LoadedDataset(w int32) snapshot.Dataset {
 
 // CheckPod plays the kubelet for a check Job's pod: it ended, its container writing the dataset
 // as its termination message (tpcc check --dataset-json /dev/termination-log).
-func CheckPod(t *testing.T, job *batchv1.Job, ds snapshot.Dataset) {
+func CheckPod(t testing.TB, job *batchv1.Job, ds snapshot.Dataset) {
 	t.Helper()
 	body, err := json.Marshal(ds)
 	if err != nil {
@@ -138,7 +138,7 @@ func (j *JobUIDs) Note(job *batchv1.Job) {
 
 // DriveSteps plays the Job controller and the client pods for every step until the run ends.
 // hook, if set, is called once per step after its pods are running.
-func DriveSteps(t *testing.T, run *benchv1.BenchmarkRun, pods *ClientPods, latency LatencyOf, uids *JobUIDs, hook func(step int, podsOfStep []*corev1.Pod)) *benchv1.BenchmarkRun {
+func DriveSteps(t testing.TB, run *benchv1.BenchmarkRun, pods *ClientPods, latency LatencyOf, uids *JobUIDs, hook func(step int, podsOfStep []*corev1.Pod)) *benchv1.BenchmarkRun {
 	t.Helper()
 	deadline := time.Now().Add(3 * time.Minute)
 	for step := 0; ; step++ {
@@ -187,7 +187,7 @@ func StepSummary(run *benchv1.BenchmarkRun) []string {
 	return out
 }
 
-func AssertEvents(t *testing.T, namespace, run string, reasons ...string) {
+func AssertEvents(t testing.TB, namespace, run string, reasons ...string) {
 	t.Helper()
 	Eventually(t, 10*time.Second, func() error {
 		list := &corev1.EventList{}
@@ -211,7 +211,7 @@ func AssertEvents(t *testing.T, namespace, run string, reasons ...string) {
 
 // FailPod sets a step pod's status to Failed as the kubelet would after its container ended
 // (exit code and reason), or after an eviction (message; exit code 0 and reason Evicted on the pod).
-func FailPod(t *testing.T, pod *corev1.Pod, exitCode int32, reason, message string) {
+func FailPod(t testing.TB, pod *corev1.Pod, exitCode int32, reason, message string) {
 	t.Helper()
 	Eventually(t, 10*time.Second, func() error {
 		current := &corev1.Pod{}
