@@ -47,6 +47,10 @@ type ClientPods struct {
 	// nodeName, when set, places the step's pods on that node (their disk and network are read
 	// from it: Config.NodeMetrics).
 	NodeName string
+	// Delay, when set, is how long the pod of that name waits before it answers any request.
+	Delay func(pod string) time.Duration
+	// Scale, when set, makes the pods' snapshots as large as a real pod's (scale.go).
+	Scale *Scale
 
 	mu      sync.Mutex
 	servers map[string]*FakeClient
@@ -111,6 +115,10 @@ type FakeClient struct {
 	// showSettings are the --show-setting names: the sampling pod reports them as the server does
 	// (FakeSettingValues), beside its own.
 	showSettings []string
+	// delay is how long the pod waits before it answers (ClientPods.Delay); scale, when set, sizes
+	// its snapshots as a real pod's (scale.go).
+	delay time.Duration
+	scale *Scale
 
 	// token is the run's control token, read from the Secret the pod mounts; the fake serves, like
 	// the real client, nothing but /healthz to a request without it (snapshot.RequireToken).
@@ -169,6 +177,13 @@ func newFakeClient(t testing.TB, pod, token string, warehouses, active, index, c
 		},
 	}), token)
 	f.server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if f.delay > 0 {
+			select {
+			case <-time.After(f.delay):
+			case <-r.Context().Done():
+				return
+			}
+		}
 		if r.URL.Path != snapshot.PathHealth && r.Header.Get("Authorization") != "Bearer "+token {
 			f.refused.Add(1)
 		}
@@ -209,18 +224,24 @@ func (f *FakeClient) snapshot() (*snapshot.Snapshot, error) {
 	s.Times.MeasuredSeconds = measured.Seconds()
 
 	// 12.6 New-Orders per warehouse-minute (98 % of the ceiling), the nominal mix and audit rates.
-	newOrders := int64(12.6 * float64(f.identity.WarehouseTo-f.identity.WarehouseFrom+1) * measured.Minutes())
+	newOrders := int64(12.6 * float64(f.identity.WarehouseTo-f.identity.WarehouseFrom+1) * f.counted(measured).Minutes())
 	counts := map[snapshot.Transaction]int64{snapshot.NewOrder: newOrders}
 	for t, share := range map[snapshot.Transaction]float64{snapshot.Payment: 43, snapshot.OrderStatus: 4.1, snapshot.Delivery: 4.1, snapshot.StockLevel: 4.1} {
 		counts[t] = int64(math.Round(float64(newOrders) * share / 44.7))
 	}
 	rng := rand.New(rand.NewPCG(f.seed, uint64(newOrders)))
 	for _, t := range snapshot.Transactions {
-		h := snapshot.NewHistogram()
-		for range counts[t] {
-			snapshot.RecordLatency(h, time.Duration(float64(f.median)*math.Exp(0.4*rng.NormFloat64())))
+		var encoded string
+		var err error
+		if f.scale != nil {
+			encoded, err = f.scale.histogram(t, f.median, counts[t])
+		} else {
+			h := snapshot.NewHistogram()
+			for range counts[t] {
+				snapshot.RecordLatency(h, time.Duration(float64(f.median)*math.Exp(0.4*rng.NormFloat64())))
+			}
+			encoded, err = snapshot.EncodeHistogram(h)
 		}
-		encoded, err := snapshot.EncodeHistogram(h)
 		if err != nil {
 			return nil, err
 		}
@@ -255,6 +276,9 @@ func (f *FakeClient) snapshot() (*snapshot.Snapshot, error) {
 		if s.Phase == snapshot.PhaseDone {
 			districts := 10 * (f.identity.WarehouseTo - f.identity.WarehouseFrom + 1)
 			s.LedgerCheck = &snapshot.LedgerCheck{Pass: true, Districts: districts, Acknowledged: newOrders, Unknown: 2, Growth: newOrders + 1}
+		}
+		if f.scale != nil {
+			s.Ledger = f.scale.ledger(f.identity, newOrders)
 		}
 	}
 	return s, nil
@@ -316,7 +340,13 @@ func (f *FakeClient) intervals(started time.Time, measured time.Duration, done b
 		if f.Commits != nil {
 			n = f.Commits(i)
 		}
+		if f.scale != nil && f.Commits == nil {
+			f.scale.fillInterval(&iv, f.identity, f.interval, f.median)
+		}
 		for _, t := range []snapshot.Transaction{snapshot.NewOrder, snapshot.Payment} {
+			if f.scale != nil && f.Commits == nil {
+				break
+			}
 			h := snapshot.NewHistogram()
 			for range n {
 				snapshot.RecordLatency(h, time.Duration(float64(f.median)*math.Exp(0.4*rng.NormFloat64())))
@@ -494,6 +524,10 @@ func RunStepPods(t testing.TB, pods *ClientPods, job *batchv1.Job, latency Laten
 		if pods.Speed > 0 {
 			fake.Speed = pods.Speed
 		}
+		if pods.Delay != nil {
+			fake.delay = pods.Delay(name)
+		}
+		fake.scale = pods.Scale
 		// As the real client: it reads the level back and reports it, and the named settings.
 		for i, a := range args {
 			switch a {
