@@ -121,10 +121,10 @@ func (r *Reconciler) watchStep(ctx context.Context, run *benchv1.BenchmarkRun, j
 		w.urls[i] = r.snapshotURL(p.Status.PodIP)
 	}
 	// The incremental read of every pod together: each hands over the intervals the series
-	// ConfigMap holds. The per-district ledger is asked for only in a fault step, whose record is
-	// the one reader of it (measure.FaultRecord).
+	// ConfigMap holds. The per-district ledger is never asked for: a fault step's record needs only
+	// each pod's totals (Snapshot.LedgerTotals), which every reply carries.
 	var errs []error
-	w.snapshots, errs = snapshot.FetchAll(ctx, w.urls, snapshot.Query{IntervalsAfter: w.series.Collected - 1, Ledger: len(next.Faults) > 0}, r.poll())
+	w.snapshots, errs = snapshot.FetchAll(ctx, w.urls, snapshot.Query{IntervalsAfter: w.series.Collected - 1}, r.poll())
 	for i, err := range errs {
 		if p := w.ready[i]; err != nil {
 			if w.age > w.deadline {

@@ -159,9 +159,7 @@ func FaultRecord(run *benchv1.BenchmarkRun, injections []benchv1.FaultInjection,
 		m.Errors[benchv1.Transaction(t)] = n
 	}
 	for _, s := range snapshots {
-		for _, d := range s.Ledger {
-			m.CommitsUnknown += d.Unknown
-		}
+		m.CommitsUnknown += s.CommitsUnknown()
 	}
 	m.LatencyAfter = st.AfterFault.stats()
 	rec.Measurement = m

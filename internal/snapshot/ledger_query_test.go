@@ -19,7 +19,7 @@ func ledgerRun(t *testing.T) *fakeRun {
 }
 
 // TestHandlerServesTheLedgerOnlyWhenAsked: ledger=1 (or true) serves it, no parameter or ledger=0
-// leaves it out, on the plain and the incremental read; anything else is a 400. The snapshot the
+// leaves it out and serves its totals, on the plain and the incremental read; anything else is a 400. The snapshot the
 // run holds keeps its ledger either way.
 func TestHandlerServesTheLedgerOnlyWhenAsked(t *testing.T) {
 	run := ledgerRun(t)
@@ -67,6 +67,16 @@ func TestHandlerServesTheLedgerOnlyWhenAsked(t *testing.T) {
 			}
 			if tc.wantLedger && s.Ledger[1] != (LedgerDistrict{WarehouseID: 1, DistrictID: 2, Acknowledged: 7, Unknown: 1}) {
 				t.Errorf("ledger %+v", s.Ledger)
+			}
+			// Without the list, its totals; with it, the list alone. The reader's count is the same.
+			if tc.wantLedger != (s.LedgerTotals == nil) {
+				t.Errorf("ledger %v, totals %+v: want the totals exactly when the list is left out", tc.wantLedger, s.LedgerTotals)
+			}
+			if !tc.wantLedger && *s.LedgerTotals != (LedgerTotals{Districts: 3, Acknowledged: 14, Unknown: 1}) {
+				t.Errorf("totals %+v, want 3 districts, 14 acknowledged, 1 unknown", *s.LedgerTotals)
+			}
+			if s.CommitsUnknown() != 1 {
+				t.Errorf("CommitsUnknown %d, want 1", s.CommitsUnknown())
 			}
 		})
 	}

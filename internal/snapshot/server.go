@@ -106,7 +106,8 @@ func NewHandler(c Control) http.Handler {
 		}
 		if !ledger && s.Ledger != nil {
 			c := *s
-			c.Ledger = nil
+			totals := SumLedger(s.Ledger)
+			c.Ledger, c.LedgerTotals = nil, &totals
 			s = &c
 		}
 		body, err := Marshal(s)

@@ -101,6 +101,11 @@ type Snapshot struct {
 	// terminals ran, ramp-up and stopping included: it is compared with the database read before
 	// the terminals start and after they end, not with the measured interval.
 	Ledger []LedgerDistrict `json:"ledger,omitempty"`
+	// LedgerTotals sums Ledger over its districts. The server puts it in every reply that leaves
+	// the per-district list out (a request without ledger=1), so a reader that needs only the
+	// process's totals never transfers the list (added within version 1; absent from clients that
+	// predate it, which always send Ledger).
+	LedgerTotals *LedgerTotals `json:"ledgerTotals,omitempty"`
 	// LedgerCheck is the verdict of a process started with --ledger-check, served once the
 	// terminals have ended and the database was read again (added within version 1); absent
 	// before that and without the flag.
@@ -172,6 +177,32 @@ type LedgerCheck struct {
 	Failures []string `json:"failures,omitempty"`
 	// Error says why the check could not be made (a reading failed); Pass is then false.
 	Error string `json:"error,omitempty"`
+}
+
+// LedgerTotals are a process's New-Order ledger summed over its districts.
+type LedgerTotals struct {
+	Districts    int   `json:"districts"`
+	Acknowledged int64 `json:"acknowledged"`
+	Unknown      int64 `json:"unknown"`
+}
+
+// SumLedger sums districts.
+func SumLedger(districts []LedgerDistrict) LedgerTotals {
+	t := LedgerTotals{Districts: len(districts)}
+	for _, d := range districts {
+		t.Acknowledged += d.Acknowledged
+		t.Unknown += d.Unknown
+	}
+	return t
+}
+
+// CommitsUnknown is the New-Orders of the process whose outcome is unknown: from LedgerTotals,
+// or from the per-district Ledger a reply carries instead.
+func (s *Snapshot) CommitsUnknown() int64 {
+	if s.LedgerTotals != nil {
+		return s.LedgerTotals.Unknown
+	}
+	return SumLedger(s.Ledger).Unknown
 }
 
 // LedgerDistrict is one district of a process's New-Order ledger.
