@@ -208,6 +208,21 @@ type LoadStatus struct {
 	// Pods loading in parallel.
 	// +optional
 	Pods int32 `json:"pods,omitempty"`
+	// RowsLoaded so far, an estimate: the finished loader pods' warehouses at RowsExpected's rate,
+	// and the rows the running ones report.
+	// +optional
+	RowsLoaded int64 `json:"rowsLoaded,omitempty"`
+	// RowsExpected is the rows the load writes: the item table and 499,011 rows a warehouse (an
+	// expectation: the order lines of an order are 5 to 15).
+	// +optional
+	RowsExpected int64 `json:"rowsExpected,omitempty"`
+	// Finish is the progress of the load's finish (keys, indexes, ANALYZE, VACUUM), read from the
+	// check pod while it runs.
+	// +optional
+	Finish *LoadFinishStatus `json:"finish,omitempty"`
+	// ProgressTime is when the running pods' progress was last read into this status.
+	// +optional
+	ProgressTime *metav1.Time `json:"progressTime,omitempty"`
 	// StartTime of the load.
 	// +optional
 	StartTime *metav1.Time `json:"startTime,omitempty"`
@@ -235,6 +250,17 @@ type LoadStatus struct {
 	// +listType=atomic
 	// +optional
 	Placement []PodPlacementRecord `json:"placement,omitempty"`
+}
+
+// LoadFinishStatus is how far the load's finish is.
+type LoadFinishStatus struct {
+	// Done of Total statements (Total may grow when a statement's need shows on the way).
+	Done  int32 `json:"done"`
+	Total int32 `json:"total"`
+	// Running statements, abbreviated.
+	// +listType=atomic
+	// +optional
+	Running []string `json:"running,omitempty"`
 }
 
 // StepVerdict is what a recorded step says about the SLA.

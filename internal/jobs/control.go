@@ -60,11 +60,21 @@ func ControlSecret(run *benchv1.BenchmarkRun, token string) *corev1.Secret {
 // group only (the Secret volume's files belong to root and the pod's fsGroup), and tells tpcc run
 // to require it.
 func mountControlToken(run *benchv1.BenchmarkRun, spec *corev1.PodSpec) {
+	addControlVolume(run, spec)
+	mountControlTokenIn(&spec.Containers[0])
+}
+
+// addControlVolume adds the volume of the run's control Secret to a pod.
+func addControlVolume(run *benchv1.BenchmarkRun, spec *corev1.PodSpec) {
 	// Cloned first: the connection's own volumes may share their backing array with other Jobs'.
 	spec.Volumes = append(slices.Clone(spec.Volumes), corev1.Volume{Name: controlVolume, VolumeSource: corev1.VolumeSource{
 		Secret: &corev1.SecretVolumeSource{SecretName: ControlSecretName(run), DefaultMode: ptr(int32(0o440)),
 			Items: []corev1.KeyToPath{{Key: ControlTokenKey, Path: ControlTokenKey}}}}})
-	c := &spec.Containers[0]
+}
+
+// mountControlTokenIn mounts the control volume (addControlVolume) into one container and passes
+// the token's file as --control-token-file.
+func mountControlTokenIn(c *corev1.Container) {
 	c.VolumeMounts = append(slices.Clone(c.VolumeMounts), corev1.VolumeMount{Name: controlVolume, MountPath: ControlTokenDir, ReadOnly: true})
 	c.Args = append(c.Args, "--control-token-file", path.Join(ControlTokenDir, ControlTokenKey))
 }

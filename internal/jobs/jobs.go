@@ -56,6 +56,7 @@ func StepJobName(run *benchv1.BenchmarkRun, index int32) string {
 
 // LoaderJob loads warehouses 1..N, pod i its shard; a pod that fails is retried on its own
 // (backoffLimitPerIndex) and resumes where it stopped, since the loader skips finished warehouses.
+// Each pod serves its progress to the operator (serveLoadProgress).
 func LoaderJob(run *benchv1.BenchmarkRun, conn engines.Connection, cfg Config) *batchv1.Job {
 	pods := workload.LoaderPods(run)
 	args := []string{"load", "--engine", conn.Engine,
@@ -77,6 +78,7 @@ func LoaderJob(run *benchv1.BenchmarkRun, conn engines.Connection, cfg Config) *
 		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: resource.MustParse("256Mi")},
 		Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")},
 	}
+	serveLoadProgress(run, &job.Spec.Template.Spec, &job.Spec.Template.Spec.Containers[0], true)
 	return job
 }
 
@@ -96,21 +98,23 @@ func DatasetCheckJob(run *benchv1.BenchmarkRun, conn engines.Connection, cfg Con
 	return job
 }
 
-// CheckJob adds the indexes the bulk load deferred (an init container) and then checks the TPC-C
-// consistency conditions 3.3.2.1–12 on the loaded data.
+// CheckJob adds the indexes the bulk load deferred (an init container, serving the finish's
+// progress: serveLoadProgress) and then checks the TPC-C consistency conditions 3.3.2.1–12 on the
+// loaded data.
 func CheckJob(run *benchv1.BenchmarkRun, conn engines.Connection, cfg Config) *batchv1.Job {
 	warehouses := itoa(run.Spec.Workload.Warehouses)
 	job := newJob(run, CheckJobName(run), ComponentCheck, conn, cfg,
 		[]string{"check", "--engine", conn.Engine, "--warehouses", warehouses, "--load-time", "--threads", strconv.Itoa(workload.LoaderThreads),
 			"--dataset-json", TerminationMessagePath})
 	finish := job.Spec.Template.Spec.Containers[0].DeepCopy()
-	finish.Name = "finish-load"
+	finish.Name = FinishContainerName
 	// --vacuum: the steps should not share the database with autovacuum's first pass over the
 	// freshly loaded tables.
 	// --threads bounds its connections (PeakConnections); --tables as the load's, which the finish
 	// checks the existing tables against.
 	finish.Args = []string{"load", "--engine", conn.Engine, "--warehouses", warehouses, "--finish", "--vacuum",
 		"--threads", strconv.Itoa(workload.LoaderThreads), "--tables", tables(run)}
+	serveLoadProgress(run, &job.Spec.Template.Spec, finish, false)
 	job.Spec.Template.Spec.InitContainers = []corev1.Container{*finish}
 	job.Spec.BackoffLimit = ptr(int32(2))
 	return job
