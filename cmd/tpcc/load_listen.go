@@ -74,5 +74,6 @@ func loadProgressOf(lp *tpcc.LoadProgress, from, to int) snapshot.LoadProgress {
 	out.Phase, out.Rows = lp.Phase, lp.Rows
 	out.WarehousesDone, out.WarehousesSkipped = lp.WarehousesDone, lp.WarehousesSkipped
 	out.ElapsedSeconds = lp.Elapsed.Seconds()
+	out.Finish = lp.Finish
 	return out
 }

@@ -14,8 +14,9 @@ import (
 )
 
 // Against the local sync cluster: `tpcc load --listen` serves its progress while it loads 2
-// warehouses — rows rising before the load ends, the warehouses done counted one by one, to the
-// token's holder only.
+// warehouses — rows rising before the load ends, the warehouses done counted one by one, then the
+// finish's statements (keys, indexes, ANALYZE, VACUUM, CHECKPOINT) done of total and running — to
+// the token's holder only.
 func TestLoadListenServesProgress(t *testing.T) {
 	url := freshDatabase(t, pgtest.URL(t))
 	const token = "load-progress-token-0123456789"
@@ -71,7 +72,8 @@ poll:
 	if len(readings) == 0 {
 		t.Fatal("no progress read while loading")
 	}
-	var midWarehouse, oneOfTwo bool
+	var midWarehouse, oneOfTwo, finishRunning bool
+	finishDone := 0
 	prev := int64(0)
 	for _, p := range readings {
 		if p.WarehouseFrom != 1 || p.WarehouseTo != 2 {
@@ -87,6 +89,16 @@ poll:
 		if p.WarehousesDone == 1 {
 			oneOfTwo = true
 		}
+		if f := p.Finish; f != nil {
+			if p.Phase != "finish" && p.Phase != "done" || f.Done < finishDone || f.Done > f.Total {
+				t.Errorf("finish progress %+v in phase %s after %d done", *f, p.Phase, finishDone)
+			}
+			finishDone = f.Done
+			finishRunning = finishRunning || len(f.Running) > 0 && f.Total > 20 // 9 ANALYZE and 9 VACUUM beside the keys and indexes
+		}
+	}
+	if !finishRunning {
+		t.Errorf("no reading of the finish with statements running: last %+v", readings[len(readings)-1])
 	}
 	if !midWarehouse || !oneOfTwo {
 		t.Errorf("the readings show rows within the first warehouse: %v, one of two warehouses done: %v (%d readings, last %+v)",

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 )
 
 // LoadOptions configures a load. Warehouses is the database's total; From..To the range this
@@ -44,6 +46,9 @@ type LoadProgress struct {
 	WarehousesSkipped int
 	Elapsed           time.Duration
 	Phase             string // schema, items, warehouses, finish, done
+	// Finish is the finish's statements, from its start on, as the driver reports them
+	// (FinishTracker; nil before the finish).
+	Finish *snapshot.FinishProgress
 }
 
 // Validate checks the options before any work, naming the flag of each problem.
@@ -185,7 +190,9 @@ func (l *loadTracker) finish(ctx context.Context, bl BulkLoader) error {
 	if missing := MissingWarehouses(states, 1, l.o.Warehouses); len(missing) > 0 {
 		return fmt.Errorf("finish: warehouses %s of 1..%d are not loaded yet", FormatRanges(missing), l.o.Warehouses)
 	}
-	return bl.Finish(ctx)
+	t := &FinishTracker{}
+	l.finishing.Store(t)
+	return bl.Finish(WithFinishTracker(ctx, t))
 }
 
 // reportEvery reports the progress every ProgressEvery until the returned stop is called.
@@ -214,12 +221,13 @@ func (l *loadTracker) reportEvery() (stop func()) {
 
 // loadTracker is the progress state of a load, reported through LoadOptions.Progress.
 type loadTracker struct {
-	o       LoadOptions
-	start   time.Time
-	rows    atomic.Int64
-	done    atomic.Int64
-	skipped int
-	phase   atomic.Value
+	o         LoadOptions
+	start     time.Time
+	rows      atomic.Int64
+	done      atomic.Int64
+	skipped   int
+	phase     atomic.Value
+	finishing atomic.Pointer[FinishTracker]
 }
 
 func (l *loadTracker) report() {
@@ -229,7 +237,7 @@ func (l *loadTracker) report() {
 	phase, _ := l.phase.Load().(string)
 	l.o.Progress(LoadProgress{
 		Rows: l.rows.Load(), WarehousesDone: int(l.done.Load()), WarehousesTotal: l.o.To - l.o.From + 1,
-		WarehousesSkipped: l.skipped, Elapsed: time.Since(l.start), Phase: phase,
+		WarehousesSkipped: l.skipped, Elapsed: time.Since(l.start), Phase: phase, Finish: l.finishing.Load().Progress(),
 	})
 }
 

@@ -48,6 +48,14 @@ func (f *Flavour) finish(ctx context.Context, pool *pgxpool.Pool, threads int, v
 				stmts = append(stmts, finishStatement{table: t.Name, sql: "ANALYZE " + t.Name})
 			}
 		}
+		tracker := tpcc.FinishTrackerFrom(ctx)
+		tracker.Add(len(stmts))
+		if f.caps.VacuumAfterLoad && vacuum {
+			tracker.Add(len(tpcc.Tables))
+		}
+		if f.checkpointAfterLoad {
+			tracker.Add(1)
+		}
 		if err := execChains(ctx, pool, finishChains(stmts), threads); err != nil {
 			return err
 		}
@@ -74,6 +82,7 @@ func (f *Flavour) finish(ctx context.Context, pool *pgxpool.Pool, threads int, v
 // PostgreSQL 15, the pg_checkpoint role (which the operator grants its user); without either the
 // load ends without it.
 func checkpoint(ctx context.Context, conn *pgxpool.Conn) error {
+	defer tpcc.FinishTrackerFrom(ctx).Begin("CHECKPOINT")()
 	_, err := conn.Exec(ctx, "CHECKPOINT")
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "42501" { // insufficient_privilege
@@ -158,6 +167,7 @@ func vacuumTables(ctx context.Context, pool *pgxpool.Pool, conn *pgxpool.Conn, t
 		return nil
 	}
 	sql := "VACUUM " + strings.Join(behind, ", ")
+	defer tpcc.FinishTrackerFrom(ctx).Begin(sql)()
 	if _, err := conn.Exec(ctx, sql); err != nil {
 		return fmt.Errorf("finish: %w\n%s", err, sql)
 	}
@@ -165,8 +175,10 @@ func vacuumTables(ctx context.Context, pool *pgxpool.Pool, conn *pgxpool.Conn, t
 }
 
 // execChains runs the chains on up to n connections, each chain's statements in order on one
-// connection, and returns the first error.
+// connection, and returns the first error. Each statement is reported to the finish's tracker of
+// ctx (tpcc.FinishTrackerFrom) while it runs.
 func execChains(ctx context.Context, pool *pgxpool.Pool, chains [][]string, n int) error {
+	tracker := tpcc.FinishTrackerFrom(ctx)
 	ch := make(chan []string)
 	errs := make(chan error, len(chains))
 	var wg sync.WaitGroup
@@ -176,7 +188,10 @@ func execChains(ctx context.Context, pool *pgxpool.Pool, chains [][]string, n in
 			defer wg.Done()
 			for chain := range ch {
 				for _, s := range chain {
-					if _, err := pool.Exec(ctx, s); err != nil {
+					end := tracker.Begin(s)
+					_, err := pool.Exec(ctx, s)
+					end()
+					if err != nil {
 						errs <- fmt.Errorf("finish: %w\n%s", err, s)
 						break
 					}

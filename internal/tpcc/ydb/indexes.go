@@ -24,7 +24,10 @@ func addMissingIndexes(ctx context.Context, db *ydb.Driver, indexes []tpcc.Index
 			continue
 		}
 		sql := indexDDL(ix)
-		if err := db.Query().Exec(ctx, sql); err != nil {
+		end := tpcc.FinishTrackerFrom(ctx).Begin(sql) // in a load's finish, its progress
+		err = db.Query().Exec(ctx, sql)
+		end()
+		if err != nil {
 			return fmt.Errorf("%w\n%s", err, sql)
 		}
 	}
