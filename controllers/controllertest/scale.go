@@ -23,8 +23,9 @@ import (
 // (ClientPods.Scale), cheaply enough that a poll's cost is the operator's, not the fakes':
 //
 //   - the five cumulative histograms hold every transaction the pod's warehouses ran (12.6
-//     New-Orders per warehouse-minute and the nominal mix), shaped as a log-normal around the
-//     step's median; each interval holds all five with that interval's counts;
+//     New-Orders per warehouse-minute and the nominal mix), each type log-normal around a
+//     multiple of the step's median (shapes); each interval holds all five with that interval's
+//     counts;
 //   - a fault step's pod serves its whole per-district ledger (ten districts per warehouse of its
 //     range) when asked for it (?ledger=1);
 //   - histograms are built from a template by count (hdr RecordValues per bucket, no sampling)
@@ -54,7 +55,7 @@ type histogramKey struct {
 }
 
 // templateSamples is how many latencies shape a template (its buckets, not the counts it serves).
-const templateSamples = 20_000
+const templateSamples = 60_000
 
 // counted is the measured time the fake's counts follow.
 func (f *FakeClient) counted(measured time.Duration) time.Duration {
@@ -109,12 +110,21 @@ func (s *Scale) histogram(tx snapshot.Transaction, median time.Duration, count i
 	return e, nil
 }
 
-// template is the non-empty buckets of templateSamples log-normal latencies around median.
+// shapes are the types' log-normal latencies relative to the step's median, as the snapshot
+// package's poll benchmark draws them (New-Order's median is the step's).
+var shapes = map[snapshot.Transaction]struct{ factor, sigma float64 }{
+	snapshot.NewOrder: {1, 0.9}, snapshot.Payment: {0.48, 0.9}, snapshot.OrderStatus: {0.16, 0.7},
+	snapshot.Delivery: {3.2, 1.0}, snapshot.StockLevel: {1.2, 1.1},
+}
+
+// template is the non-empty buckets of templateSamples log-normal latencies of tx around the
+// step's median.
 func template(tx snapshot.Transaction, median time.Duration) []hdr.Bar {
 	rng := rand.New(rand.NewPCG(uint64(len(tx)), uint64(median)))
+	shape := shapes[tx]
 	h := snapshot.NewHistogram()
 	for range templateSamples {
-		snapshot.RecordLatency(h, time.Duration(float64(median)*math.Exp(0.4*rng.NormFloat64())))
+		snapshot.RecordLatency(h, time.Duration(float64(median)*shape.factor*math.Exp(shape.sigma*rng.NormFloat64())))
 	}
 	var bars []hdr.Bar
 	for _, b := range h.Distribution() {
