@@ -86,13 +86,15 @@ type OperatorPods struct {
 	Labels    map[string]string
 }
 
-// ClientNetworkPolicy admits to the run's client pods (every step's) only the operator's pods, and
-// only on the snapshot port. Selecting the pods isolates them for ingress: anything the policy
-// does not admit — another pod, another port — is refused by a network plugin that enforces
-// NetworkPolicy. It leaves their egress (to the database) alone.
+// ClientNetworkPolicy admits to the run's pods that serve the operator — every step's client pods,
+// the loader pods and the check pods' finish (their progress) — only the operator's pods, and only
+// on the snapshot port. Selecting the pods isolates them for ingress: anything the policy does not
+// admit — another pod, another port — is refused by a network plugin that enforces NetworkPolicy.
+// It leaves their egress (to the database) alone.
 func ClientNetworkPolicy(run *benchv1.BenchmarkRun, operator OperatorPods) *networkingv1.NetworkPolicy {
-	clients := engines.Labels(run)
-	clients[ComponentLabel] = ComponentClient
+	served := metav1.LabelSelector{MatchLabels: engines.Labels(run), MatchExpressions: []metav1.LabelSelectorRequirement{{
+		Key: ComponentLabel, Operator: metav1.LabelSelectorOpIn, Values: []string{ComponentClient, ComponentLoader, ComponentCheck},
+	}}}
 	labels := engines.Labels(run)
 	labels[ComponentLabel] = ComponentClient
 	tcp := corev1.ProtocolTCP
@@ -101,7 +103,7 @@ func ClientNetworkPolicy(run *benchv1.BenchmarkRun, operator OperatorPods) *netw
 		TypeMeta:   metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "NetworkPolicy"},
 		ObjectMeta: metav1.ObjectMeta{Name: ClientNetworkPolicyName(run), Namespace: run.Namespace, Labels: labels},
 		Spec: networkingv1.NetworkPolicySpec{
-			PodSelector: metav1.LabelSelector{MatchLabels: clients},
+			PodSelector: served,
 			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
 			Ingress: []networkingv1.NetworkPolicyIngressRule{{
 				From: []networkingv1.NetworkPolicyPeer{{

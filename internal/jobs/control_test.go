@@ -6,6 +6,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines"
 )
 
 // A step's client pods get the run's control token as a read-only file from the run's Secret —
@@ -43,8 +48,9 @@ func TestControlSecret(t *testing.T) {
 	}
 }
 
-// The policy selects every client pod of the run (and nothing else of it) and admits only the
-// operator's pods, in the operator's namespace, on the snapshot port.
+// The policy selects every pod of the run that serves the operator — client, loader and check
+// pods, nothing else of it, nothing of another run — and admits only the operator's pods, in the
+// operator's namespace, on the snapshot port.
 func TestClientNetworkPolicy(t *testing.T) {
 	run := testRun(10)
 	np := ClientNetworkPolicy(run, OperatorPods{Namespace: "tpcc-operator-system",
@@ -52,15 +58,27 @@ func TestClientNetworkPolicy(t *testing.T) {
 	if np.Name != "r-client-ingress" || np.Namespace != "bench" {
 		t.Errorf("name %s/%s", np.Namespace, np.Name)
 	}
-	step := StepJob(run, 3, 10, 0, secretConn, Config{}).Spec.Template.Labels
-	for k, v := range np.Spec.PodSelector.MatchLabels {
-		if step[k] != v {
-			t.Errorf("selector %s=%s does not select the step's pods (%v)", k, v, step)
+	selector, err := metav1.LabelSelectorAsSelector(&np.Spec.PodSelector)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, pod := range map[string]map[string]string{
+		"step":   StepJob(run, 3, 10, 0, secretConn, Config{}).Spec.Template.Labels,
+		"loader": LoaderJob(run, secretConn, Config{}).Spec.Template.Labels,
+		"check":  CheckJob(run, secretConn, Config{}).Spec.Template.Labels,
+	} {
+		if !selector.Matches(labels.Set(pod)) {
+			t.Errorf("selector %s does not select the %s pods (%v)", selector, name, pod)
 		}
 	}
-	loader := LoaderJob(run, secretConn, Config{}).Spec.Template.Labels
-	if loader[ComponentLabel] == np.Spec.PodSelector.MatchLabels[ComponentLabel] {
-		t.Error("the policy selects the loader pods")
+	other := engines.Labels(testRun(10))
+	other[ComponentLabel] = "storage-probe"
+	if selector.Matches(labels.Set(other)) {
+		t.Errorf("selector %s selects the run's other pods", selector)
+	}
+	otherRun := StepJob(&benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: "other"}, Spec: run.Spec}, 3, 10, 0, secretConn, Config{}).Spec.Template.Labels
+	if selector.Matches(labels.Set(otherRun)) {
+		t.Errorf("selector %s selects another run's client pods", selector)
 	}
 	if !slices.Equal(np.Spec.PolicyTypes, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}) || len(np.Spec.Ingress) != 1 || len(np.Spec.Egress) != 0 {
 		t.Fatalf("spec %+v: want one ingress rule and egress left alone", np.Spec)
