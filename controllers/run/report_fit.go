@@ -87,7 +87,8 @@ func shed(run *benchv1.BenchmarkRun, rep reportDoc, fit reportFit, seriesBytes i
 }
 
 // withoutPods is a step record without its per-pod lists (telemetry, placement), whose
-// step-wide figures it keeps.
+// step-wide figures it keeps. The placement's list is left empty, not absent: the CRD requires it,
+// and the API server refuses a status whose shed steps lack it.
 func withoutPods(s benchv1.StepResult) benchv1.StepResult {
 	if s.Telemetry != nil {
 		t := *s.Telemetry
@@ -96,7 +97,7 @@ func withoutPods(s benchv1.StepResult) benchv1.StepResult {
 	}
 	if s.Placement != nil {
 		p := *s.Placement
-		p.Pods = nil
+		p.Pods = []benchv1.PodPlacementRecord{}
 		s.Placement = &p
 	}
 	return s

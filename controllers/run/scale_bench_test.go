@@ -439,3 +439,29 @@ func podUsage(run *benchv1.BenchmarkRun, step, pods int) []benchv1.PodUsage {
 	}
 	return out
 }
+
+// The API server takes a run whose oldest steps shed their per-pod lists (boundStepDetail): 30
+// steps of 256 pods, past the budget, stored and read back with the shed steps' lists empty.
+func TestShedStepsAreStored(t *testing.T) {
+	ns := ct.NewNamespace(t, "shed")
+	run := ct.NewRun(ns, "shed", 1000, 500)
+	if err := k8s.Create(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		s := reportOf(1, 256, 0).Steps[0].Step
+		s.Index, s.Compliant = int32(i), true
+		run.Status.Steps = append(run.Status.Steps, s)
+		boundStepDetail(run, run.Status.Steps, StepDetailBudget)
+	}
+	if err := k8s.Status().Update(context.Background(), run); err != nil {
+		t.Fatalf("storing %d steps, the oldest shed: %v", len(run.Status.Steps), err)
+	}
+	got := ct.GetRun(t, run)
+	if first := got.Status.Steps[0]; first.DetailIn == "" || first.Placement == nil || len(first.Placement.Pods) != 0 {
+		t.Errorf("step 0 not shed as stored: detailIn %q, placement %+v", first.DetailIn, first.Placement)
+	}
+	if last := got.Status.Steps[29]; len(last.Placement.Pods) != 256 {
+		t.Errorf("the latest step keeps %d pods, want 256", len(last.Placement.Pods))
+	}
+}
