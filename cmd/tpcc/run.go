@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -75,6 +76,7 @@ type runFlags struct {
 	isolation             string
 	showSettings          listFlag
 	noTimeSeries          bool
+	cpuProfile            string
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -106,6 +108,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.isolation, "isolation", "", "isolation level of every transaction: read-committed, repeatable-read or serializable "+
 		"(default: the engine's own, "+drivers.DefaultIsolationHelp()+"); read back from the server before the terminals start")
 	fs.BoolVar(&f.noTimeSeries, "no-time-series", false, "keep no per-interval series and sample no telemetry, only the run's totals: to measure what the collection costs (hack/bench-collection.sh); the operator never sets it")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run (go tool pprof) to this file: the client's own cost, as hack/bench-client.sh measures it")
 	fs.Var(&f.showSettings, "show-setting", "a server setting the telemetry process reads back and records whatever its value (repeatable): "+settingKinds()+" the run asked for")
 	fs.DurationVar(&f.maxReplicationLag, "max-replication-lag", 0, "SLA: largest replay lag any standby may show during the run ("+lagEngines()+", needs --telemetry); 0 = no bound, the lag is recorded anyway")
 }
@@ -284,6 +287,14 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tpcc run: %v\n", err)
 		return exitBadInput
 	}
+	if f.cpuProfile != "" {
+		stop, err := startCPUProfile(f.cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "tpcc run: --cpuprofile: %v\n", err)
+			return exitBadInput
+		}
+		defer stop()
+	}
 	res := runStep(ctx, stepOptions{cfg: cfg, criteria: criteria, listen: f.listen, controlToken: f.controlToken, linger: f.linger, k6Args: k6Args,
 		maxReplicationLag: f.maxReplicationLag, ledgerCheck: f.ledgerCheck}, stderr)
 	if res.err != nil && res.final == nil {
@@ -311,6 +322,22 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitSLAFailed
 	}
 	return exitCompliant
+}
+
+// startCPUProfile writes a CPU profile to path until the returned function is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 func splitAtDoubleDash(args []string) (own, rest []string) {
