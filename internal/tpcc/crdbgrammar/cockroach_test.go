@@ -75,7 +75,7 @@ func TestCockroachGrammar(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	lines := func(w int, remote, unused bool) []tpcc.NewOrderLine {
+	lines := func(w int, remote, unused, repeated bool) []tpcc.NewOrderLine {
 		out := []tpcc.NewOrderLine{{ItemID: 31, SupplyWarehouseID: w, Quantity: 3}, {ItemID: 32, SupplyWarehouseID: w, Quantity: 1},
 			{ItemID: 33, SupplyWarehouseID: w, Quantity: 7}, {ItemID: 34, SupplyWarehouseID: w, Quantity: 2},
 			{ItemID: 35, SupplyWarehouseID: w, Quantity: 5}}
@@ -85,14 +85,18 @@ func TestCockroachGrammar(t *testing.T) {
 		if unused {
 			out[4].ItemID = tpcc.UnusedItemID
 		}
+		if repeated {
+			out[3].ItemID = out[2].ItemID // one stock row, two lines: a stock statement per line
+		}
 		return out
 	}
 	rec.SetComponent("NewOrder")
 	for _, c := range []struct {
-		name           string
-		remote, unused bool
-	}{{"local", false, false}, {"remote lines", true, false}, {"unused item (rollback)", false, true}} {
-		res, err := e.NewOrder(ctx, &tpcc.NewOrderInput{WarehouseID: 1, DistrictID: 2, CustomerID: 3, Lines: lines(1, c.remote, c.unused)})
+		name                     string
+		remote, unused, repeated bool
+	}{{"local", false, false, false}, {"remote lines", true, false, false}, {"unused item (rollback)", false, true, false},
+		{"repeated stock row", false, false, true}} {
+		res, err := e.NewOrder(ctx, &tpcc.NewOrderInput{WarehouseID: 1, DistrictID: 2, CustomerID: 3, Lines: lines(1, c.remote, c.unused, c.repeated)})
 		if err != nil || res.RolledBack != c.unused {
 			t.Fatalf("NewOrder %s: %+v, %v", c.name, res, err)
 		}

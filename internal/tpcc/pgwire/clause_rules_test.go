@@ -75,7 +75,8 @@ func insertRow(t *testing.T, ctx context.Context, tx pgx.Tx, table tpcc.Table, s
 
 // S_QUANTITY, S_YTD, S_ORDER_CNT and S_REMOTE_CNT after New-Order's stock statement are
 // tpcc.StockUpdate.ApplyLine's, for every quantity a stock row can hold (10..100) and every line
-// quantity (1..10), local and remote; S_DIST_xx is the district's.
+// quantity (1..10), local and remote; S_DIST_xx is the district's. The same holds for the
+// statement that updates all of an order's lines at once.
 func TestStockStatementFollowsApplyLine(t *testing.T) {
 	ctx, tx := ruleDatabase(t)
 	type stockCase struct {
@@ -128,6 +129,63 @@ func TestStockStatementFollowsApplyLine(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("%s: %d stock updates compared with tpcc.StockUpdate.ApplyLine", f, len(cases))
+
+		// The same lines in one statement (newOrderStocks, the lines' rows distinct), given out
+		// of order; the row of an item without stock comes back from neither.
+		sp, err = tx.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(cases) + 1
+		supplies, items, ordered, remotes := make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
+		for k := range cases {
+			i := len(cases) - 1 - k
+			supplies[k], items[k], ordered[k] = 1, int32(i+1), int32(cases[i].ordered)
+			if cases[i].remote {
+				remotes[k] = 1
+			}
+		}
+		supplies[n-1], items[n-1], ordered[n-1] = 1, int32(len(cases)+1), 1
+		rows, err := sp.Query(ctx, s.newOrderStocks, supplies, items, ordered, remotes, 4)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		returned := map[int]int{}
+		for rows.Next() {
+			var w, item, quantity int
+			var data, dist string
+			if err := rows.Scan(&w, &item, &quantity, &data, &dist); err != nil {
+				t.Fatal(err)
+			}
+			i := item - 1
+			if w != 1 || i < 0 || i >= len(cases) || strings.TrimRight(dist, " ") != fmt.Sprintf("dist %d", i) {
+				t.Errorf("%s: newOrderStocks returned stock %d/%d (%q)", f, w, item, dist)
+				continue
+			}
+			returned[i] = quantity
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if len(returned) != len(cases) {
+			t.Errorf("%s: newOrderStocks returned %d rows, want %d", f, len(returned), len(cases))
+		}
+		for i, c := range cases {
+			var got tpcc.StockUpdate
+			if err := sp.QueryRow(ctx, "SELECT s_quantity, s_ytd, s_order_cnt, s_remote_cnt FROM stock WHERE s_w_id = 1 AND s_i_id = $1", i+1).
+				Scan(&got.Quantity, &got.YTD, &got.OrderCount, &got.RemoteCount); err != nil {
+				t.Fatal(err)
+			}
+			want := c.before
+			want.ApplyLine(c.ordered, c.remote)
+			if got != want || returned[i] != want.Quantity {
+				t.Errorf("%s: newOrderStocks: stock %+v ordered %d remote %t: the database wrote %+v (returned %d), ApplyLine %+v",
+					f, c.before, c.ordered, c.remote, got, returned[i], want)
+			}
+		}
+		if err := sp.Rollback(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

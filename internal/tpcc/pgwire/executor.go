@@ -207,19 +207,32 @@ func (e *pgwireExecutor) newOrderFirstTrip(ctx context.Context, conn *pgx.Conn, 
 		itemIDs[i] = int32(l.ItemID)
 	}
 	lockOrder := stockLockOrder(in.Lines)
+	oneStatement := distinctStock(in.Lines, lockOrder)
 	b := &pgx.Batch{}
 	b.Queue(e.sql.begin)
 	b.Queue(e.sql.newOrderDistrict, in.WarehouseID, in.DistrictID)
 	b.Queue(e.sql.newOrderWarehouse, in.WarehouseID)
 	b.Queue(e.sql.newOrderCustomer, in.WarehouseID, in.DistrictID, in.CustomerID)
 	b.Queue(e.sql.newOrderItems, itemIDs)
-	for _, i := range lockOrder {
-		l := in.Lines[i]
-		remote := 0
-		if l.SupplyWarehouseID != in.WarehouseID {
-			remote = 1
+	if oneStatement {
+		n := len(in.Lines)
+		supplies, items, quantities, remotes := make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
+		for i, l := range in.Lines {
+			supplies[i], items[i], quantities[i] = int32(l.SupplyWarehouseID), int32(l.ItemID), int32(l.Quantity)
+			if l.SupplyWarehouseID != in.WarehouseID {
+				remotes[i] = 1
+			}
 		}
-		b.Queue(e.sql.newOrderStock, l.SupplyWarehouseID, l.ItemID, l.Quantity, remote, in.DistrictID)
+		b.Queue(e.sql.newOrderStocks, supplies, items, quantities, remotes, in.DistrictID)
+	} else {
+		for _, i := range lockOrder {
+			l := in.Lines[i]
+			remote := 0
+			if l.SupplyWarehouseID != in.WarehouseID {
+				remote = 1
+			}
+			b.Queue(e.sql.newOrderStock, l.SupplyWarehouseID, l.ItemID, l.Quantity, remote, in.DistrictID)
+		}
 	}
 	rd := &newOrderRead{items: make(map[int]orderedItem, len(in.Lines)), distInfo: make([]string, len(in.Lines))}
 	err := sendBatch(ctx, conn, b, func(br pgx.BatchResults) error {
@@ -238,9 +251,25 @@ func (e *pgwireExecutor) newOrderFirstTrip(ctx context.Context, conn *pgx.Conn, 
 		if err := readItems(br, rd.items); err != nil {
 			return err
 		}
+		if oneStatement {
+			return rd.readStocks(br, in)
+		}
 		return rd.readStock(br, in, lockOrder)
 	})
 	return rd, err
+}
+
+// distinctStock says whether no two lines update the same stock row (lockOrder sorts them by
+// supply warehouse and item). Then one statement updates every line's stock row, locking them
+// in that order (newOrderStocks); two lines of one row are two updates of it, one statement each.
+func distinctStock(lines []tpcc.NewOrderLine, lockOrder []int) bool {
+	for k := 1; k < len(lockOrder); k++ {
+		a, b := lines[lockOrder[k-1]], lines[lockOrder[k]]
+		if a.SupplyWarehouseID == b.SupplyWarehouseID && a.ItemID == b.ItemID {
+			return false
+		}
+	}
+	return true
 }
 
 // readItems reads the rows of the items that exist.
@@ -284,17 +313,55 @@ func (rd *newOrderRead) readStock(br pgx.BatchResults, in *tpcc.NewOrderInput, l
 	return nil
 }
 
+// readStocks reads the rows newOrderStocks updated, one per line whose stock row exists (the
+// lines' stock rows are distinct), and counts the brand-generic lines.
+func (rd *newOrderRead) readStocks(br pgx.BatchResults, in *tpcc.NewOrderInput) error {
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	updated := make([]bool, len(in.Lines))
+	for rows.Next() {
+		var w, item, quantity int
+		var stockData, distInfo string
+		if err := rows.Scan(&w, &item, &quantity, &stockData, &distInfo); err != nil {
+			rows.Close()
+			return err
+		}
+		for i, l := range in.Lines {
+			if l.SupplyWarehouseID != w || l.ItemID != item {
+				continue
+			}
+			updated[i], rd.distInfo[i] = true, distInfo
+			if it, ok := rd.items[item]; ok && tpcc.IsBrandGeneric(it.data, stockData) {
+				rd.brandLines++
+			}
+			break
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("stock: %w", err)
+	}
+	for i, ok := range updated {
+		if !ok {
+			// As in readStock: the unused item has no stock row; any other is a data error.
+			rd.noStock = append(rd.noStock, i)
+		}
+	}
+	return nil
+}
+
 // newOrderSecondTrip sends the order, its lines and COMMIT, and returns Σ OL_AMOUNT in cents.
 func (e *pgwireExecutor) newOrderSecondTrip(ctx context.Context, conn *pgx.Conn, in *tpcc.NewOrderInput, rd *newOrderRead) (int64, error) {
 	n := len(in.Lines)
 	numbers, lineItems, supplies, quantities := make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
-	amounts := make([]pgtype.Numeric, n)
+	amounts := make([]int64, n)
 	var totalCents int64
 	for i, l := range in.Lines {
 		amount := tpcc.LineAmountCents(l.Quantity, rd.items[l.ItemID].priceCents)
 		totalCents += amount
 		numbers[i], lineItems[i], supplies[i], quantities[i] = int32(i+1), int32(l.ItemID), int32(l.SupplyWarehouseID), int32(l.Quantity)
-		amounts[i] = cents(amount)
+		amounts[i] = amount
 	}
 	b := &pgx.Batch{}
 	b.Queue(e.sql.newOrderOrder, rd.orderID, in.DistrictID, in.WarehouseID, in.CustomerID, n, in.AllLocalFlag())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -98,7 +99,20 @@ func TestPgwireTransactionSemantics(t *testing.T) {
 	for _, d := range []*Flavour{Postgres, Cockroach} {
 		t.Run(d.Name(), func(t *testing.T) {
 			e := txNewExecutor(t, d, url, 4, tpcc.DefaultRetryPolicy)
-			t.Run("NewOrder", func(t *testing.T) { testNewOrderSemantics(t, ctx, e, conn) })
+			// Item 11 twice (a stock row updated by two lines, one statement each), item 12 from
+			// warehouse 2 (remote), and item 13 with a quantity that pushes its stock under 10
+			// after a few orders; then the same without the repeated row (one stock statement).
+			repeated := []tpcc.NewOrderLine{
+				{ItemID: 11, SupplyWarehouseID: 1, Quantity: 3},
+				{ItemID: 12, SupplyWarehouseID: 2, Quantity: 5},
+				{ItemID: 11, SupplyWarehouseID: 1, Quantity: 4},
+				{ItemID: 13, SupplyWarehouseID: 1, Quantity: 10},
+				{ItemID: 14, SupplyWarehouseID: 1, Quantity: 1},
+			}
+			distinct := slices.Clone(repeated)
+			distinct[2] = tpcc.NewOrderLine{ItemID: 15, SupplyWarehouseID: 1, Quantity: 4}
+			t.Run("NewOrder", func(t *testing.T) { testNewOrderSemantics(t, ctx, e, conn, distinct) })
+			t.Run("NewOrderRepeatedStock", func(t *testing.T) { testNewOrderSemantics(t, ctx, e, conn, repeated) })
 			t.Run("NewOrderRollback", func(t *testing.T) { testNewOrderRollback(t, ctx, e, conn) })
 			// A distinct amount per flavour tells this payment's history row from the other's.
 			amount := map[*Flavour]int64{Postgres: 123456, Cockroach: 65432}[d]
@@ -137,17 +151,11 @@ func testMissingStock(t *testing.T, ctx context.Context, url string, conn *pgx.C
 	}
 }
 
-func testNewOrderSemantics(t *testing.T, ctx context.Context, e tpcc.Executor, conn *pgx.Conn) {
+// testNewOrderSemantics orders lines (5, one of them remote) in warehouse 1 and checks the
+// rows written and the stock rows updated.
+func testNewOrderSemantics(t *testing.T, ctx context.Context, e tpcc.Executor, conn *pgx.Conn, lines []tpcc.NewOrderLine) {
 	const w, d, c = 1, 3, 17
-	// Item 11 twice (a stock row updated by two lines), item 12 from warehouse 2 (remote), and
-	// item 13 with a quantity that pushes its stock under 10 after a few orders.
-	in := tpcc.NewOrderInput{WarehouseID: w, DistrictID: d, CustomerID: c, Lines: []tpcc.NewOrderLine{
-		{ItemID: 11, SupplyWarehouseID: 1, Quantity: 3},
-		{ItemID: 12, SupplyWarehouseID: 2, Quantity: 5},
-		{ItemID: 11, SupplyWarehouseID: 1, Quantity: 4},
-		{ItemID: 13, SupplyWarehouseID: 1, Quantity: 10},
-		{ItemID: 14, SupplyWarehouseID: 1, Quantity: 1},
-	}}
+	in := tpcc.NewOrderInput{WarehouseID: w, DistrictID: d, CustomerID: c, Lines: lines}
 	nextBefore := txQueryInt(t, conn, `SELECT d_next_o_id FROM district WHERE d_w_id = $1 AND d_id = $2`, w, d)
 	before := map[[2]int]txStockRow{}
 	for _, l := range in.Lines {
@@ -176,9 +184,9 @@ func testNewOrderSemantics(t *testing.T, ctx context.Context, e tpcc.Executor, c
 		JOIN item ON i_id = ol_i_id JOIN stock ON s_w_id = ol_supply_w_id AND s_i_id = ol_i_id
 		WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3
 		  AND (ol_amount <> ol_quantity * i_price OR ol_dist_info <> s_dist_03 OR ol_delivery_d IS NOT NULL)`, w, d, res.OrderID)
-	lines := txQueryInt(t, conn, `SELECT count(*) FROM order_line WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3`, w, d, res.OrderID)
-	if lines != 5 || mismatched != 0 {
-		t.Errorf("%d order lines (%d with a wrong amount, dist info or date), want 5 and 0", lines, mismatched)
+	written := txQueryInt(t, conn, `SELECT count(*) FROM order_line WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3`, w, d, res.OrderID)
+	if written != 5 || mismatched != 0 {
+		t.Errorf("%d order lines (%d with a wrong amount, dist info or date), want 5 and 0", written, mismatched)
 	}
 	for i, l := range in.Lines {
 		if got := txQueryInt(t, conn, `SELECT ol_i_id * 100 + ol_quantity FROM order_line

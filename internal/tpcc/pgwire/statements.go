@@ -22,9 +22,10 @@ type pgwireStatements struct {
 	newOrderCustomer  string // $1 w, $2 d, $3 c → c_discount, c_last, c_credit
 	newOrderItems     string // $1 item ids → i_id, price in cents, i_name, i_data
 	newOrderStock     string // $1 supply w, $2 item, $3 quantity, $4 remote 0/1, $5 district → s_quantity, s_data, s_dist_xx
+	newOrderStocks    string // $1.. arrays of supply w, item, quantity, remote 0/1, $5 district → s_w_id, s_i_id, s_quantity, s_data, s_dist_xx per updated row
 	newOrderOrder     string // $1 o_id, $2 d, $3 w, $4 c, $5 ol_cnt, $6 all_local
 	newOrderNewOrder  string // $1 o_id, $2 d, $3 w
-	newOrderLines     string // $1 o_id, $2 d, $3 w, $4.. arrays of number, item, supply w, quantity, amount, dist_info
+	newOrderLines     string // $1 o_id, $2 d, $3 w, $4.. arrays of number, item, supply w, quantity, amount in cents, dist_info
 
 	// Payment (Clause 2.5.2).
 	paymentWarehouse        string // $1 w, $2 amount → w_name, address
@@ -169,14 +170,23 @@ WHERE d_w_id = $1 AND d_id = $2 RETURNING d_tax::float8, d_next_o_id - 1`,
   s_ytd = s_ytd + $3, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + $4
 WHERE s_w_id = $1 AND s_i_id = $2
 RETURNING s_quantity, s_data, ` + stockDistInfoColumn("$5::int4"),
+		newOrderStocks: `UPDATE stock SET
+  s_quantity = ` + stockQuantitySQL("s_quantity", "l.quantity") + `,
+  s_ytd = s_ytd + l.quantity, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + l.remote
+FROM unnest($1::int4[], $2::int4[], $3::int4[], $4::int4[]) AS l(supply, item, quantity, remote),
+  (SELECT s_w_id AS w, s_i_id AS i FROM stock
+   WHERE (s_w_id, s_i_id) IN (SELECT * FROM unnest($1::int4[], $2::int4[]))
+   ORDER BY s_w_id, s_i_id FOR UPDATE) AS locked
+WHERE locked.w = l.supply AND locked.i = l.item AND s_w_id = l.supply AND s_i_id = l.item
+RETURNING s_w_id, s_i_id, s_quantity, s_data, ` + stockDistInfoColumn("$5::int4"),
 		newOrderOrder: `INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
 VALUES ($1, $2, $3, $4, localtimestamp, NULL, $5, $6)`,
 		newOrderNewOrder: `INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES ($1, $2, $3)`,
 		newOrderLines: `INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
   ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
-SELECT $1, $2, $3, l.number, l.item, l.supply, NULL, l.quantity, l.amount, l.dist_info
-FROM unnest($4::int4[], $5::int4[], $6::int4[], $7::int4[], $8::numeric[], $9::text[])
-  AS l(number, item, supply, quantity, amount, dist_info)`,
+SELECT $1, $2, $3, l.number, l.item, l.supply, NULL, l.quantity, l.cents::numeric / 100, l.dist_info
+FROM unnest($4::int4[], $5::int4[], $6::int4[], $7::int4[], $8::int8[], $9::text[])
+  AS l(number, item, supply, quantity, cents, dist_info)`,
 
 		paymentWarehouse: `UPDATE warehouse SET w_ytd = w_ytd + $2::numeric WHERE w_id = $1
 RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip`,

@@ -44,6 +44,7 @@ func TestPgwireStatementPlaceholders(t *testing.T) {
 			{"newOrderCustomer", s.newOrderCustomer, 3},
 			{"newOrderItems", s.newOrderItems, 1},
 			{"newOrderStock", s.newOrderStock, 5},
+			{"newOrderStocks", s.newOrderStocks, 5},
 			{"newOrderOrder", s.newOrderOrder, 6},
 			{"newOrderNewOrder", s.newOrderNewOrder, 3},
 			{"newOrderLines", s.newOrderLines, 9},
@@ -123,9 +124,9 @@ func TestPgwireStatementTexts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// begin + 8 New-Order + 4 Payment + 2 Order-Status + Delivery + Stock-Level
-		if len(texts) != 17 {
-			t.Errorf("%s: %d statement texts, want 17", d, len(texts))
+		// begin + 9 New-Order + 4 Payment + 2 Order-Status + Delivery + Stock-Level
+		if len(texts) != 18 {
+			t.Errorf("%s: %d statement texts, want 18", d, len(texts))
 		}
 		for i, s := range texts {
 			if s == "" {
