@@ -83,6 +83,8 @@ if [[ -n "${GO_TPC:-}" ]]; then
   fi
   for i in $(seq "$RUNS"); do gotpc_run; done >"$work/gotpc.txt"
   echo "go-tpc: median $(cut -d' ' -f1 "$work/gotpc.txt" | median) ms CPU per transaction (runs: $(tr '\n' ';' <"$work/gotpc.txt"))"
+  awk -v t="$(cut -d' ' -f1 "$work/tpcc.txt" | median)" -v g="$(cut -d' ' -f1 "$work/gotpc.txt" | median)" \
+    'BEGIN {printf "tpcc/go-tpc: %.3fx (ratio of the medians)\n", t/g}'
 else
   echo "go-tpc: skipped (set GO_TPC to a go-tpc binary to compare)"
 fi
