@@ -164,8 +164,9 @@ func TestEachEngineDeploysThroughItsOperator(t *testing.T) {
 		if engineArg(c) != "cockroach" || !strings.HasPrefix(c.Env[0].Value, "postgres://root@crdb-db-public.engines:26257/") {
 			t.Errorf("loader args %v env %+v", c.Args, c.Env)
 		}
-		if len(spec.Volumes) != 1 || spec.Volumes[0].Projected == nil {
-			t.Errorf("loader pods lack the client certificates: %+v", spec.Volumes)
+		// The client certificates, and the control token the loader's progress server requires.
+		if len(spec.Volumes) != 2 || spec.Volumes[0].Projected == nil || spec.Volumes[1].Secret == nil || spec.Volumes[1].Secret.SecretName != "crdb-control" {
+			t.Errorf("loader pods lack the client certificates or the control token: %+v", spec.Volumes)
 		}
 	})
 

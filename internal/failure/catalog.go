@@ -82,6 +82,11 @@ var catalog = withEngines([]Reason{
 		Action:  "Create a new run; keep the report of this one. Upgrade the operator between runs, not during one, and do not edit status.",
 	},
 	{
+		Name: "ReportTooLarge", Kind: Run, Phase: "Running",
+		Meaning: "The search ended, but the report ConfigMap RUN-report cannot hold even the steps' records without their series, per-pod detail, histograms and summaries (over a thousand steps); the message gives its size and the budget. The steps' own ConfigMaps (RUN-step-N) keep everything.",
+		Action:  "Read the steps from status.steps and their ConfigMaps (`kubectl get configmap -l bench.oltp.io/run=RUN`). Lower spec.search.maxSteps or split the sweep over several runs.",
+	},
+	{
 		Name: "DatabaseConflict", Kind: Run, Phase: "Pending or Deploying",
 		Meaning: "An object the run would create for its database (RUN-db of the engine's kind) already exists and is not this run's: no owner reference to it and no bench.oltp.io/owner-uid annotation with its UID. The run stopped before writing anything to it and will not tear it down. With spec.database.reuse: the object is not the database the named run kept.",
 		Action:  "The message names the object and whose it is. Rename the run, or delete the other object if it is really abandoned (`kubectl get {kinds} RUN-db -o yaml` shows its owners). Never delete someone else's database to make room for a benchmark.",
