@@ -24,15 +24,23 @@ type Poll struct {
 // pod that could not be read has a nil snapshot and its error. A slow or dead pod costs the poll
 // its own time, at most Timeout, not the sum of every pod's.
 func FetchAll(ctx context.Context, urls []string, q Query, p Poll) ([]*Snapshot, []error) {
+	return fetchEach(ctx, urls, p, func(ctx context.Context, url string) (*Snapshot, error) {
+		return FetchQuery(ctx, p.Client, url, q)
+	})
+}
+
+// fetchEach reads every process of urls with fetch, p.Limit at once, each within p.Timeout; the
+// replies and the errors in the order of urls.
+func fetchEach[T any](ctx context.Context, urls []string, p Poll, fetch func(ctx context.Context, url string) (*T, error)) ([]*T, []error) {
 	timeout := p.Timeout
 	if timeout <= 0 {
 		timeout = DefaultRequestTimeout
 	}
-	snapshots, errs := make([]*Snapshot, len(urls)), make([]error, len(urls))
+	out, errs := make([]*T, len(urls)), make([]error, len(urls))
 	fanout.Each(len(urls), p.Limit, func(i int) {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		snapshots[i], errs[i] = FetchQuery(ctx, p.Client, urls[i], q)
+		out[i], errs[i] = fetch(ctx, urls[i])
 	})
-	return snapshots, errs
+	return out, errs
 }

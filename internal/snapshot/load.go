@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-
-	"github.com/tpcc-operator/tpcc-operator/internal/snapshot/fanout"
 )
 
 // PathLoad is where a loading process (`tpcc load --listen`) serves its progress: GET, a
@@ -46,16 +44,9 @@ type FinishProgress struct {
 // nobody: wrap it in RequireToken wherever anyone but the caller's own machine can reach it.
 func NewLoadHandler(progress func() LoadProgress) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc(PathHealth, func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			methodNotAllowed(w, "GET")
-			return
-		}
-		w.WriteHeader(http.StatusNoContent)
-	})
+	mux.HandleFunc(PathHealth, serveHealth)
 	mux.HandleFunc(PathLoad, func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			methodNotAllowed(w, "GET")
+		if !readOnly(w, r) {
 			return
 		}
 		body, err := json.Marshal(progress())
@@ -88,15 +79,7 @@ func FetchLoad(ctx context.Context, client *http.Client, baseURL string) (*LoadP
 // p.Timeout; in the order of urls, a process that could not be read has a nil progress and its
 // error.
 func FetchLoadAll(ctx context.Context, urls []string, p Poll) ([]*LoadProgress, []error) {
-	timeout := p.Timeout
-	if timeout <= 0 {
-		timeout = DefaultRequestTimeout
-	}
-	out, errs := make([]*LoadProgress, len(urls)), make([]error, len(urls))
-	fanout.Each(len(urls), p.Limit, func(i int) {
-		ctx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
-		out[i], errs[i] = FetchLoad(ctx, p.Client, urls[i])
+	return fetchEach(ctx, urls, p, func(ctx context.Context, url string) (*LoadProgress, error) {
+		return FetchLoad(ctx, p.Client, url)
 	})
-	return out, errs
 }

@@ -65,16 +65,9 @@ type Control struct {
 // wherever anyone but the caller's own machine can reach it.
 func NewHandler(c Control) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc(PathHealth, func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			methodNotAllowed(w, "GET")
-			return
-		}
-		w.WriteHeader(http.StatusNoContent)
-	})
+	mux.HandleFunc(PathHealth, serveHealth)
 	mux.HandleFunc(PathSnapshot, func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			methodNotAllowed(w, "GET")
+		if !readOnly(w, r) {
 			return
 		}
 		ledger, ok := wantsLedger(r.URL.Query()[QueryLedger])
@@ -191,6 +184,22 @@ func actionHandler(name string, action func(context.Context) error) http.Handler
 		}
 		w.WriteHeader(http.StatusNoContent)
 	}
+}
+
+// serveHealth answers PathHealth: 204 to GET and HEAD, which is all a readiness probe needs.
+func serveHealth(w http.ResponseWriter, r *http.Request) {
+	if readOnly(w, r) {
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+// readOnly reports whether r is a GET or HEAD, answering 405 otherwise.
+func readOnly(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		methodNotAllowed(w, "GET")
+		return false
+	}
+	return true
 }
 
 func methodNotAllowed(w http.ResponseWriter, allowed string) {
