@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines/registry"
@@ -229,6 +230,12 @@ func (r *Reconciler) reconcileOwnership(ctx context.Context, run *benchv1.Benchm
 // SetupWithManager registers the reconciler. Vendor objects and pods are polled rather than watched:
 // the manager then needs neither the vendors' CRDs installed nor a cluster-wide pod watch.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return r.setupWith(mgr, r)
+}
+
+// setupWith fills r's defaults and registers rec, r itself or a reconciler that calls it, as the
+// run controller.
+func (r *Reconciler) setupWith(mgr ctrl.Manager, rec reconcile.Reconciler) error {
 	if r.Config.HTTPClient == nil {
 		r.Config.HTTPClient = DefaultConfig().HTTPClient
 	}
@@ -253,5 +260,5 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&batchv1.Job{}).
 		Named("benchmarkrun").
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.Config.MaxConcurrentReconciles}).
-		Complete(r)
+		Complete(rec)
 }

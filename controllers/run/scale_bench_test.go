@@ -13,18 +13,15 @@ import (
 	"testing"
 	"time"
 
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	ct "github.com/tpcc-operator/tpcc-operator/controllers/controllertest"
-	"github.com/tpcc-operator/tpcc-operator/internal/engines"
 	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 	"github.com/tpcc-operator/tpcc-operator/internal/report"
 )
@@ -196,26 +193,16 @@ func studyScale(b *testing.B, pods, warehouses int32, second, slow bool) {
 	}
 }
 
-// setupTimed registers the run reconciler as SetupWithManager does, its Reconcile timed by timer.
+// setupTimed registers the run reconciler through setupWith, as SetupWithManager does, its
+// Reconcile timed by timer.
 func setupTimed(mgr ctrl.Manager, cfg Config, timer *passTimer) error {
-	r := &Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(),
-		Recorder: mgr.GetEventRecorder("tpcc-operator"), Config: cfg}
-	checker, err := engines.NewOperatorChecker(mgr.GetConfig())
-	if err != nil {
-		return err
-	}
-	r.Operators = checker
-	return ctrl.NewControllerManagedBy(mgr).
-		For(&benchv1.BenchmarkRun{}).
-		Owns(&batchv1.Job{}).
-		Named("benchmarkrun").
-		WithOptions(controller.Options{MaxConcurrentReconciles: cfg.MaxConcurrentReconciles}).
-		Complete(reconcile.Func(func(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-			start := time.Now()
-			result, err := r.Reconcile(ctx, req)
-			timer.add(req.Name, time.Since(start))
-			return result, err
-		}))
+	r := &Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: mgr.GetEventRecorder("tpcc-operator"), Config: cfg}
+	return r.setupWith(mgr, reconcile.Func(func(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+		start := time.Now()
+		result, err := r.Reconcile(ctx, req)
+		timer.add(req.Name, time.Since(start))
+		return result, err
+	}))
 }
 
 // passTimer keeps the wall time of each pass of the runs it measures.
