@@ -24,14 +24,9 @@ func MaxConnections(connections int) int {
 // numbers and the ways out. A run that leaves max_connections to the operator gets it sized
 // (MaxConnections), with or without a memory request.
 func checkConnectionBudget(run *benchv1.BenchmarkRun) error {
-	spec := run.Spec.Database.EffectivePostgres()
-	v, set := spec.Parameters["max_connections"]
-	if !set {
-		return nil
-	}
-	limit, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil || limit < 1 {
-		return fmt.Errorf("%s: %q is not a positive whole number of connections", MaxConnectionsField, v)
+	limit, set, err := userMaxConnections(run.Spec.Database.EffectivePostgres())
+	if !set || err != nil {
+		return err
 	}
 	peak := workload.PeakConnections(run)
 	if need := peak + ConnectionHeadroom; limit < need {
@@ -53,4 +48,18 @@ func peakOrigin(run *benchv1.BenchmarkRun) (origin, lower string) {
 	pods := workload.ClientPods(run, run.Spec.Workload.Warehouses)
 	return fmt.Sprintf("a step of all %d warehouses: %d client pods' pools and the telemetry sampler", run.Spec.Workload.Warehouses, pods),
 		"spec.workload.clients.connections (each client pod's pool) or spec.workload.warehouses"
+}
+
+// userMaxConnections is the max_connections the run sets in postgres.parameters, if it sets one;
+// a value that is not a positive whole number is an error naming the field.
+func userMaxConnections(spec benchv1.PostgresSpec) (limit int, set bool, err error) {
+	v, set := spec.Parameters["max_connections"]
+	if !set {
+		return 0, false, nil
+	}
+	limit, err = strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || limit < 1 {
+		return 0, true, fmt.Errorf("%s: %q is not a positive whole number of connections", MaxConnectionsField, v)
+	}
+	return limit, true, nil
 }

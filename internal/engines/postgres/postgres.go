@@ -3,8 +3,6 @@ package postgres
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	cnpgv1 "github.com/cloudnative-pg/api/pkg/api/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -58,9 +56,8 @@ func (Backend) Sizing(run *benchv1.BenchmarkRun) *benchv1.DatabaseSizing {
 	if v, ok := spec.Parameters["shared_buffers"]; ok {
 		in.SharedBuffers, _ = ParseSize(v, 8<<10)
 	}
-	if v, ok := spec.Parameters["max_connections"]; ok {
-		in.MaxConnections, _ = strconv.Atoi(strings.TrimSpace(v))
-	}
+	// A max_connections that does not parse never gets here: Desired refuses it first.
+	in.MaxConnections, _, _ = userMaxConnections(spec)
 	sized := Size(in)
 	return engines.SizingStatus(memory, from, connections, sized.Parameters(), spec.Parameters)
 }
