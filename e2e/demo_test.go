@@ -47,6 +47,16 @@ func TestDemoFindsCapacity(t *testing.T) {
 	if res := done.Status.Result; res != nil && res.MaxCompliantWarehouses >= done.Spec.Workload.Warehouses {
 		t.Errorf("the demo ended compliant at all %d loaded warehouses: no capacity found inside them", done.Spec.Workload.Warehouses)
 	}
+	// The real check Job ran after the last step, on the data the steps left, and found every
+	// acknowledged New-Order in it.
+	c := done.Status.Result.ConsistencyCheck
+	if c == nil || !c.Passed || c.Conditions != 12 || c.ConditionsPassed != 12 || c.Duration == nil {
+		t.Fatalf("result.consistencyCheck %+v, want 12 of 12 conditions passed", c)
+	}
+	if l := c.Ledger; l == nil || !l.Checked || !l.Pass || l.Acknowledged <= 0 || l.Growth < l.Acknowledged {
+		t.Errorf("the run's New-Order ledger %+v, want checked and passed", l)
+	}
+	t.Logf("the check after the last step took %s: %s", c.Duration.Duration, c.Ledger.Detail)
 }
 
 // readDemoSample reads config/samples/demo.yaml strictly.

@@ -138,6 +138,11 @@ type BenchmarkRunStatus struct {
 	// +optional
 	Environment *RunEnvironment `json:"environment,omitempty"`
 
+	// FinalCheck is the consistency check after the run's last step, once it has ended; the
+	// result carries it (result.consistencyCheck).
+	// +optional
+	FinalCheck *ConsistencyCheck `json:"finalCheck,omitempty"`
+
 	// Result is the outcome of the search, once it has ended.
 	// +optional
 	Result *Result `json:"result,omitempty"`
@@ -405,6 +410,11 @@ type StepResult struct {
 	// +optional
 	Sustain *SustainRecord `json:"sustain,omitempty"`
 
+	// NewOrders is the step's New-Order ledger summed over its pods: what the check after the
+	// run's last step compares the orders the database gained with.
+	// +optional
+	NewOrders *StepLedger `json:"newOrders,omitempty"`
+
 	// Placement is the node of every database and client pod of the step, and what in it
 	// undermines the comparison (benchmarkrun_placement.go).
 	// +optional
@@ -623,6 +633,10 @@ type Result struct {
 	// Sustained is whether the database held the result for spec.sustain.duration.
 	// +optional
 	Sustained *SustainedResult `json:"sustained,omitempty"`
+	// ConsistencyCheck is the TPC-C consistency check over the whole dataset and the New-Order
+	// ledger after the run's last step, before the result was published.
+	// +optional
+	ConsistencyCheck *ConsistencyCheck `json:"consistencyCheck,omitempty"`
 }
 
 // ReportRef names the report ConfigMap.

@@ -122,6 +122,32 @@ func TestLoadAndCheckCommands(t *testing.T) {
 		return ds
 	}
 	ds := readDataset(true)
+	summaryFile := filepath.Join(t.TempDir(), "summary.json")
+	readSummary := func(consistent bool) snapshot.CheckSummary {
+		t.Helper()
+		code, stdout, stderr := runCLI(t, "check", "--engine", "postgres", "--url", url, "--warehouses", "2", "--summary-json", summaryFile)
+		if (code == 0) != consistent {
+			t.Fatalf("check --summary-json: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+		}
+		body, err := os.ReadFile(summaryFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s snapshot.CheckSummary
+		if err := json.Unmarshal(body, &s); err != nil {
+			t.Fatal(err)
+		}
+		if s.Dataset == nil || s.Elapsed <= 0 || len(body) > 4096 {
+			t.Fatalf("summary without its dataset or elapsed time, or longer than a termination message (%d bytes): %s", len(body), body)
+		}
+		return s
+	}
+	if s := readSummary(true); !s.Pass() || s.Conditions != 12 || s.Passed != 12 || s.Dataset.Growth()["orders"] != 0 {
+		t.Errorf("summary of a consistent dataset: %+v", s)
+	}
+	if code, _, stderr := runCLI(t, "check", "--engine", "postgres", "--url", url, "--warehouses", "2", "--summary-json", dsFile, "--dataset-json", dsFile); code != 2 || !strings.Contains(stderr, "--summary-json and --dataset-json name the same file") {
+		t.Errorf("one file for both: exit %d, stderr %s", code, stderr)
+	}
 	want := map[string]int64{"orders": 60000, "history": 60000, "new_order": 18000}
 	for table, n := range want {
 		if ds.Rows[table] != n || ds.Loaded[table] != n || ds.Growth()[table] != 0 {
@@ -155,6 +181,9 @@ func TestLoadAndCheckCommands(t *testing.T) {
 	// Rows added and removed by hand break the consistency conditions (the check fails) but the
 	// dataset is still reported, with its growth.
 	ds = readDataset(false)
+	if s := readSummary(false); s.Pass() || s.FirstFailure == nil || !strings.HasPrefix(s.FirstFailure.ID, "3.3.2.") || s.Passed >= s.Conditions || s.Dataset.Growth()["history"] != 5 {
+		t.Errorf("summary of a broken dataset: %+v, first failure %+v", s, s.FirstFailure)
+	}
 	if g := ds.Growth(); g["history"] != 5 || g["new_order"] != -1 || g["orders"] != 0 {
 		t.Errorf("growth %v, want history +5, new_order -1", g)
 	}

@@ -91,7 +91,12 @@ func StartManager(t testing.TB, namespace string, setup func(mgr ctrl.Manager) e
 			t.Errorf("manager: %v", err)
 		}
 	}()
-	m := &Manager{Stop: func() { cancel(); <-done }}
+	played := make(chan struct{})
+	go func() {
+		defer close(played)
+		playFinalChecks(ctx, namespace)
+	}()
+	m := &Manager{Stop: func() { cancel(); <-done; <-played }}
 	t.Cleanup(m.Stop)
 	return m
 }

@@ -271,15 +271,14 @@ func (f *FakeClient) snapshot() (*snapshot.Snapshot, error) {
 	}
 	s.Intervals = f.intervals(started, measured, s.Phase == snapshot.PhaseDone)
 	s.Commits = f.commitRecord(started, measured, s.Phase == snapshot.PhaseDone)
-	if f.ledger {
-		s.Ledger = []snapshot.LedgerDistrict{{WarehouseID: f.identity.WarehouseFrom, DistrictID: 1, Acknowledged: newOrders, Unknown: 2}}
-		if s.Phase == snapshot.PhaseDone {
-			districts := 10 * (f.identity.WarehouseTo - f.identity.WarehouseFrom + 1)
-			s.LedgerCheck = &snapshot.LedgerCheck{Pass: true, Districts: districts, Acknowledged: newOrders, Unknown: 2, Growth: newOrders + 1}
-		}
-		if f.scale != nil {
-			s.Ledger = f.scale.ledger(f.identity, newOrders)
-		}
+	// Every client keeps its New-Order ledger; one started with --ledger-check also judges it.
+	s.Ledger = []snapshot.LedgerDistrict{{WarehouseID: f.identity.WarehouseFrom, DistrictID: 1, Acknowledged: newOrders, Unknown: 2}}
+	if f.scale != nil {
+		s.Ledger = f.scale.ledger(f.identity, newOrders)
+	}
+	if f.ledger && s.Phase == snapshot.PhaseDone {
+		districts := 10 * (f.identity.WarehouseTo - f.identity.WarehouseFrom + 1)
+		s.LedgerCheck = &snapshot.LedgerCheck{Pass: true, Districts: districts, Acknowledged: newOrders, Unknown: 2, Growth: newOrders + 1}
 	}
 	return s, nil
 }

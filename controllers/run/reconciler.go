@@ -168,7 +168,7 @@ func (r *Reconciler) reconcilePhases(ctx context.Context, run *benchv1.Benchmark
 			return ctrl.Result{}, err
 		}
 	}
-	for _, p := range []phase{r.reconcileOperator, r.reconcileOwnership, r.reconcileDatabase, r.reconcileStorageCalibration, r.reconcileLoad, r.reconcileSnapshot, r.reconcileResourceSwitch, r.reconcileFaultCheck, r.reconcileSteps, r.reconcileResult} {
+	for _, p := range []phase{r.reconcileOperator, r.reconcileOwnership, r.reconcileDatabase, r.reconcileStorageCalibration, r.reconcileLoad, r.reconcileSnapshot, r.reconcileResourceSwitch, r.reconcileFaultCheck, r.reconcileSteps, r.reconcileFinalCheck, r.reconcileResult} {
 		done, result, err := p(ctx, run)
 		if conflict := kube.AsConflict(err); conflict != nil {
 			// Someone else's object has a name the run needs: stop, having touched nothing of it.
@@ -216,7 +216,7 @@ func (r *Reconciler) reconcileOwnership(ctx context.Context, run *benchv1.Benchm
 	}
 	conn := r.connection(run)
 	for _, obj := range []client.Object{
-		jobs.LoaderJob(run, conn, r.Config.Jobs), jobs.CheckJob(run, conn, r.Config.Jobs),
+		jobs.LoaderJob(run, conn, r.Config.Jobs), jobs.CheckJob(run, conn, r.Config.Jobs), jobs.FinalCheckJob(run, conn, r.Config.Jobs),
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: ReportConfigMapName(run), Namespace: run.Namespace}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: jobs.ControlSecretName(run), Namespace: run.Namespace}},
 	} {

@@ -104,6 +104,14 @@ func (r *Reconciler) reconcileResult(ctx context.Context, run *benchv1.Benchmark
 	described := r.engines().Described(run)
 	result := plan.Result(described, decision, evidence)
 	result.Sustained = measure.SustainedResult(run)
+	result.ConsistencyCheck = run.Status.FinalCheck
+	// The run fails for what its faults revealed, or for what the check after its last step found.
+	failReason, failMessage := faultFailure(run)
+	if failReason == "" {
+		failReason, failMessage = finalCheckFailure(run.Status.FinalCheck)
+	}
+	slaValue, slaReason, slaMessage := plan.SLACompliance(run, result)
+	slaValue, slaReason, slaMessage = qualifyResult(run, &result, failReason, failMessage, slaValue, slaReason, slaMessage)
 	steps, err := r.readStepData(ctx, run)
 	if err != nil {
 		return false, ctrl.Result{}, err
@@ -130,20 +138,21 @@ func (r *Reconciler) reconcileResult(ctx context.Context, run *benchv1.Benchmark
 	if err := r.applyReport(ctx, run, data, binary); err != nil {
 		return false, ctrl.Result{}, err
 	}
-	if reason, message := faultFailure(run); reason != "" {
-		// The report is written; the run fails for what its faults revealed.
+	if failReason != "" {
+		// The report is written; the run fails for what its faults or the check after its last
+		// step revealed, and SLACompliant says so.
 		if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
 			s.Result = &result
 			s.Report = &benchv1.ReportRef{ConfigMapName: ReportConfigMapName(run)}
+			setCondition(s, run.Generation, benchv1.ConditionSLACompliant, slaValue, slaReason, slaMessage)
 		}); err != nil {
 			return false, ctrl.Result{}, err
 		}
-		if err := r.fail(ctx, run, reason, message); !errors.Is(err, errRunFailed) {
+		if err := r.fail(ctx, run, failReason, failMessage); !errors.Is(err, errRunFailed) {
 			return false, ctrl.Result{}, err
 		}
 		return false, ctrl.Result{}, r.teardown(ctx, run)
 	}
-	slaValue, slaReason, slaMessage := plan.SLACompliance(run, result)
 	if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
 		s.Phase = benchv1.PhaseSucceeded
 		s.Current = nil

@@ -80,11 +80,16 @@ type stepWatch struct {
 	criteria  sla.Criteria
 	// broken is the cause that makes the step inconclusive, once one is known.
 	broken string
+	// managed: the run's operator deployed the database (it has pods), so a setting that changed
+	// since the first step fails the step rather than being named (measure.SettingsCheck).
+	managed bool
 }
 
 // inconclusive is the step recorded inconclusive with its cause.
 func (w *stepWatch) inconclusive(cause string, urls []string) stepOutcome {
-	return stepOutcome{record: measure.InconclusiveStep(w.next.Index, w.next.Active, w.want, w.job.CreationTimestamp, cause), podURLs: urls}
+	record := measure.InconclusiveStep(w.next.Index, w.next.Active, w.want, w.job.CreationTimestamp, cause)
+	record.NewOrders = measure.StepLedgerOf(w.snapshots, w.want) // what its terminals committed still counts
+	return stepOutcome{record: record, podURLs: urls}
 }
 
 // watchStep reads the step's pods, its series so far and every ready pod's snapshot. wait says to
@@ -92,7 +97,7 @@ func (w *stepWatch) inconclusive(cause string, urls []string) stepOutcome {
 // meanwhile, or the step's inconclusive record when it cannot go on.
 func (r *Reconciler) watchStep(ctx context.Context, run *benchv1.BenchmarkRun, job *batchv1.Job, next plan.Step) (w *stepWatch, outcome stepOutcome, wait bool, err error) {
 	_, rampUp := workload.Durations(run)
-	w = &stepWatch{next: next, job: job, want: *job.Spec.Completions, age: time.Since(job.CreationTimestamp.Time),
+	w = &stepWatch{next: next, job: job, want: *job.Spec.Completions, age: time.Since(job.CreationTimestamp.Time), managed: r.backend(run).DatabasePods(run) != nil,
 		deadline: startupGrace + rampUp + next.Measured + collectGrace}
 	pods, err := r.stepPods(ctx, run, next.Index)
 	if err != nil {
@@ -236,6 +241,9 @@ func finalRecord(run *benchv1.BenchmarkRun, w *stepWatch, merged *snapshot.Merge
 	for _, ch := range measure.ReplicationChecks(run, rep, w.series) {
 		verdict = sla.AddCheck(verdict, ch)
 	}
+	if ch, ok := measure.SettingsCheck(firstSettings(run), w.snapshots, w.managed); ok {
+		verdict = sla.AddCheck(verdict, ch)
+	}
 	var fault *benchv1.FaultRecord
 	if len(next.Faults) > 0 {
 		var checks []sla.Check
@@ -257,6 +265,7 @@ func finalRecord(run *benchv1.BenchmarkRun, w *stepWatch, merged *snapshot.Merge
 	record.LatencyRatio = measure.Round3(sla.LatencyRatio(merged, w.criteria))
 	record.Telemetry = w.series.Summary()
 	record.Isolation = measure.IsolationOf(w.snapshots)
+	record.NewOrders = measure.StepLedgerOf(w.snapshots, w.want)
 	record.Telemetry.Bottleneck = measure.StepBottleneck(w.series, record)
 	if merged.Phase != snapshot.PhaseDone {
 		record.Reasons = append(record.Reasons, fmt.Sprintf("ended early after %s: the verdict could no longer change", merged.Measured.Round(time.Second)))
@@ -345,4 +354,13 @@ func podFailure(p corev1.Pod) string {
 		return p.Status.Message
 	}
 	return string(p.Status.Phase)
+}
+
+// firstSettings are the settings the run asked for, as its first step read them back, the sized
+// ones left out (engines.Unsized); nil before the environment was read.
+func firstSettings(run *benchv1.BenchmarkRun) []benchv1.EngineSetting {
+	if env := run.Status.Environment; env != nil {
+		return engines.Unsized(env.Tuning)
+	}
+	return nil
 }

@@ -39,6 +39,19 @@ func SettingNames(settings []benchv1.EngineSetting) []string {
 	return out
 }
 
+// Unsized is the settings a run asked for that the operator did not size from the database's
+// resources: those a step's settings must still read back as at the first step (a resource switch
+// between phases re-sizes the sized ones).
+func Unsized(settings []benchv1.EngineSetting) []benchv1.EngineSetting {
+	var out []benchv1.EngineSetting
+	for _, s := range settings {
+		if s.Source != SourceSizing {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // TuningRecord fills each requested setting's effective value from what the database reported
 // (the sampling client's server settings; settingsError says why some or all could not be
 // read), and notes a value that differs from the request. It is pure.

@@ -62,3 +62,14 @@ func TestTuningRecord(t *testing.T) {
 		t.Errorf("SettingNames = %v, want the three readable ones sorted", names)
 	}
 }
+
+func TestUnsized(t *testing.T) {
+	got := Unsized([]benchv1.EngineSetting{{Name: "shared_buffers", Source: SourceSizing}, {Name: "synchronous_commit", Source: "postgres.synchronousCommit"},
+		{Name: "default_transaction_isolation", Source: SourceIsolation}})
+	if len(got) != 2 || got[0].Name != "synchronous_commit" || got[1].Name != "default_transaction_isolation" {
+		t.Errorf("Unsized = %+v, want the two settings not sized", got)
+	}
+	if Unsized(nil) != nil {
+		t.Error("Unsized(nil) is not nil")
+	}
+}

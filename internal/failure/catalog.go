@@ -67,9 +67,14 @@ var catalog = withEngines([]Reason{
 		Action:  "`kubectl logs -l job-name=RUN-load --tail=50` names the error: the database unreachable or refusing connections, out of disk (storage.size), or a pod OOM-killed. Fix it and re-create the run; with teardown: Retain the loader resumes and skips loaded warehouses.",
 	},
 	{
-		Name: "ConsistencyCheckFailed", Kind: Run, Phase: "Loading",
-		Meaning: "The check Job RUN-check found a TPC-C consistency condition (3.3.2.1–12) violated after the load: the data is not what TPC-C requires.",
-		Action:  "`kubectl logs job/RUN-check` names the condition. A retained database loaded by another version or partly written by hand is the usual cause: drop it (teardown: Delete, or delete the database object) and load again.",
+		Name: "ConsistencyCheckFailed", Kind: Run, Phase: "Loading, or after the last step",
+		Meaning: "The check Job RUN-check found a TPC-C consistency condition (3.3.2.1–12) violated after the load: the data is not what TPC-C requires. After the last step: the check Job RUN-check-final ended without a verdict (status.result.consistencyCheck.error), so the result is not published as compliant.",
+		Action:  "`kubectl logs job/RUN-check` names the condition. A retained database loaded by another version or partly written by hand is the usual cause: drop it (teardown: Delete, or delete the database object) and load again. After the last step, the check's pod log says why it could not finish (the database unreachable, a timeout).",
+	},
+	{
+		Name: "InconsistentAfterRun", Kind: Run, Phase: "Running (after the last step)",
+		Meaning: "A finding: after the run's last step, the TPC-C consistency conditions no longer hold over the dataset (status.result.consistencyCheck.firstFailure names the condition and its first offender). The steps' figures rest on work the database or the driver did not keep consistent, so the run has no compliant result; the report is written.",
+		Action:  "Read the check in the report; `kubectl logs job/RUN-check-final` has the full output while the run is kept. A driver or engine that loses part of a transaction raises tpmC without the steps noticing: report it with the run's report.json.",
 	},
 	{
 		Name: "InvalidSLA", Kind: Run, Phase: "Running",
@@ -137,8 +142,8 @@ var catalog = withEngines([]Reason{
 		Action:  "Restore from a run with spec.database.snapshot that got past its load (`kubectl get br NAME -o jsonpath='{.status.load.snapshot}'`), keep that run until the restoring runs have started, or drop spec.database.restore (docs/reuse.md).",
 	},
 	{
-		Name: "AcknowledgedCommitLost", Kind: Run, Phase: "Running (fault step)",
-		Meaning: "A finding, not a malfunction: after spec.faults, a New-Order the clients saw committed is missing from the database (the ledger check in status.steps[].fault.ledger), so the database lost acknowledged commits. The report is written.",
+		Name: "AcknowledgedCommitLost", Kind: Run, Phase: "Running (fault step, or after the last step)",
+		Meaning: "A finding, not a malfunction: after spec.faults, a New-Order the clients saw committed is missing from the database (the ledger check in status.steps[].fault.ledger), so the database lost acknowledged commits; or, after the run's last step, the database gained fewer orders than the New-Orders all steps acknowledged (status.result.consistencyCheck.ledger). The report is written.",
 		Action:  "Read the fault step's ledger and the report (`kubectl tpcc report RUN`). Asynchronous replication or synchronousReplicas: 0 can lose commits on failover; synchronous replication with remote_apply or remote_write should not (docs/failover.md).",
 	},
 	{

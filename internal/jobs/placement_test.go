@@ -78,6 +78,7 @@ func TestJobPlacementAsStored(t *testing.T) {
 		{LoaderJob(run, conn, cfg), podPlacement{Affinity: avoidDatabase(database)}},
 		{CheckJob(run, conn, cfg), podPlacement{Affinity: avoidDatabase(database)}},
 		{FaultCheckJob(run, 3, conn, cfg), podPlacement{Affinity: avoidDatabase(database)}},
+		{FinalCheckJob(run, conn, cfg), podPlacement{Affinity: avoidDatabase(database)}},
 		{StepJob(run, 0, 40, 0, conn, cfg), podPlacement{Affinity: avoidDatabase(database), Spread: spreadStep("r-step-0")}},
 		{LoaderJob(placed, conn, cfg), loaderWithDefault},
 		{CheckJob(placed, conn, cfg), loaderWithDefault},

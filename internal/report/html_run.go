@@ -74,8 +74,12 @@ func runHead(in RunInput) string {
 	if s := precisionSentence(run, result); s != "" {
 		p.para(s)
 	}
+	if s := ConsistencySentence(run.Status.Phase, result.ConsistencyCheck); s != "" {
+		p.para(s)
+	}
 	p.para(fmt.Sprintf("Workload: %s; %s.", workloadWords(run.Spec.Workload), slaWords(run.Spec.SLA)))
 	p.para(DurabilitySentence(DescriptionOf(run)))
+	p.para(IsolationSentence(run, result))
 	if s := DataOrigin(run); s != "" {
 		p.para(s)
 	}

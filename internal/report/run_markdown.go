@@ -31,7 +31,11 @@ func RunMarkdown(run *benchv1.BenchmarkRun, result benchv1.Result) string {
 	if s := SustainedSentence(result.Sustained, run.Status.Steps); s != "" {
 		fmt.Fprintf(&b, "%s\n\n", s)
 	}
+	if s := ConsistencySentence(run.Status.Phase, result.ConsistencyCheck); s != "" {
+		fmt.Fprintf(&b, "%s\n\n", s)
+	}
 	fmt.Fprintf(&b, "%s\n\n", DurabilitySentence(DescriptionOf(run)))
+	fmt.Fprintf(&b, "%s\n\n", IsolationSentence(run, result))
 	if s := DataOrigin(run); s != "" {
 		fmt.Fprintf(&b, "%s\n\n", s)
 	}

@@ -171,32 +171,25 @@ func (e *ydbExecutor) NewOrder(ctx context.Context, in *tpcc.NewOrderInput) (tpc
 		if !found {
 			return fmt.Errorf("district %d/%d not found", in.WarehouseID, in.DistrictID)
 		}
-		lines := make([]ydbNewOrderLine, len(in.Lines))
-		var totalCents int64
-		brand := 0
-		for i, l := range in.Lines {
-			price, ok := prices[l.ItemID]
-			if !ok {
-				return errUnusedItem // Clause 2.4.2.3: roll back
-			}
-			s := stock[[2]int{l.SupplyWarehouseID, l.ItemID}]
-			if s == nil {
-				return fmt.Errorf("stock %d/%d not found", l.SupplyWarehouseID, l.ItemID)
-			}
-			s.ApplyLine(l.Quantity, l.SupplyWarehouseID != in.WarehouseID)
-			if tpcc.IsBrandGeneric(itemData[l.ItemID], s.data) {
-				brand++
-			}
-			amount := tpcc.LineAmountCents(l.Quantity, int64(math.Round(price*100)))
-			totalCents += amount
-			lines[i] = ydbNewOrderLine{number: i + 1, itemID: l.ItemID, supplyWarehouseID: l.SupplyWarehouseID,
-				quantity: l.Quantity, amountCents: amount, distInfo: s.distInfo}
-		}
-		if err := execAndCommit(ctx, tx, ydbNewOrderWrite(in, int(nextOrderID), stock, lines)); err != nil {
+		o, err := applyNewOrderLines(in, prices, itemData, stock)
+		if err != nil {
 			return err
 		}
-		res.OrderID, res.BrandLines = int(nextOrderID), brand
-		res.TotalAmount = tpcc.OrderTotal(totalCents, discount, warehouseTax, districtTax)
+		if o.unused {
+			// Clause 2.4.2.3: the order's district and the stock of its items before the unused one
+			// are written, as the PostgreSQL-wire path's first round trip writes them, and the
+			// transaction rolls back.
+			abort := ydbNewOrderAbortWrite(in, int(nextOrderID), o.applied)
+			if err := tx.Exec(ctx, abort.text(), abort.options()); err != nil {
+				return err
+			}
+			return errUnusedItem
+		}
+		if err := execAndCommit(ctx, tx, ydbNewOrderWrite(in, int(nextOrderID), o.applied, o.lines)); err != nil {
+			return err
+		}
+		res.OrderID, res.BrandLines = int(nextOrderID), o.brand
+		res.TotalAmount = tpcc.OrderTotal(o.totalCents, discount, warehouseTax, districtTax)
 		return nil
 	})
 	res.Retries = retries
@@ -376,4 +369,42 @@ func (e *ydbExecutor) StockLevel(ctx context.Context, in *tpcc.StockLevelInput) 
 		return res, fmt.Errorf("stock-level: %w", err)
 	}
 	return res, nil
+}
+
+// newOrderLines is New-Order's lines applied to the stock rows read: the order lines, the stock
+// rows changed, and whether an unused item ended the order (the lines before it are applied).
+type newOrderLines struct {
+	lines      []ydbNewOrderLine
+	applied    map[[2]int]*ydbStockRow
+	brand      int
+	totalCents int64
+	unused     bool
+}
+
+// applyNewOrderLines applies in's lines in order to the stock rows read, until an item that does
+// not exist (the 1 % rollback's unused item, always the last line).
+func applyNewOrderLines(in *tpcc.NewOrderInput, prices map[int]float64, itemData map[int]string, stock map[[2]int]*ydbStockRow) (newOrderLines, error) {
+	o := newOrderLines{applied: map[[2]int]*ydbStockRow{}}
+	for i, l := range in.Lines {
+		price, ok := prices[l.ItemID]
+		if !ok {
+			o.unused = true
+			return o, nil
+		}
+		key := [2]int{l.SupplyWarehouseID, l.ItemID}
+		s := stock[key]
+		if s == nil {
+			return o, fmt.Errorf("stock %d/%d not found", l.SupplyWarehouseID, l.ItemID)
+		}
+		s.ApplyLine(l.Quantity, l.SupplyWarehouseID != in.WarehouseID)
+		o.applied[key] = s
+		if tpcc.IsBrandGeneric(itemData[l.ItemID], s.data) {
+			o.brand++
+		}
+		amount := tpcc.LineAmountCents(l.Quantity, int64(math.Round(price*100)))
+		o.totalCents += amount
+		o.lines = append(o.lines, ydbNewOrderLine{number: i + 1, itemID: l.ItemID, supplyWarehouseID: l.SupplyWarehouseID,
+			quantity: l.Quantity, amountCents: amount, distInfo: s.distInfo})
+	}
+	return o, nil
 }

@@ -221,3 +221,52 @@ func TestYDBReadWriteSettingsByIsolation(t *testing.T) {
 		t.Errorf("NewExecutor(YDB, ReadCommitted) = %v, want a refusal naming the level before any connection", err)
 	}
 }
+
+// The 1 % New-Order with an unused item (always its last line) does the work the PostgreSQL-wire
+// path's first round trip does before it rolls back: the district's next order id and the stock
+// of every line before the unused item are written; no order, new-order or order-line row is.
+func TestYDBNewOrderRollbackWritesBeforeItAborts(t *testing.T) {
+	in := tpcc.NewOrderInput{WarehouseID: 1, DistrictID: 7, CustomerID: 9, Lines: []tpcc.NewOrderLine{
+		{ItemID: 5, SupplyWarehouseID: 1, Quantity: 2}, {ItemID: 8, SupplyWarehouseID: 3, Quantity: 9}, {ItemID: tpcc.UnusedItemID, SupplyWarehouseID: 1, Quantity: 1}}}
+	prices := map[int]float64{5: 9.99, 8: 100}
+	stock := map[[2]int]*ydbStockRow{{1, 5}: {StockUpdate: tpcc.StockUpdate{Quantity: 50}}, {3, 8}: {StockUpdate: tpcc.StockUpdate{Quantity: 15}}}
+	o, err := applyNewOrderLines(&in, prices, map[int]string{}, stock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.unused || len(o.lines) != 2 || len(o.applied) != 2 {
+		t.Fatalf("unused %v, %d lines, %d stock rows applied; want the rollback after 2 lines", o.unused, len(o.lines), len(o.applied))
+	}
+	if q := o.applied[[2]int{1, 5}]; q.Quantity != 48 || q.YTD != 2 || q.OrderCount != 1 || q.RemoteCount != 0 {
+		t.Errorf("stock 1/5 after the line: %+v", q.StockUpdate)
+	}
+	if q := o.applied[[2]int{3, 8}]; q.Quantity != 15-9+91 || q.RemoteCount != 1 {
+		t.Errorf("stock 3/8 after the remote line: %+v", q.StockUpdate)
+	}
+	abort := ydbNewOrderAbortWrite(&in, 3001, o.applied)
+	checkYQLParams(t, abort, map[string]string{"$next_o_id": "Int32",
+		"$stock": "List<Struct<'s_i_id':Int32,'s_order_cnt':Int32,'s_quantity':Int32,'s_remote_cnt':Int32,'s_w_id':Int32,'s_ytd':Int32>>"})
+	if got := paramYQL(t, abort, "$next_o_id"); got != "3002" {
+		t.Errorf("$next_o_id = %s", got)
+	}
+	if got := strings.Count(paramYQL(t, abort, "$stock"), "<|"); got != 2 {
+		t.Errorf("$stock has %d rows, want the 2 lines' before the unused item", got)
+	}
+	for _, table := range []string{"orders", "new_order", "order_line"} {
+		if strings.Contains(abort.body, "INTO "+table) {
+			t.Errorf("the rollback writes %s:\n%s", table, abort.body)
+		}
+	}
+
+	// Without the unused item every line is applied and nothing rolls back.
+	in.Lines = in.Lines[:2]
+	stock = map[[2]int]*ydbStockRow{{1, 5}: {StockUpdate: tpcc.StockUpdate{Quantity: 50}}, {3, 8}: {StockUpdate: tpcc.StockUpdate{Quantity: 15}}}
+	if o, err := applyNewOrderLines(&in, prices, map[int]string{}, stock); err != nil || o.unused || len(o.lines) != 2 || o.totalCents != 1998+90000 {
+		t.Errorf("a whole order: %+v, %v", o, err)
+	}
+	// A line whose stock row is missing is a data error, not a rollback.
+	delete(stock, [2]int{3, 8})
+	if _, err := applyNewOrderLines(&in, prices, map[int]string{}, stock); err == nil || !strings.Contains(err.Error(), "stock 3/8 not found") {
+		t.Errorf("missing stock row: %v", err)
+	}
+}

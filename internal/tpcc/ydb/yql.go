@@ -113,6 +113,35 @@ type ydbNewOrderLine struct {
 }
 
 func ydbNewOrderWrite(in *tpcc.NewOrderInput, orderID int, stock map[[2]int]*ydbStockRow, lines []ydbNewOrderLine) ydbQuery {
+	lineRows := make([]types.Value, len(lines))
+	for i, l := range lines {
+		lineRows[i] = types.StructValue(
+			types.StructFieldValue("ol_number", i32(l.number)), types.StructFieldValue("ol_i_id", i32(l.itemID)),
+			types.StructFieldValue("ol_supply_w_id", i32(l.supplyWarehouseID)), types.StructFieldValue("ol_quantity", i32(l.quantity)),
+			types.StructFieldValue("ol_amount", ydbMoney(l.amountCents)), types.StructFieldValue("ol_dist_info", types.TextValue(l.distInfo)))
+	}
+	return ydbQuery{
+		params: []ydbParam{
+			param("$w_id", i32(in.WarehouseID)), param("$d_id", i32(in.DistrictID)), param("$c_id", i32(in.CustomerID)),
+			param("$o_id", i32(orderID)), param("$next_o_id", i32(orderID+1)),
+			param("$ol_cnt", i32(len(lines))), param("$all_local", i32(in.AllLocalFlag())),
+			param("$stock", ydbStockRows(stock)), param("$lines", types.ListValue(lineRows...)),
+		},
+		body: `UPSERT INTO district (d_w_id, d_id, d_next_o_id) VALUES ($w_id, $d_id, $next_o_id);
+UPSERT INTO stock SELECT * FROM AS_TABLE($stock);
+UPSERT INTO orders (o_w_id, o_d_id, o_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local)
+VALUES ($w_id, $d_id, $o_id, $c_id, CurrentUtcTimestamp(), $ol_cnt, $all_local);
+UPSERT INTO new_order (no_w_id, no_d_id, no_o_id) VALUES ($w_id, $d_id, $o_id);
+UPSERT INTO order_line
+SELECT $w_id AS ol_w_id, $d_id AS ol_d_id, $o_id AS ol_o_id, l.ol_number AS ol_number, l.ol_i_id AS ol_i_id,
+  l.ol_supply_w_id AS ol_supply_w_id, l.ol_quantity AS ol_quantity, l.ol_amount AS ol_amount, l.ol_dist_info AS ol_dist_info
+FROM AS_TABLE($lines) AS l;
+`,
+	}
+}
+
+// ydbStockRows is the changed stock rows as a list of structs, in key order.
+func ydbStockRows(stock map[[2]int]*ydbStockRow) types.Value {
 	keys := make([][2]int, 0, len(stock))
 	for k := range stock {
 		keys = append(keys, k)
@@ -128,29 +157,17 @@ func ydbNewOrderWrite(in *tpcc.NewOrderInput, orderID int, stock map[[2]int]*ydb
 			types.StructFieldValue("s_quantity", i32(s.Quantity)), types.StructFieldValue("s_ytd", i32(s.YTD)),
 			types.StructFieldValue("s_order_cnt", i32(s.OrderCount)), types.StructFieldValue("s_remote_cnt", i32(s.RemoteCount)))
 	}
-	lineRows := make([]types.Value, len(lines))
-	for i, l := range lines {
-		lineRows[i] = types.StructValue(
-			types.StructFieldValue("ol_number", i32(l.number)), types.StructFieldValue("ol_i_id", i32(l.itemID)),
-			types.StructFieldValue("ol_supply_w_id", i32(l.supplyWarehouseID)), types.StructFieldValue("ol_quantity", i32(l.quantity)),
-			types.StructFieldValue("ol_amount", ydbMoney(l.amountCents)), types.StructFieldValue("ol_dist_info", types.TextValue(l.distInfo)))
-	}
+	return types.ListValue(stockRows...)
+}
+
+// ydbNewOrderAbortWrite is what a New-Order with an unused item writes before it rolls back: the
+// district's next order id and the stock rows of the lines before the unused item.
+func ydbNewOrderAbortWrite(in *tpcc.NewOrderInput, orderID int, stock map[[2]int]*ydbStockRow) ydbQuery {
 	return ydbQuery{
-		params: []ydbParam{
-			param("$w_id", i32(in.WarehouseID)), param("$d_id", i32(in.DistrictID)), param("$c_id", i32(in.CustomerID)),
-			param("$o_id", i32(orderID)), param("$next_o_id", i32(orderID+1)),
-			param("$ol_cnt", i32(len(lines))), param("$all_local", i32(in.AllLocalFlag())),
-			param("$stock", types.ListValue(stockRows...)), param("$lines", types.ListValue(lineRows...)),
-		},
+		params: []ydbParam{param("$w_id", i32(in.WarehouseID)), param("$d_id", i32(in.DistrictID)),
+			param("$next_o_id", i32(orderID+1)), param("$stock", ydbStockRows(stock))},
 		body: `UPSERT INTO district (d_w_id, d_id, d_next_o_id) VALUES ($w_id, $d_id, $next_o_id);
 UPSERT INTO stock SELECT * FROM AS_TABLE($stock);
-UPSERT INTO orders (o_w_id, o_d_id, o_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local)
-VALUES ($w_id, $d_id, $o_id, $c_id, CurrentUtcTimestamp(), $ol_cnt, $all_local);
-UPSERT INTO new_order (no_w_id, no_d_id, no_o_id) VALUES ($w_id, $d_id, $o_id);
-UPSERT INTO order_line
-SELECT $w_id AS ol_w_id, $d_id AS ol_d_id, $o_id AS ol_o_id, l.ol_number AS ol_number, l.ol_i_id AS ol_i_id,
-  l.ol_supply_w_id AS ol_supply_w_id, l.ol_quantity AS ol_quantity, l.ol_amount AS ol_amount, l.ol_dist_info AS ol_dist_info
-FROM AS_TABLE($lines) AS l;
 `,
 	}
 }

@@ -323,6 +323,7 @@ func ydbQueriesOfTheCode() map[string]ydbQuery {
 	qs := map[string]ydbQuery{
 		"new-order read":              ydbNewOrderRead(newOrder),
 		"new-order write":             ydbNewOrderWrite(newOrder, 3001, stock, lines),
+		"new-order abort write":       ydbNewOrderAbortWrite(newOrder, 3001, stock),
 		"customer by last name":       ydbCustomersByLastName(2, 4, tpcc.LastName(3)),
 		"payment read":                ydbPaymentRead(payRemote, 5),
 		"payment write (good credit)": ydbPaymentWrite(payLocal, 5, nil, 42, "w    d"),
