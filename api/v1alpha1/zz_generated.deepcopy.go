@@ -1693,6 +1693,11 @@ func (in *StepResult) DeepCopyInto(out *StepResult) {
 		in, out := &in.EndTime, &out.EndTime
 		*out = (*in).DeepCopy()
 	}
+	if in.StartSkew != nil {
+		in, out := &in.StartSkew, &out.StartSkew
+		*out = new(metav1.Duration)
+		**out = **in
+	}
 	if in.Reasons != nil {
 		in, out := &in.Reasons, &out.Reasons
 		*out = make([]string, len(*in))
