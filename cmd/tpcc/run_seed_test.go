@@ -41,7 +41,7 @@ func (e *stockLevels) StockLevel(ctx context.Context, in *tpcc.StockLevelInput) 
 func (e *stockLevels) Close() {}
 
 // runWithFlags runs `tpcc run` with args against no database (a session whose executor records the
-// Stock-Levels), and returns what each terminal sent and the seed the session ran with.
+// Stock-Levels), and returns what each terminal sent and the seed its snapshot reports.
 func runWithFlags(t *testing.T, args ...string) (map[[2]int][]int, uint64) {
 	t.Helper()
 	var f runFlags
@@ -67,7 +67,11 @@ func runWithFlags(t *testing.T, args ...string) (map[[2]int][]int, uint64) {
 	if err := s.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return ex.thresholds, s.Config().Seed
+	snap, err := s.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ex.thresholds, snap.Identity.Seed
 }
 
 // `tpcc run --seed N` reaches the terminals' input generators: two runs with --seed 42 send every
@@ -78,7 +82,7 @@ func TestSeedFlagReachesTheGenerators(t *testing.T) {
 	b, seedB := runWithFlags(t, "--seed", "42")
 	c, _ := runWithFlags(t, "--seed", "43")
 	if seedA != 42 || seedB != 42 {
-		t.Fatalf("the sessions ran with seeds %d and %d, want 42", seedA, seedB)
+		t.Fatalf("the snapshots report seeds %d and %d, want 42", seedA, seedB)
 	}
 	compared, differ := 0, 0
 	for key, seq := range a {
