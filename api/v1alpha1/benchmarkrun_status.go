@@ -357,6 +357,17 @@ type StepResult struct {
 	// EndTime of the measured interval.
 	// +optional
 	EndTime *metav1.Time `json:"endTime,omitempty"`
+	// StartSkew is how far apart the client pods began their measured intervals, as each pod's
+	// snapshot reports its start in its own clock. A step whose skew exceeds one interval of its
+	// time series is inconclusive: its pods did not start together. Absent when not every pod began.
+	// +optional
+	StartSkew *metav1.Duration `json:"startSkew,omitempty"`
+	// Seed is the seed of the step's client input streams (every pod's: `tpcc run --seed`). Pod i
+	// draws from streams of it keyed by its home warehouses and districts, so `tpcc run --seed SEED
+	// --shard i --shards PODS` with the step's other flags replays pod i's deck and each terminal's
+	// inputs.
+	// +optional
+	Seed int64 `json:"seed,omitempty"`
 	// TpmC is New-Order transactions committed per measured minute.
 	TpmC float64 `json:"tpmC"`
 	// Efficiency is TpmC in percent of 12.86 per active warehouse.

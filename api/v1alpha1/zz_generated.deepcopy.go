@@ -1758,6 +1758,11 @@ func (in *StepResult) DeepCopyInto(out *StepResult) {
 		in, out := &in.EndTime, &out.EndTime
 		*out = (*in).DeepCopy()
 	}
+	if in.StartSkew != nil {
+		in, out := &in.StartSkew, &out.StartSkew
+		*out = new(v1.Duration)
+		**out = **in
+	}
 	if in.Reasons != nil {
 		in, out := &in.Reasons, &out.Reasons
 		*out = make([]string, len(*in))

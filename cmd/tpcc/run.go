@@ -98,7 +98,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.connections, "connections", 0, "connection pool size (default: Little's law with --wait spec, the terminals' rate × a 1 s hold plus 3 standard deviations; 1 per terminal with none)")
 	fs.StringVar(&f.summaryJSON, "summary-json", "", "write the summary, verdict and final snapshot as JSON to this file")
 	fs.StringVar(&f.instance, "instance", "", "label written into the snapshot identity (e.g. the BenchmarkRun name)")
-	fs.Uint64Var(&f.seed, "seed", 0, "seed of the terminals' input streams (default random)")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed of the deck's and the terminals' input streams: the same seed and warehouse range replay the same deck and each terminal's inputs (default random, printed at the start; a step's is in status.steps[].seed)")
 	f.sla.register(fs)
 	fs.DurationVar(&f.interval, "interval", snapshot.DefaultInterval, "length of one interval of the time series (per-interval histograms, counters, telemetry), from the start of ramp-up")
 	fs.IntVar(&f.intervalRetention, "interval-retention", 0, fmt.Sprintf("uncollected intervals kept for a reader of ?intervalsAfter=N; the oldest beyond it are dropped (default %d with --listen, all without)", tpcc.DefaultIntervalRetention))
@@ -417,8 +417,9 @@ func runStep(ctx context.Context, o stepOptions, stderr io.Writer) stepResult {
 			return res
 		}
 	}
-	fmt.Fprintf(stderr, "tpcc run: %s, warehouses %d-%d of %d active (%d loaded), %d terminals, %d connections, wait %s, ramp-up %v, duration %v\n",
-		cfg.Engine, cfg.From, cfg.To, cfg.ActiveWarehouses, cfg.Warehouses, 10*(cfg.To-cfg.From+1), cfg.Connections, cfg.Wait, cfg.RampUp, cfg.Duration)
+	// The seed, random unless --seed gave it, is what replays this run's inputs (--seed).
+	fmt.Fprintf(stderr, "tpcc run: %s, warehouses %d-%d of %d active (%d loaded), %d terminals, %d connections, wait %s, ramp-up %v, duration %v, seed %d\n",
+		cfg.Engine, cfg.From, cfg.To, cfg.ActiveWarehouses, cfg.Warehouses, 10*(cfg.To-cfg.From+1), cfg.Connections, cfg.Wait, cfg.RampUp, cfg.Duration, cfg.Seed)
 	k6ext.Install(s)
 	defer k6ext.Install(nil)
 	res.k6Code, res.err = runDefaultScript(ctx, s, cfg, o.k6Args)

@@ -49,6 +49,10 @@ type ClientPods struct {
 	NodeName string
 	// Delay, when set, is how long the pod of that name waits before it answers any request.
 	Delay func(pod string) time.Duration
+	// StartLate, when set, is how much later than it was started the pod of that name reports
+	// its measurement start (Times.MeasurementStart): a pod whose ramp-up began late, or whose
+	// clock runs behind.
+	StartLate func(pod string) time.Duration
 	// Scale, when set, makes the pods' snapshots as large as a real pod's (scale.go).
 	Scale *Scale
 
@@ -119,6 +123,8 @@ type FakeClient struct {
 	// its snapshots as a real pod's (scale.go).
 	delay time.Duration
 	scale *Scale
+	// startLate shifts the measurement start the pod reports (ClientPods.StartLate).
+	startLate time.Duration
 
 	// token is the run's control token, read from the Secret the pod mounts; the fake serves, like
 	// the real client, nothing but /healthz to a request without it (snapshot.RequireToken).
@@ -220,7 +226,7 @@ func (f *FakeClient) snapshot() (*snapshot.Snapshot, error) {
 	if !stoppedAt.IsZero() {
 		s.Phase = snapshot.PhaseDone
 	}
-	s.Times.MeasurementStart = started
+	s.Times.MeasurementStart = started.Add(f.startLate)
 	s.Times.MeasuredSeconds = measured.Seconds()
 
 	// 12.6 New-Orders per warehouse-minute (98 % of the ceiling), the nominal mix and audit rates.
@@ -525,6 +531,9 @@ func RunStepPods(t testing.TB, pods *ClientPods, job *batchv1.Job, latency Laten
 		}
 		if pods.Delay != nil {
 			fake.delay = pods.Delay(name)
+		}
+		if pods.StartLate != nil {
+			fake.startLate = pods.StartLate(name)
 		}
 		fake.scale = pods.Scale
 		// As the real client: it reads the level back and reports it, and the named settings.

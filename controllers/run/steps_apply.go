@@ -129,10 +129,12 @@ func (r *Reconciler) nextLook(outcome stepOutcome) time.Duration {
 }
 
 // recordStep keeps a finished step's merged data, then appends the step to status exactly once,
-// with its kind, length, attempt and where its pods ran, and announces it.
+// with its kind, length, attempt, client seed and where its pods ran, and announces it.
 func (r *Reconciler) recordStep(ctx context.Context, run *benchv1.BenchmarkRun, next plan.Step, outcome stepOutcome) error {
 	record := outcome.record
 	record.Kind, record.Duration, record.Attempt = next.Kind, &metav1.Duration{Duration: next.Measured}, next.Attempt
+	// The --seed of the step's Job (jobs.StepJob).
+	record.Seed = jobs.StepSeed(run, next.Index)
 	record.Placement = r.stepPlacement(ctx, run, next.Index) // placement.go
 	if len(next.Faults) > 0 && record.Fault == nil && run.Status.Current != nil && len(run.Status.Current.Faults) > 0 {
 		// A fault step that ended for any reason keeps what was applied (the consistency check

@@ -10,6 +10,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -32,10 +33,11 @@ import (
 // What breaks the measurement rather than the database — a client Job or pod that failed or
 // exited before its snapshot was collected, pods that never became ready, a snapshot that cannot
 // be read or merged, a time series that cannot be merged or lost intervals, a measured interval
-// cut short — makes the step inconclusive with its cause: it is recorded, and retried, but never
-// used as plan.Evidence. A step the SLA verdict ends early (it can only fail) stays non-compliant. A
-// fault step that breaks so still waits for its remaining pods' ledger checks and keeps its
-// fault record: what the fault did is reported whatever else went wrong.
+// cut short, pods that began measuring more than one series interval apart — makes the step
+// inconclusive with its cause: it is recorded, and retried, but never used as plan.Evidence. A
+// step the SLA verdict ends early (it can only fail) stays non-compliant. A fault step that breaks
+// so still waits for its remaining pods' ledger checks and keeps its fault record: what the fault
+// did is reported whatever else went wrong.
 func (r *Reconciler) observeStep(ctx context.Context, run *benchv1.BenchmarkRun, job *batchv1.Job, next plan.Step, conn engines.Connection) (stepOutcome, error) {
 	w, outcome, wait, err := r.watchStep(ctx, run, job, next)
 	if err != nil || wait {
@@ -83,13 +85,24 @@ type stepWatch struct {
 	// managed: the run's operator deployed the database (it has pods), so a setting that changed
 	// since the first step fails the step rather than being named (measure.SettingsCheck).
 	managed bool
+	// skew is how far apart the pods began measuring, once every pod has (merge).
+	skew measure.StartSkew
 }
 
 // inconclusive is the step recorded inconclusive with its cause.
 func (w *stepWatch) inconclusive(cause string, urls []string) stepOutcome {
 	record := measure.InconclusiveStep(w.next.Index, w.next.Active, w.want, w.job.CreationTimestamp, cause)
 	record.NewOrders = measure.StepLedgerOf(w.snapshots, w.want) // what its terminals committed still counts
+	record.StartSkew = w.startSkew()
 	return stepOutcome{record: record, podURLs: urls}
+}
+
+// startSkew is the step's start skew for its record; nil until every pod has begun measuring.
+func (w *stepWatch) startSkew() *metav1.Duration {
+	if !w.skew.Known {
+		return nil
+	}
+	return &metav1.Duration{Duration: w.skew.Skew.Round(time.Millisecond)}
 }
 
 // watchStep reads the step's pods, its series so far and every ready pod's snapshot. wait says to
@@ -161,8 +174,9 @@ func podsBroken(job *batchv1.Job, pods []corev1.Pod) string {
 	return ""
 }
 
-// merge merges the pods' snapshots; a series or snapshots that cannot be merged, a failed pod or a
-// measured interval cut short break the step (w.broken) when nothing had yet.
+// merge merges the pods' snapshots; a series or snapshots that cannot be merged, a failed pod, a
+// measured interval cut short or pods that began measuring more than one series interval apart
+// break the step (w.broken) when nothing had yet.
 func (w *stepWatch) merge(run *benchv1.BenchmarkRun) *snapshot.Merged {
 	if w.broken == "" && w.series.MergeError != "" {
 		w.broken = "the step's time series cannot be merged: " + w.series.MergeError
@@ -176,6 +190,12 @@ func (w *stepWatch) merge(run *benchv1.BenchmarkRun) *snapshot.Merged {
 		w.broken = fmt.Sprintf("client pod %s failed: %s", merged.Failures[0].Pod, merged.Failures[0].Message)
 	default:
 		w.broken = measure.CutShort(w.ready, w.snapshots, w.next.Measured, workload.Interval(run), len(w.next.Faults) > 0)
+	}
+	// Pods that did not start together measure different windows: the step stops as soon as every
+	// pod has begun and the spread is known.
+	w.skew = measure.StartSkewOf(w.snapshots)
+	if w.broken == "" {
+		w.broken = measure.SkewBreaks(w.skew, measure.SkewInterval(workload.Interval(run), len(w.next.Faults) > 0))
 	}
 	return merged
 }
@@ -262,6 +282,7 @@ func finalRecord(run *benchv1.BenchmarkRun, w *stepWatch, merged *snapshot.Merge
 	}
 	record := measure.StepRecord(next.Index, next.Active, w.want, merged, merged.Summarize(), verdict)
 	record.Fault, record.Sustain = fault, sustained
+	record.StartSkew = w.startSkew()
 	record.LatencyRatio = measure.Round3(sla.LatencyRatio(merged, w.criteria))
 	record.Telemetry = w.series.Summary()
 	record.Isolation = measure.IsolationOf(w.snapshots)

@@ -113,7 +113,7 @@ var catalog = withEngines([]Reason{
 	},
 	{
 		Name: "InfrastructureFailed", Kind: Run, Phase: "Running",
-		Meaning: "A step was inconclusive search.retries + 1 times in a row (a client pod failed or was evicted, a pod never became ready, a snapshot could not be read or merged, the measured interval was cut short, data a criterion needs was missing). An inconclusive step is never evidence, so no capacity is published.",
+		Meaning: "A step was inconclusive search.retries + 1 times in a row (a client pod failed or was evicted, a pod never became ready, a snapshot could not be read or merged, the measured interval was cut short, the pods began measuring more than one series interval apart, data a criterion needs was missing). An inconclusive step is never evidence, so no capacity is published.",
 		Action:  "`kubectl get br RUN -o yaml` lists each inconclusive step's cause in status.steps[].reasons; `kubectl get events` and the client pods' logs say more. Fix the cluster (node pressure, evictions, quotas, network policies), then run again; raise search.retries only for transient trouble.",
 	},
 	{

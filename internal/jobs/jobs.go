@@ -6,6 +6,7 @@ package jobs
 
 import (
 	"fmt"
+	"hash/fnv"
 	"sort"
 	"strconv"
 	"time"
@@ -142,7 +143,8 @@ func StepJob(run *benchv1.BenchmarkRun, index, active int32, measured time.Durat
 		"--wait", wait,
 		"--interval", workload.Interval(run).String(), "--telemetry-shard", "0",
 		"--isolation", isolation.Level(conn.Isolation).Flag(),
-		"--listen", fmt.Sprintf(":%d", SnapshotPort), "--paused", "--linger", Linger.String()}
+		"--listen", fmt.Sprintf(":%d", SnapshotPort), "--paused", "--linger", Linger.String(),
+		"--seed", strconv.FormatInt(StepSeed(run, index), 10)}
 	if n := run.Spec.Workload.Clients.Connections; n > 0 {
 		args = append(args, "--connections", itoa(n))
 	}
@@ -173,6 +175,20 @@ func StepJob(run *benchv1.BenchmarkRun, index, active int32, measured time.Durat
 		container.Resources = clientResources(int(active) * 10 / int(pods))
 	}
 	return job
+}
+
+// StepSeed is the seed of step index's client input streams, passed to every pod of the step
+// (--seed) and recorded with the step: derived from the run's UID and the step's index, so a
+// re-created Job gets the same one, steps (a retry is a step of its own) get different ones, and
+// two runs never share one. It is positive: status holds it as an int64, and 0 would ask the
+// client for a random seed.
+func StepSeed(run *benchv1.BenchmarkRun, index int32) int64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s/step/%d", run.UID, index)
+	if seed := int64(h.Sum64() >> 1); seed != 0 {
+		return seed
+	}
+	return 1
 }
 
 // clientResources sizes a client pod from its terminals: goroutine terminals cost a few KiB, and

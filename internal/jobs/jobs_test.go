@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -133,6 +134,32 @@ func TestStepJob(t *testing.T) {
 		t.Errorf("resources = %+v", c.Resources)
 	}
 	assertURLFromSecret(t, c)
+}
+
+// Every pod of a step runs with the step's seed: the same for the same run and step (a re-created
+// Job replays it), another for another step or run, always positive.
+func TestStepJobSeed(t *testing.T) {
+	run, other := testRun(10), testRun(10)
+	run.UID, other.UID = "0b5e3c1a-run-one", "7d2f9e4b-run-two"
+	seedOf := func(run *benchv1.BenchmarkRun, index int32) string {
+		return arg(t, StepJob(run, index, 10, 0, secretConn, Config{}).Spec.Template.Spec.Containers[0].Args, "--seed")
+	}
+	seeds := map[string]bool{}
+	for _, r := range []*benchv1.BenchmarkRun{run, other} {
+		for index := range int32(3) {
+			got := seedOf(r, index)
+			if got != seedOf(r, index) || got != strconv.FormatInt(StepSeed(r, index), 10) {
+				t.Errorf("run %s step %d: --seed %s, then %s; StepSeed %d", r.UID, index, got, seedOf(r, index), StepSeed(r, index))
+			}
+			if StepSeed(r, index) <= 0 {
+				t.Errorf("run %s step %d: seed %d, want a positive one", r.UID, index, StepSeed(r, index))
+			}
+			seeds[got] = true
+		}
+	}
+	if len(seeds) != 6 {
+		t.Errorf("%d distinct seeds over 2 runs of 3 steps, want 6: %v", len(seeds), seeds)
+	}
 }
 
 // The pool is the client's own default (snapshot.Connections) unless the spec sets one.

@@ -418,7 +418,7 @@ func (s *Session) snapshot(after int, release bool) (*snapshot.Snapshot, error) 
 		Identity: snapshot.Identity{Pod: s.cfg.Pod, Instance: s.cfg.Instance, Engine: s.cfg.Engine.Name(),
 			Warehouses: s.cfg.Warehouses, WarehouseFrom: s.cfg.From, WarehouseTo: s.cfg.To,
 			ActiveWarehouses: s.cfg.ActiveWarehouses, Terminals: tpcc.DistrictsPerWarehouse * (s.cfg.To - s.cfg.From + 1),
-			Wait: s.cfg.Wait, Isolation: s.isolation()},
+			Wait: s.cfg.Wait, Isolation: s.isolation(), Seed: s.cfg.Seed},
 		Phase:        phase,
 		Message:      msg,
 		Times:        snapshot.Times{MeasurementStart: m.Start, Updated: now, MeasuredSeconds: m.MeasuredDuration().Seconds()},

@@ -245,6 +245,10 @@ type Identity struct {
 	// executors before the terminals start; YDB reports none, so there it is the mode asked for
 	// (added within version 1; absent from clients that predate it).
 	Isolation string `json:"isolation,omitempty"`
+	// Seed is the seed of the process's deck and terminal input streams (`tpcc run --seed`, or the
+	// random one it chose): the same seed and warehouse range replay the same inputs (added within
+	// version 1; absent from clients that predate it).
+	Seed uint64 `json:"seed,omitempty"`
 }
 
 // Times places a snapshot in time. MeasuredSeconds is the length of the

@@ -20,7 +20,7 @@ type TerminalsConfig struct {
 	Wait             WaitMode
 	RampUp           time.Duration // terminals start spread evenly over it; nothing is measured
 	Duration         time.Duration // the measured interval
-	Seed             uint64        // terminal t draws from stream (Seed, t); equal seeds replay equal inputs
+	Seed             uint64        // the streams' seed (terminal_streams.go): equal seeds replay equal decks and inputs
 	Recorder         *Recorder
 	// Ledger, when set, counts every New-Order's commit per district (acknowledged or unknown),
 	// ramp-up and stopping included. It must cover From..To.
@@ -86,9 +86,7 @@ func NewTerminals(cfg TerminalsConfig) (*Terminals, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	// The deck's stream lies past every terminal's ((warehouse-1)*10+district ≤ 10·W) and is
-	// distinct per pod, whose warehouse ranges do not overlap.
-	t := &Terminals{cfg: cfg, stop: make(chan struct{}), deck: NewSharedDeck(cfg.Seed, deckStreamBase+uint64(cfg.From))}
+	t := &Terminals{cfg: cfg, stop: make(chan struct{}), deck: NewSharedDeck(cfg.Seed, deckStream(cfg.From))}
 	t.phase.Store(snapshot.PhasePaused)
 	return t, nil
 }
@@ -177,9 +175,6 @@ func (t *Terminals) Run(ctx context.Context) {
 	t.phase.Store(snapshot.PhaseDone)
 }
 
-// deckStreamBase offsets the shared deck's random stream from the terminals' streams.
-const deckStreamBase = 1 << 48
-
 // errorPause keeps a no-wait terminal from spinning on a database that fails every request at
 // once (e.g. while it is down): the errors are counted either way.
 const errorPause = 10 * time.Millisecond
@@ -202,15 +197,16 @@ func (term *terminal) run(stopping, ctx context.Context, delay time.Duration) {
 		return
 	}
 	cfg := &term.owner.cfg
-	// A stream per terminal of the whole step (warehouse, district), so pods never share one.
-	rng := NewRand(cfg.Seed, uint64((term.warehouse-1)*DistrictsPerWarehouse+term.district))
-	gen, err := NewInputGenerator(rng, cfg.Constants, TerminalConfig{
+	// Streams of the terminal of the whole step (warehouse, district), so pods never share one:
+	// its waits', and one per transaction type (terminal_streams.go).
+	inputs, err := NewTerminalInputs(cfg.Seed, cfg.Constants, TerminalConfig{
 		HomeWarehouseID: term.warehouse, HomeDistrictID: term.district, ActiveWarehouses: cfg.ActiveWarehouses,
 	})
 	if err != nil { // validated with the config: cannot happen
 		term.owner.noteError(err)
 		return
 	}
+	rng := inputs.Waits()
 	spec := cfg.Wait == snapshot.WaitSpec
 	// With spec waits the terminal starts in the steady state (WarmStart): inside a think time, or
 	// inside the keying of its first card with that much of it left.
@@ -241,7 +237,7 @@ func (term *terminal) run(stopping, ctx context.Context, delay time.Duration) {
 		if spec && !sleepOn(stopping, timer, keying) {
 			return
 		}
-		o := term.execute(ctx, gen, card)
+		o := term.execute(ctx, inputs.For(card), card)
 		if spec {
 			o.Late = o.Start.Sub(schedule.Add(keying))
 		}
