@@ -69,9 +69,10 @@ func Judge(m *snapshot.Merged, c Criteria) (Verdict, error) {
 	var checks []Check
 	checks = append(checks, runChecks(m, sum)...)
 	for _, b := range c.Latency {
-		ch := latencyCheck(m.Transactions[b.Transaction], b)
-		if m.Transactions[b.Transaction].Completed() == 0 && sum.TotalCompleted < c.MinAuditTransactions {
-			// A short or small step may not complete a 4 % type at all. The bound was asked
+		mt := m.Transactions[b.Transaction]
+		ch := latencyCheck(mt, b)
+		if mt.Completed()+mt.Errors == 0 && sum.TotalCompleted < c.MinAuditTransactions {
+			// A short or small step may not attempt a 4 % type at all. The bound was asked
 			// for and cannot be judged: the step is inconclusive, never compliant — unless the
 			// step only narrows a search (a probe), where an unjudged bound is no evidence
 			// either way and the full-length step that confirms it judges it.
@@ -81,6 +82,7 @@ func Judge(m *snapshot.Merged, c Criteria) (Verdict, error) {
 	}
 	checks = append(checks, efficiencyCheck(sum, c.MinEfficiencyPercent))
 	checks = append(checks, errorCheck(sum, c.MaxErrorPercent))
+	checks = append(checks, typeErrorChecks(sum, c.MaxErrorPercent)...)
 	checks = append(checks, mixChecks(m, sum, c.MinAuditTransactions)...)
 	checks = append(checks, auditChecks(sum, c.MinAuditTransactions)...)
 	checks = append(checks, constantsCheck(m.Constants))
@@ -184,32 +186,6 @@ func tally(checks []Check) Verdict {
 	}
 	v.SpecCompliant = v.Compliant
 	return v
-}
-
-// unmeasured is the check of a latency bound whose transaction type completed no transaction:
-// inconclusive, or skipped when the criteria allow unmeasured bounds (probe steps).
-func unmeasured(name string, t snapshot.Transaction, skip bool) Check {
-	if skip {
-		return tooFew(name, 0, 1, string(t)+" transactions")
-	}
-	return Check{Name: name, Status: Inconclusive,
-		Detail: fmt.Sprintf("%s: cannot be judged: no %s transaction completed in the measured interval (lengthen the step, or drop the bound from sla.latency)", name, t)}
-}
-
-func latencyCheck(t *snapshot.MergedTransaction, b LatencyBound) Check {
-	name := fmt.Sprintf("%s %s", b.Transaction, percentileName(b.Percentile))
-	h := t.Histogram
-	if h.TotalCount() == 0 {
-		return Check{Name: name, Status: Fail, Detail: fmt.Sprintf("%s: no completed %s transaction to measure", name, b.Transaction)}
-	}
-	measured := h.ValueAtPercentile(b.Percentile)
-	bound := b.Max.Microseconds()
-	// HDR reports the top of the bucket holding the percentile; a bucket that
-	// contains the bound is within precision of it and passes.
-	if measured <= bound || h.ValuesAreEquivalent(measured, bound) {
-		return Check{Name: name, Status: Pass, Detail: fmt.Sprintf("%s %s ≤ %s", name, formatMicros(measured), formatDuration(b.Max))}
-	}
-	return Check{Name: name, Status: Fail, Detail: fmt.Sprintf("%s %s > %s", name, formatMicros(measured), formatDuration(b.Max))}
 }
 
 func efficiencyCheck(sum snapshot.Summary, minPercent float64) Check {
