@@ -2,6 +2,7 @@ package sla
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
@@ -13,9 +14,10 @@ type Status string
 const (
 	Pass Status = "pass"
 	Fail Status = "fail"
-	// Skipped: a TPC-C audit or mix window not judged for too few transactions (Clause 9.2's
-	// statistical windows need a sample size); it never makes a step non-compliant, and it makes
-	// the step not spec-compliant (Verdict.Notes).
+	// Skipped: a TPC-C mix minimum or audit window not judged for too few transactions (Clause
+	// 9.2's statistical windows need a sample size), or a mix share below its minimum by no more
+	// than the deck's sampling. It never makes a step non-compliant; it makes the step not
+	// spec-compliant, and Verdict.Unjudged names it with what judging it needs.
 	Skipped Status = "skipped"
 	// Inconclusive: a criterion the run asked for could not be judged because its data is
 	// missing (a latency bound with no sample of its type in a full-length step, a replication
@@ -30,6 +32,9 @@ type Check struct {
 	Name   string `json:"name"`
 	Status Status `json:"status"`
 	Detail string `json:"detail"`
+	// unjudged is a Skipped check's line in Verdict.Unjudged: what was not judged and what
+	// judging it needs. Checks skipped for one cause share one line.
+	unjudged string
 }
 
 // Verdict is the judgement of a step.
@@ -44,12 +49,19 @@ type Check struct {
 // audit judged; Notes says which of those are missing. Reasons are the details
 // of the failed checks (or, when Inconclusive, of the unjudged ones), in check
 // order.
+//
+// Unjudged names, one line per cause, the checks that were skipped — a step
+// compliant with them skipped rests on less evidence than one that passed
+// them all — each with what judging it needs: "mix minimums and audit windows
+// not checked (4120 transactions, 10000 needed)". A result that rests on the
+// step repeats them (docs/snapshot-api.md, "Thin evidence").
 type Verdict struct {
 	Compliant     bool     `json:"compliant"`
 	Inconclusive  bool     `json:"inconclusive,omitempty"`
 	SpecCompliant bool     `json:"specCompliant"`
 	Reasons       []string `json:"reasons"`
 	Notes         []string `json:"notes,omitempty"`
+	Unjudged      []string `json:"unjudged,omitempty"`
 	Checks        []Check  `json:"checks"`
 }
 
@@ -123,7 +135,19 @@ func verdictOf(m *snapshot.Merged, checks []Check) Verdict {
 		v.SpecCompliant = false
 		v.Notes = append(v.Notes, fmt.Sprintf("%d checks skipped for too few samples", skipped))
 	}
+	v.Unjudged = unjudgedLines(checks)
 	return v
+}
+
+// unjudgedLines are the Unjudged lines of the skipped checks, in check order, each cause once.
+func unjudgedLines(checks []Check) []string {
+	var out []string
+	for _, ch := range checks {
+		if ch.Status == Skipped && ch.unjudged != "" && !slices.Contains(out, ch.unjudged) {
+			out = append(out, ch.unjudged)
+		}
+	}
+	return out
 }
 
 // runChecks covers what makes the figures meaningless whatever the bounds:
@@ -235,14 +259,14 @@ func mixChecks(m *snapshot.Merged, sum snapshot.Summary, minTransactions int64) 
 		sd := snapshot.DeckSamplingSD(t, sum.TotalCompleted, m.Pods, m.Terminals)
 		switch {
 		case sum.TotalCompleted < minTransactions:
-			checks = append(checks, Check{Name: name, Status: Skipped,
-				Detail: fmt.Sprintf("%s: skipped: too few transactions (%d < %d)", name, sum.TotalCompleted, minTransactions)})
+			checks = append(checks, gated(name, sum.TotalCompleted, minTransactions))
 		case share >= minimum:
 			checks = append(checks, Check{Name: name, Status: Pass, Detail: fmt.Sprintf("%s %.2f%% ≥ %g%%", name, share, minimum)})
 		case share >= deck-mixSamplingSDs*sd:
 			checks = append(checks, Check{Name: name, Status: Skipped, Detail: fmt.Sprintf(
 				"%s %.2f%% < %g%%: skipped: within %d standard deviations (%.2f points each) of the deck's %.1f%% over %d transactions from %d pods: the deck's sampling, not a skewed mix; a longer step judges it",
-				name, share, minimum, mixSamplingSDs, sd, deck, sum.TotalCompleted, max(m.Pods, 1))})
+				name, share, minimum, mixSamplingSDs, sd, deck, sum.TotalCompleted, max(m.Pods, 1)),
+				unjudged: fmt.Sprintf("%s not judged (%.2f%% < %g%%, within the deck's sampling over %d transactions)", name, share, minimum, sum.TotalCompleted)})
 		default:
 			checks = append(checks, Check{Name: name, Status: Fail, Detail: fmt.Sprintf("%s %.2f%% < %g%%", name, share, minimum)})
 		}

@@ -271,7 +271,7 @@ func TestJudgeSkipsAuditsOnSmallSamples(t *testing.T) {
 	for _, ch := range v.Checks {
 		if ch.Status == Skipped {
 			skipped++
-			if !strings.Contains(ch.Detail, "skipped: too few transactions (281 < 10000)") {
+			if !strings.Contains(ch.Detail, "skipped: too few transactions (281, 10000 needed)") {
 				t.Errorf("skipped check reads %q", ch.Detail)
 			}
 		}
