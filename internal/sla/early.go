@@ -106,9 +106,13 @@ func latencyLost(t *snapshot.MergedTransaction, b LatencyBound, more int64) (Che
 		return Check{}, false
 	}
 	name := fmt.Sprintf("%s %s", b.Transaction, percentileName(b.Percentile))
+	now := "∞" // the percentile is a failed attempt (latency.go)
+	if r := readPercentile(h, failed, b.Percentile); !r.OnFailure {
+		now = formatMicros(r.Micros)
+	}
 	return Check{Name: name, Status: Fail, Detail: fmt.Sprintf(
-		"%s > %s: %d of %d attempts failed or took longer, more than %d further fast transactions can offset",
-		name, formatDuration(b.Max), above, h.TotalCount()+failed, more)}, true
+		"%s %s > %s: %d of %d attempts failed or took longer, more than %d further fast transactions can offset",
+		name, now, formatDuration(b.Max), above, h.TotalCount()+failed, more)}, true
 }
 
 func efficiencyLost(m *snapshot.Merged, minPercent float64, h Headroom) (Check, bool) {

@@ -45,7 +45,7 @@ func TestDecideEarly(t *testing.T) {
 	}{
 		"latency lost": {
 			change: slowNewOrders, headroom: Headroom{Remaining: time.Minute, MaxMore: map[snapshot.Transaction]int64{snapshot.NewOrder: 999}},
-			wantFinal: true, noEfficiency: true, reasons: []string{"NewOrder p90 > 5s: 200 of 1000 attempts failed or took longer, more than 999 further fast transactions can offset"},
+			wantFinal: true, noEfficiency: true, reasons: []string{"NewOrder p90 6.03s > 5s: 200 of 1000 attempts failed or took longer, more than 999 further fast transactions can offset"},
 		},
 		"latency still recoverable at the edge": {
 			change: slowNewOrders, headroom: Headroom{Remaining: time.Minute, MaxMore: map[snapshot.Transaction]int64{snapshot.NewOrder: 1000}},
@@ -60,7 +60,7 @@ func TestDecideEarly(t *testing.T) {
 			headroom:  Headroom{Remaining: time.Minute, MaxMore: map[snapshot.Transaction]int64{snapshot.NewOrder: 999}},
 			wantFinal: true, noEfficiency: true,
 			reasons: []string{
-				"NewOrder p90 > 5s: 200 of 1000 attempts failed or took longer",
+				"NewOrder p90 ∞ > 5s: 200 of 1000 attempts failed or took longer",
 				"errors NewOrder stay above 1% even if its remaining 999 transactions succeed",
 			},
 		},
@@ -71,7 +71,7 @@ func TestDecideEarly(t *testing.T) {
 			},
 			headroom:  Headroom{Remaining: time.Minute, MaxMore: map[snapshot.Transaction]int64{snapshot.NewOrder: 999}},
 			wantFinal: true, noEfficiency: true,
-			reasons: []string{"NewOrder p90 > 5s: 200 of 1000 attempts failed or took longer"},
+			reasons: []string{"NewOrder p90 5.01s > 5s: 200 of 1000 attempts failed or took longer"},
 		},
 		"latency with unknown headroom": {
 			change: slowNewOrders, headroom: Headroom{Remaining: time.Minute},

@@ -40,12 +40,12 @@ func TestJudgeErrorsPerType(t *testing.T) {
 	}{
 		{name: "no errors"},
 		{name: "Delivery 150 ok and 45 failed", errors: map[snapshot.Transaction]int64{snapshot.Delivery: 45}, reasons: []string{
-			"Delivery p90 > 5s: 45 of 195 Delivery attempts failed, and a failed transaction ranks above any response time: the p90 (attempt 176 of 195) is a failure",
+			"Delivery p90 ∞ > 5s: 45 of 195 Delivery attempts failed, each an infinite response time: the p90 (attempt 176 of 195) is one of them",
 			"errors Delivery 23.077% (45 of 195 attempts) > 1%",
 		}},
 		{name: "failed Deliveries break the p90 even where the error bound allows them", maxErrors: 25,
 			errors:  map[snapshot.Transaction]int64{snapshot.Delivery: 45},
-			reasons: []string{"Delivery p90 > 5s: 45 of 195 Delivery attempts failed"}},
+			reasons: []string{"Delivery p90 ∞ > 5s: 45 of 195 Delivery attempts failed"}},
 		{name: "one failed Delivery of 151 is within 1 %", errors: map[snapshot.Transaction]int64{snapshot.Delivery: 1}},
 		{name: "two failed Deliveries of 152 are not", errors: map[snapshot.Transaction]int64{snapshot.Delivery: 2},
 			reasons: []string{"errors Delivery 1.316% (2 of 152 attempts) > 1%"}},

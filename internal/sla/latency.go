@@ -10,11 +10,12 @@ import (
 
 // A latency bound is judged over every attempt of its type: the completed transactions, whose
 // response times the histogram holds, and the failed ones, which never answered within any
-// bound and so rank above every response time. The percentile is the attempt at the nearest
-// rank ceil(p/100·n) of the n attempts (snapshot.NearestRank). A response time is known to its
-// HDR bucket only, so the bound holds when the whole bucket holding that attempt lies at or
-// below it — the bucket's top ≤ bound; a bucket the bound cuts through fails (at 5 s a bucket
-// spans 4.981–5.014 s, so a 5 s bound passes a percentile up to 4.981 s).
+// bound: each counts as an infinite response time, above every measured one, and reads "∞".
+// The percentile is the attempt at the nearest rank ceil(p/100·n) of the n attempts
+// (snapshot.NearestRank). A response time is known to its HDR bucket only, so the bound holds
+// when the whole bucket holding that attempt lies at or below it — the bucket's top ≤ bound; a
+// bucket the bound cuts through fails (at 5 s a bucket spans 4.981–5.014 s, so a 5 s bound
+// passes a percentile up to 4.981 s).
 
 // percentileReading is a bound's percentile over a type's attempts.
 type percentileReading struct {
@@ -59,7 +60,7 @@ func latencyCheck(t *snapshot.MergedTransaction, b LatencyBound) Check {
 	r := readPercentile(h, t.Errors, b.Percentile)
 	if r.OnFailure {
 		return Check{Name: name, Status: Fail, Detail: fmt.Sprintf(
-			"%s > %s: %d of %d %s attempts failed, and a failed transaction ranks above any response time: the %s (attempt %d of %d) is a failure",
+			"%s ∞ > %s: %d of %d %s attempts failed, each an infinite response time: the %s (attempt %d of %d) is one of them",
 			name, formatDuration(b.Max), r.Failed, r.Attempts, b.Transaction, percentileName(b.Percentile), r.Rank, r.Attempts)}
 	}
 	failed := ""
