@@ -387,6 +387,13 @@ type StepResult struct {
 	// an inconclusive step, what failed or is missing.
 	// +optional
 	Reasons []string `json:"reasons,omitempty"`
+	// Unjudged names the checks the step could not judge, one line per cause, each with what
+	// judging it needs: "mix minimums and audit windows not checked (4120 transactions, 10000
+	// needed)". A compliant step with unjudged checks is compliant on less evidence; a result that
+	// rests on it says so (docs/snapshot-api.md, "Thin evidence").
+	// +listType=atomic
+	// +optional
+	Unjudged []string `json:"unjudged,omitempty"`
 	// Transactions holds response-time figures per transaction type.
 	// +optional
 	Transactions map[Transaction]TransactionStats `json:"transactions,omitempty"`

@@ -565,7 +565,8 @@ type SLASpec struct {
 	MinEfficiencyPercent *int32 `json:"minEfficiencyPercent,omitempty"`
 
 	// MaxErrorPercent is the largest share of transactions, in percent, that may fail with an error
-	// (rolled-back New-Orders required by TPC-C are not errors).
+	// (rolled-back New-Orders required by TPC-C are not errors): of all types' attempts together,
+	// and of each type's own attempts, where one error is always tolerated above 0.
 	// +kubebuilder:default="1"
 	// +kubebuilder:validation:Pattern=`^[0-9]+(\.[0-9]+)?$`
 	// +kubebuilder:validation:XValidation:rule="double(self) <= 100.0",message="maxErrorPercent must be between 0 and 100"

@@ -1768,6 +1768,11 @@ func (in *StepResult) DeepCopyInto(out *StepResult) {
 		*out = make([]string, len(*in))
 		copy(*out, *in)
 	}
+	if in.Unjudged != nil {
+		in, out := &in.Unjudged, &out.Unjudged
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.Transactions != nil {
 		in, out := &in.Transactions, &out.Transactions
 		*out = make(map[Transaction]TransactionStats, len(*in))

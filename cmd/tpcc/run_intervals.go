@@ -68,7 +68,7 @@ func p90(t *snapshot.MergedTransaction) int64 {
 	if t.Histogram == nil || t.Histogram.TotalCount() == 0 {
 		return 0
 	}
-	return t.Histogram.ValueAtQuantile(90)
+	return snapshot.ValueAtNearestRank(t.Histogram, 90)
 }
 
 func writeTelemetryCells(w io.Writer, t *snapshot.Telemetry) {

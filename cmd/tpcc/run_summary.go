@@ -58,6 +58,9 @@ func writeSummary(w io.Writer, res stepResult) {
 	for _, n := range v.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
 	}
+	for _, u := range v.Unjudged {
+		fmt.Fprintf(w, "  unjudged: %s\n", u)
+	}
 }
 
 func ms(micros int64) string {

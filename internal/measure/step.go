@@ -34,7 +34,7 @@ func StepRecord(index, active, pods int32, m *snapshot.Merged, sum snapshot.Summ
 	record := &benchv1.StepResult{
 		Index: index, ActiveWarehouses: active, Pods: pods,
 		TpmC: round1(sum.TpmC), Efficiency: round2(sum.EfficiencyPercent),
-		Compliant: v.Compliant, Verdict: VerdictOf(v), Reasons: v.Reasons,
+		Compliant: v.Compliant, Verdict: VerdictOf(v), Reasons: v.Reasons, Unjudged: v.Unjudged,
 		Transactions: map[benchv1.Transaction]benchv1.TransactionStats{},
 		Mix:          map[benchv1.Transaction]float64{},
 		Errors:       sum.TotalErrors,

@@ -231,7 +231,8 @@ func cores(q resource.Quantity) string {
 
 // stepCells are a step's cells of the Steps table (Markdown and HTML): index, kind, measured,
 // active warehouses, tpmC, efficiency, compliant, p90 per transaction and the reasons with the
-// client-bound signs.
+// client-bound signs; for a compliant step, the checks it left unjudged, each with what judging
+// it needs (a compliant verdict on thin evidence says so where it is read).
 func stepCells(s benchv1.StepResult) []string {
 	measured := ""
 	if s.Duration != nil {
@@ -246,6 +247,9 @@ func stepCells(s benchv1.StepResult) []string {
 		row = append(row, Latency(s.Transactions[t].P90.Duration))
 	}
 	reasons := s.Reasons
+	if s.EffectiveVerdict() == benchv1.VerdictCompliant {
+		reasons = append(append([]string(nil), reasons...), s.Unjudged...)
+	}
 	if s.Telemetry != nil {
 		reasons = append(append([]string(nil), reasons...), s.Telemetry.ClientBound...)
 	}

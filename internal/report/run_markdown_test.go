@@ -102,3 +102,29 @@ func TestResourceSwitchLine(t *testing.T) {
 		}
 	}
 }
+
+// A compliant step's row names the checks it left unjudged, with what judging them needs; a
+// non-compliant or inconclusive step's row keeps to its reasons.
+func TestStepRowsNameUnjudgedChecks(t *testing.T) {
+	thin := []string{"mix minimums and audit windows not checked (4120 transactions, 10000 needed)"}
+	for _, tc := range []struct {
+		name    string
+		verdict benchv1.StepVerdict
+		reasons []string
+		want    string
+	}{
+		{"compliant", benchv1.VerdictCompliant, nil, thin[0]},
+		{"non-compliant", benchv1.VerdictNonCompliant, []string{"NewOrder p90 6.2s > 5s"}, "NewOrder p90 6.2s > 5s"},
+		{"inconclusive", benchv1.VerdictInconclusive, []string{"time series: 2 of 60 intervals were not collected from every pod"},
+			"time series: 2 of 60 intervals were not collected from every pod"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := benchv1.StepResult{Index: 3, ActiveWarehouses: 20, Verdict: tc.verdict, Compliant: tc.verdict == benchv1.VerdictCompliant,
+				Reasons: tc.reasons, Unjudged: thin}
+			cells := stepCells(s)
+			if got := cells[len(cells)-1]; got != tc.want {
+				t.Errorf("reasons cell %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

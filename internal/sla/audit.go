@@ -16,7 +16,8 @@ import (
 // window's nearest edge is at least AuditSigmas standard deviations of the
 // sample, so a faithful driver fails an audit with probability below 1e-4,
 // and only once the step has MinAuditTransactions completed transactions
-// (CockroachDB's rule). Below that the check reads "skipped: too few".
+// (CockroachDB's rule). Below either the check is skipped, naming the count it
+// has and the count it needs (tooFew, gated).
 const AuditSigmas = 4.0
 
 // auditWindow is one Clause 9.2 window on a ratio of two counters.
@@ -73,7 +74,7 @@ func auditChecks(sum snapshot.Summary, minTransactions int64) []Check {
 	name := "audit skipped deliveries (9.2.1.7)"
 	switch {
 	case !enough:
-		checks = append(checks, tooFew(name, sum.TotalCompleted, minTransactions, "transactions"))
+		checks = append(checks, gated(name, sum.TotalCompleted, minTransactions))
 	case a.DeliveryDistricts == 0:
 		checks = append(checks, Check{Name: name, Status: Fail, Detail: name + ": no delivery district processed"})
 	case a.SkippedDeliveryPercent <= maxSkippedDeliveryPercent:
@@ -87,7 +88,7 @@ func auditChecks(sum snapshot.Summary, minTransactions int64) []Check {
 func ratioCheck(w auditWindow, part, whole int64, enough bool, total, minTransactions int64) Check {
 	name := fmt.Sprintf("audit %s (%s)", w.name, w.clause)
 	if !enough {
-		return tooFew(name, total, minTransactions, "transactions")
+		return gated(name, total, minTransactions)
 	}
 	if need := w.minSample(); whole < need {
 		return tooFew(name, whole, need, w.unit)
@@ -104,7 +105,7 @@ func meanLinesCheck(a snapshot.AuditRatios, enough bool, total, minTransactions 
 	w := meanLinesWindow
 	name := fmt.Sprintf("audit %s (%s)", w.name, w.clause)
 	if !enough {
-		return tooFew(name, total, minTransactions, "transactions")
+		return gated(name, total, minTransactions)
 	}
 	if need := w.minSample(); a.OrdersWithLineCount < need {
 		return tooFew(name, a.OrdersWithLineCount, need, w.unit)
@@ -116,6 +117,18 @@ func meanLinesCheck(a snapshot.AuditRatios, enough bool, total, minTransactions 
 	return Check{Name: name, Status: Fail, Detail: fmt.Sprintf("%s outside %g–%g", detail, w.low, w.high)}
 }
 
+// tooFew is a check skipped because its own sample is too small: have of the need units it
+// takes to judge it.
 func tooFew(name string, have, need int64, unit string) Check {
-	return Check{Name: name, Status: Skipped, Detail: fmt.Sprintf("%s: skipped: too few %s (%d < %d)", name, unit, have, need)}
+	return Check{Name: name, Status: Skipped,
+		Detail:   fmt.Sprintf("%s: skipped: too few %s (%d, %d needed)", name, unit, have, need),
+		unjudged: fmt.Sprintf("%s not checked (%d %s, %d needed)", name, have, unit, need)}
+}
+
+// gated is a mix or audit check skipped because the step completed fewer than
+// Criteria.MinAuditTransactions transactions: every such check shares one Unjudged line.
+func gated(name string, completed, minTransactions int64) Check {
+	return Check{Name: name, Status: Skipped,
+		Detail:   fmt.Sprintf("%s: skipped: too few transactions (%d, %d needed)", name, completed, minTransactions),
+		unjudged: fmt.Sprintf("mix minimums and audit windows not checked (%d transactions, %d needed)", completed, minTransactions)}
 }

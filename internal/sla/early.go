@@ -34,7 +34,7 @@ type Early struct {
 //   - efficiency: even if MaxMore New-Orders completed, tpmC over the full
 //     interval would stay below the minimum;
 //   - errors: even if every remaining transaction succeeded, the error share
-//     would stay above the bound.
+//     of all types, or of one type, would stay above the bound.
 //
 // A step is never passed early: a latency bound can always still be broken
 // by slow transactions, and the mix and audit windows are judged on the
@@ -70,6 +70,7 @@ func Decide(m *snapshot.Merged, c Criteria, h Headroom) (Early, error) {
 	if ch, lost := errorsLost(m, c.MaxErrorPercent, h); lost {
 		certain = append(certain, ch)
 	}
+	certain = append(certain, typeErrorsLost(m, c.MaxErrorPercent, h)...)
 	if len(certain) == 0 {
 		return Early{}, nil
 	}
@@ -82,38 +83,36 @@ func Decide(m *snapshot.Merged, c Criteria, h Headroom) (Early, error) {
 }
 
 // latencyLost reports whether the bound fails whatever up to more further
-// samples are. Best case for the bound: all of them fast. The percentile's
-// rank r in n samples (HDR: round(p/100·n), at least 1) lands above the
-// bound when r > n − above, where above counts samples in buckets wholly
-// above the bound; n − r never decreases as n grows, so n + more is the best
-// case.
+// attempts are. Best case for the bound: all of them complete fast. The
+// percentile's nearest rank r in n attempts (latency.go) fails the bound when
+// r > n − above, where above counts the failed attempts and the samples in
+// buckets whose top lies above the bound; n − r = floor(n·(1 − p/100)) never
+// decreases as n grows, so n + more is the best case.
 func latencyLost(t *snapshot.MergedTransaction, b LatencyBound, more int64) (Check, bool) {
 	h := t.Histogram
 	bound := b.Max.Microseconds()
-	var above int64
+	failed := max(t.Errors, 0)
+	above := failed
 	for _, bar := range h.Distribution() {
-		if bar.From > bound {
+		if bar.To > bound {
 			above += bar.Count
 		}
 	}
 	if above == 0 {
 		return Check{}, false
 	}
-	n := h.TotalCount() + more
-	if percentileRank(b.Percentile, n) <= n-above {
+	n := h.TotalCount() + failed + more
+	if snapshot.NearestRank(b.Percentile, n) <= n-above {
 		return Check{}, false
 	}
 	name := fmt.Sprintf("%s %s", b.Transaction, percentileName(b.Percentile))
+	now := "∞" // the percentile is a failed attempt (latency.go)
+	if r := readPercentile(h, failed, b.Percentile); !r.OnFailure {
+		now = formatMicros(r.Micros)
+	}
 	return Check{Name: name, Status: Fail, Detail: fmt.Sprintf(
-		"%s %s > %s: %d of %d samples exceed %s, more than %d further fast transactions can offset",
-		name, formatMicros(h.ValueAtPercentile(b.Percentile)), formatDuration(b.Max),
-		above, h.TotalCount(), formatDuration(b.Max), more)}, true
-}
-
-// percentileRank is the 1-based rank HdrHistogram reads a percentile at.
-func percentileRank(p float64, n int64) int64 {
-	rank := int64(p/100*float64(n) + 0.5)
-	return min(max(rank, 1), n)
+		"%s %s > %s: %d of %d attempts failed or took longer, more than %d further fast transactions can offset",
+		name, now, formatDuration(b.Max), above, h.TotalCount()+failed, more)}, true
 }
 
 func efficiencyLost(m *snapshot.Merged, minPercent float64, h Headroom) (Check, bool) {
@@ -149,6 +148,23 @@ func errorsLost(m *snapshot.Merged, maxPercent float64, h Headroom) (Check, bool
 	return Check{Name: "errors", Status: Fail, Detail: fmt.Sprintf(
 		"errors stay above %g%% even if the remaining %d transactions succeed: at least %.3f%% (%d errors)",
 		maxPercent, more, best, errors)}, true
+}
+
+// typeErrorsLost are the types whose error bound (errors.go) fails even if each of their
+// remaining transactions succeeds.
+func typeErrorsLost(m *snapshot.Merged, maxPercent float64, h Headroom) []Check {
+	var lost []Check
+	for _, t := range snapshot.Transactions {
+		more, known := h.MaxMore[t]
+		mt := m.Transactions[t]
+		if !known || typeErrorsWithin(mt.Errors, mt.Completed()+mt.Errors+more, maxPercent) {
+			continue
+		}
+		lost = append(lost, Check{Name: fmt.Sprintf("errors %s", t), Status: Fail, Detail: fmt.Sprintf(
+			"errors %s stay above %g%% even if its remaining %d transactions succeed: at least %.3f%% (%d errors)",
+			t, maxPercent, more, snapshot.Percent(mt.Errors, mt.Completed()+mt.Errors+more), mt.Errors)})
+	}
+	return lost
 }
 
 // SpecKeyingTime is the constant keying time before each transaction type

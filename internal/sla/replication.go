@@ -270,9 +270,9 @@ func TelemetrySamples(samples []*snapshot.Telemetry) int {
 
 // AddCheck adds a check judged outside Judge (e.g. ReplicationCheck) to a verdict: a failed
 // check makes the step non-compliant with its detail as a reason, an inconclusive one makes it
-// inconclusive unless a check failed. The notes stay as they are.
+// inconclusive unless a check failed. The notes and the unjudged checks stay as they are.
 func AddCheck(v Verdict, ch Check) Verdict {
 	out := tally(append(append([]Check(nil), v.Checks...), ch))
-	out.Notes, out.SpecCompliant = v.Notes, v.SpecCompliant && out.Compliant
+	out.Notes, out.Unjudged, out.SpecCompliant = v.Notes, v.Unjudged, v.SpecCompliant && out.Compliant
 	return out
 }

@@ -2,6 +2,7 @@ package sla
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
@@ -13,9 +14,10 @@ type Status string
 const (
 	Pass Status = "pass"
 	Fail Status = "fail"
-	// Skipped: a TPC-C audit or mix window not judged for too few transactions (Clause 9.2's
-	// statistical windows need a sample size); it never makes a step non-compliant, and it makes
-	// the step not spec-compliant (Verdict.Notes).
+	// Skipped: a TPC-C mix minimum or audit window not judged for too few transactions (Clause
+	// 9.2's statistical windows need a sample size), or a mix share below its minimum by no more
+	// than the deck's sampling. It never makes a step non-compliant; it makes the step not
+	// spec-compliant, and Verdict.Unjudged names it with what judging it needs.
 	Skipped Status = "skipped"
 	// Inconclusive: a criterion the run asked for could not be judged because its data is
 	// missing (a latency bound with no sample of its type in a full-length step, a replication
@@ -30,6 +32,9 @@ type Check struct {
 	Name   string `json:"name"`
 	Status Status `json:"status"`
 	Detail string `json:"detail"`
+	// unjudged is a Skipped check's line in Verdict.Unjudged: what was not judged and what
+	// judging it needs. Checks skipped for one cause share one line.
+	unjudged string
 }
 
 // Verdict is the judgement of a step.
@@ -44,12 +49,19 @@ type Check struct {
 // audit judged; Notes says which of those are missing. Reasons are the details
 // of the failed checks (or, when Inconclusive, of the unjudged ones), in check
 // order.
+//
+// Unjudged names, one line per cause, the checks that were skipped — a step
+// compliant with them skipped rests on less evidence than one that passed
+// them all — each with what judging it needs: "mix minimums and audit windows
+// not checked (4120 transactions, 10000 needed)". A result that rests on the
+// step repeats them (docs/snapshot-api.md, "Thin evidence").
 type Verdict struct {
 	Compliant     bool     `json:"compliant"`
 	Inconclusive  bool     `json:"inconclusive,omitempty"`
 	SpecCompliant bool     `json:"specCompliant"`
 	Reasons       []string `json:"reasons"`
 	Notes         []string `json:"notes,omitempty"`
+	Unjudged      []string `json:"unjudged,omitempty"`
 	Checks        []Check  `json:"checks"`
 }
 
@@ -69,9 +81,10 @@ func Judge(m *snapshot.Merged, c Criteria) (Verdict, error) {
 	var checks []Check
 	checks = append(checks, runChecks(m, sum)...)
 	for _, b := range c.Latency {
-		ch := latencyCheck(m.Transactions[b.Transaction], b)
-		if m.Transactions[b.Transaction].Completed() == 0 && sum.TotalCompleted < c.MinAuditTransactions {
-			// A short or small step may not complete a 4 % type at all. The bound was asked
+		mt := m.Transactions[b.Transaction]
+		ch := latencyCheck(mt, b)
+		if mt.Completed()+mt.Errors == 0 && sum.TotalCompleted < c.MinAuditTransactions {
+			// A short or small step may not attempt a 4 % type at all. The bound was asked
 			// for and cannot be judged: the step is inconclusive, never compliant — unless the
 			// step only narrows a search (a probe), where an unjudged bound is no evidence
 			// either way and the full-length step that confirms it judges it.
@@ -81,6 +94,7 @@ func Judge(m *snapshot.Merged, c Criteria) (Verdict, error) {
 	}
 	checks = append(checks, efficiencyCheck(sum, c.MinEfficiencyPercent))
 	checks = append(checks, errorCheck(sum, c.MaxErrorPercent))
+	checks = append(checks, typeErrorChecks(sum, c.MaxErrorPercent)...)
 	checks = append(checks, mixChecks(m, sum, c.MinAuditTransactions)...)
 	checks = append(checks, auditChecks(sum, c.MinAuditTransactions)...)
 	checks = append(checks, constantsCheck(m.Constants))
@@ -121,7 +135,19 @@ func verdictOf(m *snapshot.Merged, checks []Check) Verdict {
 		v.SpecCompliant = false
 		v.Notes = append(v.Notes, fmt.Sprintf("%d checks skipped for too few samples", skipped))
 	}
+	v.Unjudged = unjudgedLines(checks)
 	return v
+}
+
+// unjudgedLines are the Unjudged lines of the skipped checks, in check order, each cause once.
+func unjudgedLines(checks []Check) []string {
+	var out []string
+	for _, ch := range checks {
+		if ch.Status == Skipped && ch.unjudged != "" && !slices.Contains(out, ch.unjudged) {
+			out = append(out, ch.unjudged)
+		}
+	}
+	return out
 }
 
 // runChecks covers what makes the figures meaningless whatever the bounds:
@@ -186,32 +212,6 @@ func tally(checks []Check) Verdict {
 	return v
 }
 
-// unmeasured is the check of a latency bound whose transaction type completed no transaction:
-// inconclusive, or skipped when the criteria allow unmeasured bounds (probe steps).
-func unmeasured(name string, t snapshot.Transaction, skip bool) Check {
-	if skip {
-		return tooFew(name, 0, 1, string(t)+" transactions")
-	}
-	return Check{Name: name, Status: Inconclusive,
-		Detail: fmt.Sprintf("%s: cannot be judged: no %s transaction completed in the measured interval (lengthen the step, or drop the bound from sla.latency)", name, t)}
-}
-
-func latencyCheck(t *snapshot.MergedTransaction, b LatencyBound) Check {
-	name := fmt.Sprintf("%s %s", b.Transaction, percentileName(b.Percentile))
-	h := t.Histogram
-	if h.TotalCount() == 0 {
-		return Check{Name: name, Status: Fail, Detail: fmt.Sprintf("%s: no completed %s transaction to measure", name, b.Transaction)}
-	}
-	measured := h.ValueAtPercentile(b.Percentile)
-	bound := b.Max.Microseconds()
-	// HDR reports the top of the bucket holding the percentile; a bucket that
-	// contains the bound is within precision of it and passes.
-	if measured <= bound || h.ValuesAreEquivalent(measured, bound) {
-		return Check{Name: name, Status: Pass, Detail: fmt.Sprintf("%s %s ≤ %s", name, formatMicros(measured), formatDuration(b.Max))}
-	}
-	return Check{Name: name, Status: Fail, Detail: fmt.Sprintf("%s %s > %s", name, formatMicros(measured), formatDuration(b.Max))}
-}
-
 func efficiencyCheck(sum snapshot.Summary, minPercent float64) Check {
 	detail := fmt.Sprintf("efficiency %.2f%% (%.1f tpmC on %d warehouses)", sum.EfficiencyPercent, sum.TpmC, sum.ActiveWarehouses)
 	if sum.EfficiencyPercent >= minPercent {
@@ -259,14 +259,14 @@ func mixChecks(m *snapshot.Merged, sum snapshot.Summary, minTransactions int64) 
 		sd := snapshot.DeckSamplingSD(t, sum.TotalCompleted, m.Pods, m.Terminals)
 		switch {
 		case sum.TotalCompleted < minTransactions:
-			checks = append(checks, Check{Name: name, Status: Skipped,
-				Detail: fmt.Sprintf("%s: skipped: too few transactions (%d < %d)", name, sum.TotalCompleted, minTransactions)})
+			checks = append(checks, gated(name, sum.TotalCompleted, minTransactions))
 		case share >= minimum:
 			checks = append(checks, Check{Name: name, Status: Pass, Detail: fmt.Sprintf("%s %.2f%% ≥ %g%%", name, share, minimum)})
 		case share >= deck-mixSamplingSDs*sd:
 			checks = append(checks, Check{Name: name, Status: Skipped, Detail: fmt.Sprintf(
 				"%s %.2f%% < %g%%: skipped: within %d standard deviations (%.2f points each) of the deck's %.1f%% over %d transactions from %d pods: the deck's sampling, not a skewed mix; a longer step judges it",
-				name, share, minimum, mixSamplingSDs, sd, deck, sum.TotalCompleted, max(m.Pods, 1))})
+				name, share, minimum, mixSamplingSDs, sd, deck, sum.TotalCompleted, max(m.Pods, 1)),
+				unjudged: fmt.Sprintf("%s not judged (%.2f%% < %g%%, within the deck's sampling over %d transactions)", name, share, minimum, sum.TotalCompleted)})
 		default:
 			checks = append(checks, Check{Name: name, Status: Fail, Detail: fmt.Sprintf("%s %.2f%% < %g%%", name, share, minimum)})
 		}

@@ -38,9 +38,10 @@ type Summary struct {
 	Audit        AuditRatios `json:"audit"`
 }
 
-// TransactionSummary is one type's counts and response-time percentiles. The
-// percentiles are HDR values: the highest value of the bucket holding the
-// percentile, within 0.1 % of the recorded value.
+// TransactionSummary is one type's counts and response-time percentiles. A
+// percentile is the sample at its nearest rank (NearestRank) over the completed
+// transactions, read as the highest value of the HDR bucket holding it: at
+// most 1/128 (0.8 %) above the recorded value (HistogramMaxRelativeError).
 type TransactionSummary struct {
 	Completed int64 `json:"completed"`
 	Commits   int64 `json:"commits"`
@@ -95,11 +96,12 @@ func (m *Merged) Summarize() Summary {
 
 	for _, t := range Transactions {
 		mt := m.Transactions[t]
-		p := mt.Histogram.ValueAtPercentiles([]float64{50, 90, 95, 99, 100})
+		h := mt.Histogram
 		s.Transactions[t] = TransactionSummary{
 			Completed: mt.Completed(), Commits: mt.Commits, Rollbacks: mt.Rollbacks,
 			Errors: mt.Errors, Retries: mt.Retries,
-			P50Micros: p[50], P90Micros: p[90], P95Micros: p[95], P99Micros: p[99], MaxMicros: p[100],
+			P50Micros: ValueAtNearestRank(h, 50), P90Micros: ValueAtNearestRank(h, 90), P95Micros: ValueAtNearestRank(h, 95),
+			P99Micros: ValueAtNearestRank(h, 99), MaxMicros: ValueAtNearestRank(h, 100),
 		}
 		s.TotalCompleted += mt.Completed()
 		s.TotalErrors += mt.Errors

@@ -14,8 +14,8 @@ var stepStart = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 
 // TestMergeEqualsOneHistogramOfAllValues feeds the same values to N pod
 // histograms and to one histogram: the merge must be bucket-for-bucket equal
-// to the single histogram, and its percentiles within the 0.1 % precision of
-// the exact percentiles of the raw values.
+// to the single histogram, and its percentiles within the histogram's precision
+// (HistogramMaxRelativeError, 1/128) of the exact percentiles of the raw values.
 func TestMergeEqualsOneHistogramOfAllValues(t *testing.T) {
 	for _, pods := range []int{1, 2, 7, 40} {
 		rng := rand.New(rand.NewPCG(uint64(pods), 42))

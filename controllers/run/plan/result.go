@@ -81,6 +81,9 @@ func Result(run *benchv1.BenchmarkRun, d search.Decision, e Evidence) benchv1.Re
 	} else {
 		result.Message += fmt.Sprintf(" (stopped after search.maxSteps=%d steps, full-length bracket %d..%d)", len(steps), d.HighestCompliant, d.LowestNonCompliant)
 	}
+	if best >= 0 {
+		result.Message += unjudgedClause(steps[best])
+	}
 	resultEqualTerms(run, &result)
 	return result
 }
