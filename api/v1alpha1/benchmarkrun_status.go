@@ -1,6 +1,9 @@
 package v1alpha1
 
 import (
+	"fmt"
+	"strings"
+
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -27,6 +30,17 @@ const (
 	ConditionFailed        = "Failed"
 	// ConditionSustained: the database held the result through spec.sustain (runs with it only).
 	ConditionSustained = "Sustained"
+)
+
+// Reasons of a True SLACompliant condition: the result is the capacity the search bracketed
+// (ReasonCompliantStepFound, result.bound Bracketed), or only a floor under it — compliant at
+// every loaded warehouse (ReasonFloorAllLoadedCompliant) or search.maxSteps ran out first
+// (ReasonFloorStepsExhausted). SLACompliant says the SLA held at the published count, not that
+// the count is the capacity. A False SLACompliant has NoCompliantStep or FaultStepNonCompliant.
+const (
+	ReasonCompliantStepFound      = "CompliantStepFound"
+	ReasonFloorAllLoadedCompliant = "FloorAllLoadedCompliant"
+	ReasonFloorStepsExhausted     = "FloorStepsExhausted"
 )
 
 // Reasons of DatabaseReady while a database deployed and loaded under postgres.loadResources
@@ -612,10 +626,75 @@ type TransactionStats struct {
 	Retries int64 `json:"retries,omitempty"`
 }
 
+// ResultBound says what a result's maxCompliantWarehouses is: a capacity the search bracketed,
+// or only a floor under the capacity.
+// +kubebuilder:validation:Enum=Bracketed;AllLoadedCompliant;StepsExhausted;NoneCompliant
+type ResultBound string
+
+const (
+	// BoundBracketed: a compliant full-length step at maxCompliantWarehouses and a non-compliant
+	// one at most one precision above it. The capacity is known within precision.
+	BoundBracketed ResultBound = "Bracketed"
+	// BoundAllLoadedCompliant: the step at the loaded warehouse count was compliant (a
+	// MaxCompliant search that never failed, or a Fixed run that passed). A floor: the capacity
+	// is at least maxCompliantWarehouses; loading more warehouses finds it.
+	BoundAllLoadedCompliant ResultBound = "AllLoadedCompliant"
+	// BoundStepsExhausted: search.maxSteps stopped the search with no non-compliant full-length
+	// step within precision above its best compliant one. A floor: the capacity is at least
+	// maxCompliantWarehouses (0 when no full-length step was compliant yet); a larger
+	// search.maxSteps closes the bracket.
+	BoundStepsExhausted ResultBound = "StepsExhausted"
+	// BoundNoneCompliant: the search ended with no compliant step (1 active warehouse failed, or
+	// a Fixed run's step failed); maxCompliantWarehouses is 0.
+	BoundNoneCompliant ResultBound = "NoneCompliant"
+)
+
+// Floor says whether a result with this bound is only a lower bound of the capacity (printed
+// "≥ N"), which comparisons never rank nor tie on.
+func (b ResultBound) Floor() bool {
+	return b == BoundAllLoadedCompliant || b == BoundStepsExhausted
+}
+
+// Warehouses writes a warehouse count with this bound: "≥ 120" for a floor, "120" otherwise.
+func (b ResultBound) Warehouses(n int32) string {
+	if b.Floor() {
+		return fmt.Sprintf("≥ %d", n)
+	}
+	return fmt.Sprint(n)
+}
+
+// EffectiveBound is the result's Bound; for a result written before Bound existed, what its
+// other fields say (loaded is spec.workload.warehouses, 0 when unknown): a search stopped by
+// search.maxSteps says so in its message, a result of 0 warehouses is NoneCompliant, one at the
+// loaded count AllLoadedCompliant, one resting on two steps Bracketed. "" when it cannot tell.
+func (r *Result) EffectiveBound(loaded int32) ResultBound {
+	switch {
+	case r == nil:
+		return ""
+	case r.Bound != "":
+		return r.Bound
+	case strings.Contains(r.Message, "stopped after search.maxSteps"):
+		return BoundStepsExhausted
+	case r.MaxCompliantWarehouses == 0:
+		return BoundNoneCompliant
+	case loaded > 0 && r.MaxCompliantWarehouses >= loaded:
+		return BoundAllLoadedCompliant
+	case len(r.RestsOn) == 2:
+		return BoundBracketed
+	}
+	return ""
+}
+
 // Result is the outcome of the search.
 type Result struct {
 	// MaxCompliantWarehouses is the largest active warehouse count whose step was compliant; 0 if none.
+	// Bound says whether it is the capacity (Bracketed) or a floor under it.
 	MaxCompliantWarehouses int32 `json:"maxCompliantWarehouses"`
+	// Bound is what maxCompliantWarehouses is: Bracketed (the capacity, within precision),
+	// AllLoadedCompliant or StepsExhausted (a floor: the capacity is at least that), or
+	// NoneCompliant. Absent in results written before it existed: EffectiveBound derives it.
+	// +optional
+	Bound ResultBound `json:"bound,omitempty"`
 	// TpmC of that step.
 	TpmC float64 `json:"tpmC"`
 	// Efficiency of that step, in percent.
@@ -623,7 +702,8 @@ type Result struct {
 	// Step is the index in status.steps of that step; absent when no step was compliant.
 	// +optional
 	Step *int32 `json:"step,omitempty"`
-	// Precision of the search, in warehouses: max(1, warehouses/200).
+	// Precision of the search, in warehouses: max(1, warehouses/200). It brackets the result only
+	// when Bound is Bracketed.
 	// +optional
 	Precision int32 `json:"precision,omitempty"`
 	// RestsOn are the indexes in status.steps of the full-length steps the result rests on: the

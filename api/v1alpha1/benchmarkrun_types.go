@@ -17,6 +17,7 @@ import (
 // +kubebuilder:printcolumn:name="Active",type=integer,JSONPath=`.status.current.activeWarehouses`,description="Active warehouses of the step under way"
 // +kubebuilder:printcolumn:name="Live-TpmC",type=number,JSONPath=`.status.current.tpmC`,description="tpmC so far in the step under way"
 // +kubebuilder:printcolumn:name="Warehouses",type=integer,JSONPath=`.status.result.maxCompliantWarehouses`,description="Largest SLA-compliant active warehouse count"
+// +kubebuilder:printcolumn:name="Bound",type=string,JSONPath=`.status.result.bound`,description="Bracketed: Warehouses is the capacity within precision; AllLoadedCompliant or StepsExhausted: only a floor (the capacity is at least Warehouses)"
 // +kubebuilder:printcolumn:name="TpmC",type=number,JSONPath=`.status.result.tpmC`
 // +kubebuilder:printcolumn:name="Efficiency",type=number,JSONPath=`.status.result.efficiency`,description="Percent of the 12.86 tpmC per warehouse ceiling"
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1,description="The Ready condition's reason: the phase under way, Succeeded, or why the run failed (docs/troubleshooting.md)"

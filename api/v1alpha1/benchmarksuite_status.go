@@ -31,7 +31,8 @@ type BenchmarkSuiteStatus struct {
 	// +optional
 	Progress string `json:"progress,omitempty"`
 
-	// Leader is the database with the highest mean tpmC so far.
+	// Leader is the database with the highest mean tpmC so far; empty while any database's result
+	// is a floor (results[].bound), which may hide a higher capacity.
 	// +optional
 	Leader string `json:"leader,omitempty"`
 
@@ -117,6 +118,10 @@ type SuiteRunRecord struct {
 type SuiteRunResult struct {
 	// MaxCompliantWarehouses is the run's largest compliant active warehouse count; 0 if none.
 	MaxCompliantWarehouses int32 `json:"maxCompliantWarehouses"`
+	// Bound is the run's status.result.bound: Bracketed, or a floor (AllLoadedCompliant,
+	// StepsExhausted) the comparison never ranks; absent for results recorded before it existed.
+	// +optional
+	Bound ResultBound `json:"bound,omitempty"`
 	// TpmC at that count.
 	TpmC float64 `json:"tpmC"`
 	// Efficiency at that count, in percent.
@@ -176,6 +181,12 @@ type SuiteDatabaseResult struct {
 	// MaxCompliantWarehouses, TpmC and Efficiency over the runs that succeeded.
 	// +optional
 	MaxCompliantWarehouses *Statistic `json:"maxCompliantWarehouses,omitempty"`
+	// Bound is what the figures are: Bracketed when every succeeded run's result was bracketed;
+	// the floor's bound (AllLoadedCompliant or StepsExhausted) when any run's was a floor — then
+	// the figures are floors ("≥"), and the database is neither ranked nor tied with another;
+	// absent when a run's bound is unknown (recorded before bounds existed) or none succeeded.
+	// +optional
+	Bound ResultBound `json:"bound,omitempty"`
 	// +optional
 	TpmC *Statistic `json:"tpmC,omitempty"`
 	// +optional
@@ -200,7 +211,8 @@ type SuiteDatabaseResult struct {
 	// +listType=atomic
 	// +optional
 	Bottlenecks []string `json:"bottlenecks,omitempty"`
-	// Leader is true for the database with the highest mean tpmC.
+	// Leader is true for the database with the highest mean tpmC, named only when no database's
+	// result is a floor (a floor may hide a higher capacity).
 	// +optional
 	Leader bool `json:"leader,omitempty"`
 	// RatioToLeader is this database's mean tpmC over the leader's (1 for the leader).

@@ -13,7 +13,7 @@ import (
 // +kubebuilder:resource:shortName=bs,categories=tpcc
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Runs",type=string,JSONPath=`.status.progress`,description="Runs ended / planned"
-// +kubebuilder:printcolumn:name="Leader",type=string,JSONPath=`.status.leader`,description="Database with the highest mean tpmC"
+// +kubebuilder:printcolumn:name="Leader",type=string,JSONPath=`.status.leader`,description="Database with the highest mean tpmC; empty while any database's result is a floor (results[].bound)"
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1,description="The Ready condition's reason: the phase under way, Succeeded, or why the suite failed"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 24 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS label of at most 24 characters starting with a letter: it prefixes the names of the suite's runs"

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/results"
 )
 
@@ -69,11 +70,15 @@ func historyCommand(o *options) *cobra.Command {
 			fmt.Fprintln(w, "CREATED\tNAMESPACE\tNAME\tENGINE\tPHASE\tSTEPS\tWAREHOUSES\tTPMC\tEFFICIENCY\tSUITE\tLABELS")
 			for _, r := range rows {
 				warehouses, tpmc, eff := "-", "-", "-"
+				floor := benchv1.ResultBound(r.Bound).Floor()
 				if r.Warehouses != nil {
-					warehouses = fmt.Sprint(*r.Warehouses)
+					warehouses = benchv1.ResultBound(r.Bound).Warehouses(*r.Warehouses)
 				}
 				if r.TpmC != nil {
 					tpmc = fmt.Sprintf("%.1f", *r.TpmC)
+					if floor {
+						tpmc = "≥ " + tpmc
+					}
 				}
 				if r.Efficiency != nil {
 					eff = fmt.Sprintf("%.2f%%", *r.Efficiency)

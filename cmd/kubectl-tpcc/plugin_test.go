@@ -209,7 +209,7 @@ func TestPlugin(t *testing.T) {
 			benchv1.PhaseLoading: {"Loading", "load: 12/20 warehouses loaded, 3m0s so far"},
 			benchv1.PhaseRunning: {"Running", "current: step 2 (Full, 15 active warehouses, 1 pods): 1m10s of 5m0s elapsed, 3m50s remaining, tpmC 181.5",
 				"p90 NewOrder 41.0ms, Payment 22.0ms", "steps so far:", "STEP", "NEWORDER P90"},
-			benchv1.PhaseSucceeded: {"Succeeded", "result: 20 active warehouses compliant", "report: ConfigMap run-done-report"},
+			benchv1.PhaseSucceeded: {"Succeeded", "result: 20 active warehouses compliant", "bound: AllLoadedCompliant — a floor: ≥ 20 warehouses; load more warehouses", "report: ConfigMap run-done-report"},
 			benchv1.PhaseFailed: {"Failed", "failed: DatabaseNotReady: the Cluster was not ready within 10m",
 				"hint: `kubectl describe` the database object (`kubectl get cluster,crdbcluster,storage,database -l bench.oltp.io/run=run-failed`)"},
 		} {
@@ -226,7 +226,7 @@ func TestPlugin(t *testing.T) {
 		if code != exitOK {
 			t.Errorf("exit %d: %s", code, errs)
 		}
-		expect(t, "status without NAME", out, "KIND  NAME ", "run   run-done     Succeeded  1 steps ", "250.0 tpmC at 20 warehouses",
+		expect(t, "status without NAME", out, "KIND  NAME ", "run   run-done     Succeeded  1 steps ", "≥ 250.0 tpmC at ≥ 20 warehouses (AllLoadedCompliant: a floor)",
 			"run   run-failed   Failed", "DatabaseNotReady", "run   run-loading  Loading    loaded 12/20 warehouses", "run-running  Running    step 2 at 15 warehouses")
 		if strings.Contains(out, "NAMESPACE") {
 			t.Error("one namespace's listing has a NAMESPACE column")
@@ -288,7 +288,8 @@ func TestPlugin(t *testing.T) {
 			t.Errorf("exit %d: %s", code, errs)
 		}
 		expect(t, "compare -o md", out, "# Comparison of BenchmarkRuns plugin/run-done, run-async", "## Fairness notes", "durability not at parity: a commit on run-async",
-			"Leader: **run-async**")
+			// Both were compliant at all 20 loaded warehouses: two floors, neither ranked nor tied.
+			"No leader: run-done (≥ 20 warehouses, AllLoadedCompliant), run-async (≥ 20 warehouses, AllLoadedCompliant) are a floor")
 		out, _, code = tpcc(t, admin, "compare", "run-done", "plugin/run-async", "-o", "html")
 		if code != exitOK || strings.Count(out, `class="bar"`) != 2 {
 			t.Errorf("compare -o html: exit %d, %d bars", code, strings.Count(out, `class="bar"`))

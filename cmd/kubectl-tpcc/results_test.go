@@ -110,7 +110,8 @@ func TestResultsDatabase(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("exit %d: %s", code, errs)
 		}
-		expect(t, "history", out, "CREATED", "NAMESPACE  NAME       ENGINE      PHASE      STEPS  WAREHOUSES  TPMC   EFFICIENCY", "nightly-3  PostgreSQL  Succeeded  1      80          320.0",
+		// Each run passed its one step at all 80 loaded warehouses: a floor, printed ≥.
+		expect(t, "history", out, "CREATED", "NAMESPACE  NAME       ENGINE      PHASE      STEPS  WAREHOUSES  TPMC     EFFICIENCY", "nightly-3  PostgreSQL  Succeeded  1      ≥ 80        ≥ 320.0",
 			"pg=17,pipeline=nightly")
 		if strings.Index(out, "nightly-3") > strings.Index(out, "nightly-1") {
 			t.Errorf("history is not the latest first:\n%s", out)

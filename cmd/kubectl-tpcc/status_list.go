@@ -116,9 +116,13 @@ func runProgress(r *benchv1.BenchmarkRun) string {
 	return "-"
 }
 
-// runResult is a run's result (tpmC at the largest compliant load), or why it failed.
+// runResult is a run's result (tpmC at the largest compliant load, "≥" and the bound when it is
+// a floor), or why it failed.
 func runResult(r *benchv1.BenchmarkRun) string {
 	if res := r.Status.Result; res != nil && res.MaxCompliantWarehouses > 0 {
+		if b := res.EffectiveBound(r.Spec.Workload.Warehouses); b.Floor() {
+			return fmt.Sprintf("≥ %.1f tpmC at %s warehouses (%s: a floor)", res.TpmC, b.Warehouses(res.MaxCompliantWarehouses), b)
+		}
 		return fmt.Sprintf("%.1f tpmC at %d warehouses", res.TpmC, res.MaxCompliantWarehouses)
 	}
 	if r.Status.Phase == benchv1.PhaseFailed {

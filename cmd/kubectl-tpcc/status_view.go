@@ -50,6 +50,7 @@ func runStatus(run *benchv1.BenchmarkRun, now time.Time) string {
 	}
 	if r := run.Status.Result; r != nil {
 		fmt.Fprintf(&b, "result: %s\n", r.Message)
+		fmt.Fprintf(&b, "bound: %s\n", boundWords(r, run.Spec.Workload.Warehouses))
 	}
 	if words := placementWords(run); words != "" {
 		fmt.Fprintf(&b, "placement: %s\n", words)
@@ -209,7 +210,11 @@ func suiteStatus(suite *benchv1.BenchmarkSuite, current *benchv1.BenchmarkRun, n
 		for _, r := range suite.Status.Runs {
 			w, t := "-", "-"
 			if r.Result != nil {
-				w, t = fmt.Sprint(r.Result.MaxCompliantWarehouses), fmt.Sprintf("%.1f", r.Result.TpmC)
+				bound := report.RunBound(r.Result, suite.Spec.Workload.Warehouses)
+				w, t = bound.Warehouses(r.Result.MaxCompliantWarehouses), fmt.Sprintf("%.1f", r.Result.TpmC)
+				if bound.Floor() {
+					t = "≥ " + t
+				}
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\t%s\n", r.Name, r.Database, r.Repeat, orDash(string(r.Phase)), w, t, orDash(r.Reason))
 		}
@@ -268,4 +273,19 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// boundWords says what a result's warehouse count is: its bound and, for a floor, what finds the
+// capacity; "unknown" for a result recorded before bounds whose figures do not show it.
+func boundWords(r *benchv1.Result, loaded int32) string {
+	b := r.EffectiveBound(loaded)
+	switch b {
+	case "":
+		return "unknown (recorded before results named their bound)"
+	case benchv1.BoundAllLoadedCompliant:
+		return fmt.Sprintf("%s — a floor: %s warehouses; load more warehouses to find the capacity", b, b.Warehouses(r.MaxCompliantWarehouses))
+	case benchv1.BoundStepsExhausted:
+		return fmt.Sprintf("%s — a floor: %s warehouses; raise search.maxSteps to close the bracket", b, b.Warehouses(r.MaxCompliantWarehouses))
+	}
+	return string(b)
 }

@@ -54,6 +54,13 @@ func assertSearchResult(t *testing.T, got *benchv1.BenchmarkRun, boundaryWarehou
 	if result.TpmC <= 0 || result.Efficiency < 90 || result.Step == nil {
 		t.Errorf("result %+v", result)
 	}
+	if boundaryWarehouses < got.Spec.Workload.Warehouses {
+		// A boundary below the loaded count: the search brackets the capacity.
+		sla := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionSLACompliant)
+		if result.Bound != benchv1.BoundBracketed || sla == nil || sla.Reason != "CompliantStepFound" {
+			t.Errorf("bound %q, SLACompliant %+v: want Bracketed, CompliantStepFound", result.Bound, sla)
+		}
+	}
 	for i, s := range got.Status.Steps {
 		if s.Index != int32(i) {
 			t.Errorf("step %d has index %d: a step was lost or recorded twice", i, s.Index)

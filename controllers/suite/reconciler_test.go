@@ -231,8 +231,18 @@ func TestSuiteRunsOneAtATimeInterleaved(t *testing.T) {
 	if strings.Contains(notes, "a commit on apply") {
 		t.Errorf("a durability note for remote_apply, the best guarantee: %s", notes)
 	}
-	if s.Leader == "" || s.Report == nil || s.Report.ConfigMapName != "cmp-comparison" {
-		t.Errorf("leader %q, report %+v", s.Leader, s.Report)
+	// Every run is Fixed and compliant at the 20 loaded warehouses: each result is a floor, so the
+	// databases are neither ranked nor tied, and no leader is named.
+	if s.Leader != "" || s.Report == nil || s.Report.ConfigMapName != "cmp-comparison" {
+		t.Errorf("leader %q, report %+v: want no leader over floors", s.Leader, s.Report)
+	}
+	for _, row := range s.Results {
+		if row.Bound != benchv1.BoundAllLoadedCompliant || row.Leader || !strings.HasPrefix(row.Versus, "not ranked: a floor (≥ 20 warehouses") {
+			t.Errorf("%s: bound %q, leader %v, versus %q: want an unranked floor", row.Database, row.Bound, row.Leader, row.Versus)
+		}
+	}
+	if err := ct.ContainsAll(notes, "apply: the result is a floor (≥ 20 warehouses, AllLoadedCompliant), not a capacity: it is neither ranked nor tied"); err != nil {
+		t.Error(err)
 	}
 
 	cm := &corev1.ConfigMap{}
@@ -249,7 +259,7 @@ func TestSuiteRunsOneAtATimeInterleaved(t *testing.T) {
 	if parsed.SchemaVersion != comparison.SchemaVersion || !parsed.Complete || len(parsed.Results) != 3 || len(parsed.Runs) != 6 || parsed.Runs[0].Report != "cmp-apply-1-report" {
 		t.Errorf("comparison.json: %+v", parsed)
 	}
-	if err := ct.ContainsAll(cm.Data["comparison.md"], "## Results", "| async | PostgreSQL, 3 instances, asynchronous |", "## Fairness notes",
+	if err := ct.ContainsAll(cm.Data["comparison.md"], "## Results", "| async | PostgreSQL, 3 instances, asynchronous |", "## Fairness notes", "No leader: apply", "| ≥ 20 |",
 		"### apply", "| NewOrder |", "| cmp-write-1 | write | 1 | Failed |"); err != nil {
 		t.Error(err)
 	}

@@ -111,22 +111,62 @@ func Compare(in Input) (Comparison, error) {
 		descriptions[i] = desc
 		c.Databases = append(c.Databases, Database{Name: d.Name, Engine: d.Database.Engine, Durability: DurabilityOf(desc),
 			Resources: ResourcesOf(desc), Deployment: desc.Deployment})
-		r := row(d, desc, c.Repeats, in.Runs)
+		r := row(d, desc, c.Repeats, in.Spec.Workload.Warehouses, in.Runs)
 		addEqualTerms(&r, d, desc, in.Spec.Workload, in.Runs)
 		c.Results = append(c.Results, r)
 	}
 	rank(&c)
-	c.Notes = Notes(c, in.Runs)
+	c.Notes = append(Notes(c, in.Runs), floorNotes(c)...)
 	if n := tuningNote(in.Spec.Databases, descriptions); n != "" {
 		c.Notes = append(c.Notes, n)
 	}
 	return c, nil
 }
 
-// row is one database's results over its runs.
-func row(d benchv1.SuiteDatabase, desc benchv1.DatabaseDescription, repeats int32, runs []benchv1.SuiteRunRecord) benchv1.SuiteDatabaseResult {
+// RunBound is a suite run's result bound: as recorded, or, for a result recorded before bounds
+// existed, AllLoadedCompliant when it reached loaded (the suite's warehouses), else unknown ("").
+func RunBound(r *benchv1.SuiteRunResult, loaded int32) benchv1.ResultBound {
+	switch {
+	case r == nil:
+		return ""
+	case r.Bound != "":
+		return r.Bound
+	case loaded > 0 && r.MaxCompliantWarehouses >= loaded:
+		return benchv1.BoundAllLoadedCompliant
+	}
+	return ""
+}
+
+// rowBound is the bound of a database's figures over its succeeded runs' bounds: a floor when
+// any run's is one (the first such), unknown when any is unknown, NoneCompliant when every run's
+// is, else Bracketed (a run without a compliant step is known exactly too).
+func rowBound(bounds []benchv1.ResultBound) benchv1.ResultBound {
+	if len(bounds) == 0 {
+		return ""
+	}
+	for _, b := range bounds {
+		if b.Floor() {
+			return b
+		}
+	}
+	none := true
+	for _, b := range bounds {
+		if b == "" {
+			return ""
+		}
+		none = none && b == benchv1.BoundNoneCompliant
+	}
+	if none {
+		return benchv1.BoundNoneCompliant
+	}
+	return benchv1.BoundBracketed
+}
+
+// row is one database's results over its runs (loaded: the warehouses the runs loaded).
+func row(d benchv1.SuiteDatabase, desc benchv1.DatabaseDescription, repeats, loaded int32, runs []benchv1.SuiteRunRecord) benchv1.SuiteDatabaseResult {
 	r := benchv1.SuiteDatabaseResult{Database: d.Name, Engine: d.Database.Engine, Runs: repeats, Durability: desc.Durability.Words}
 	var warehouses, tpmC, efficiency []float64
+	var bounds []benchv1.ResultBound
 	latency := map[benchv1.Transaction][3][]time.Duration{}
 	for _, run := range runs {
 		if run.Database != d.Name || !Final(run.Phase) {
@@ -138,6 +178,7 @@ func row(d benchv1.SuiteDatabase, desc benchv1.DatabaseDescription, repeats int3
 		}
 		r.RunsSucceeded++
 		warehouses = append(warehouses, float64(run.Result.MaxCompliantWarehouses))
+		bounds = append(bounds, RunBound(run.Result, loaded))
 		tpmC = append(tpmC, run.Result.TpmC)
 		efficiency = append(efficiency, run.Result.Efficiency)
 		for t, l := range run.Result.Latency {
@@ -147,6 +188,7 @@ func row(d benchv1.SuiteDatabase, desc benchv1.DatabaseDescription, repeats int3
 		}
 	}
 	r.MaxCompliantWarehouses, r.TpmC, r.Efficiency = Summarize(warehouses), Summarize(tpmC), Summarize(efficiency)
+	r.Bound = rowBound(bounds)
 	if len(latency) > 0 {
 		r.Latency = map[benchv1.Transaction]benchv1.LatencyPercentiles{}
 		for t, v := range latency {
@@ -166,11 +208,19 @@ func meanDuration(ds []time.Duration) metav1.Duration {
 }
 
 // rank finds the leader (highest mean tpmC; the first in spec order on a tie) and each database's
-// ratio to it.
+// ratio to it. A database whose result is a floor is never ranked: its capacity may be above any
+// other's, so while one is in the comparison no leader is named, and the databases with a
+// bracketed result are compared with each other alone ("PostgreSQL is 1.05× this").
 func rank(c *Comparison) {
 	leader, runnerUp := -1, -1
+	floors := false
 	for i, r := range c.Results {
 		if r.TpmC == nil {
+			continue
+		}
+		if r.Bound.Floor() {
+			floors = true
+			c.Results[i].Versus = fmt.Sprintf("not ranked: a floor (%s), not a capacity", floorWords(r))
 			continue
 		}
 		switch {
@@ -184,21 +234,52 @@ func rank(c *Comparison) {
 		return
 	}
 	lead := &c.Results[leader]
-	c.Leader = lead.Database
-	lead.Leader, lead.RatioToLeader = true, 1
+	if !floors {
+		c.Leader = lead.Database
+		lead.Leader, lead.RatioToLeader = true, 1
+	}
 	if runnerUp >= 0 && c.Results[runnerUp].TpmC.Mean > 0 {
 		lead.Versus = fmt.Sprintf("%.2f× %s", lead.TpmC.Mean/c.Results[runnerUp].TpmC.Mean, c.Results[runnerUp].Database)
 	}
 	for i := range c.Results {
 		r := &c.Results[i]
-		if i == leader || r.TpmC == nil || lead.TpmC.Mean <= 0 {
+		if i == leader || r.TpmC == nil || r.Bound.Floor() || lead.TpmC.Mean <= 0 {
 			continue
 		}
-		r.RatioToLeader = float64(int64(r.TpmC.Mean/lead.TpmC.Mean*10000+0.5)) / 10000
+		if !floors {
+			r.RatioToLeader = float64(int64(r.TpmC.Mean/lead.TpmC.Mean*10000+0.5)) / 10000
+		}
 		if r.TpmC.Mean > 0 {
 			r.Versus = fmt.Sprintf("%s is %.2f× this", lead.Database, lead.TpmC.Mean/r.TpmC.Mean)
 		} else {
 			r.Versus = "no compliant step"
 		}
 	}
+}
+
+// floorWords says a floor row's figures: "≥ 200 warehouses, AllLoadedCompliant".
+func floorWords(r benchv1.SuiteDatabaseResult) string {
+	w := "≥ ? warehouses"
+	if r.MaxCompliantWarehouses != nil {
+		w = fmt.Sprintf("≥ %.0f warehouses", r.MaxCompliantWarehouses.Min)
+	}
+	return fmt.Sprintf("%s, %s", w, r.Bound)
+}
+
+// floorNotes say which databases' results are floors, that they are neither ranked nor tied
+// with another, and what finds their capacity.
+func floorNotes(c Comparison) []string {
+	var notes []string
+	for _, r := range c.Results {
+		if r.TpmC == nil || !r.Bound.Floor() {
+			continue
+		}
+		advice := "load more warehouses (workload.warehouses) to find its capacity"
+		if r.Bound == benchv1.BoundStepsExhausted {
+			advice = "raise search.maxSteps to close the bracket"
+		}
+		notes = append(notes, fmt.Sprintf("%s: the result is a floor (%s), not a capacity: it is neither ranked nor tied with another database, and no leader is named while it is in the comparison; %s",
+			r.Database, floorWords(r), advice))
+	}
+	return notes
 }

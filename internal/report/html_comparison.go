@@ -42,6 +42,9 @@ func comparisonStatus(c Comparison) string {
 	if c.Leader != "" {
 		status += ". Leader: " + c.Leader
 	}
+	if s := noLeaderSentence(c); s != "" {
+		return status + ". " + s
+	}
 	return status + "."
 }
 
@@ -55,7 +58,8 @@ func comparisonTpmCBars(p *page, c Comparison) {
 		br := bar{Label: r.Database, Color: color(i), Leader: r.Leader, NoResult: r.TpmC == nil}
 		if s := r.TpmC; s != nil {
 			br.Value, br.Low, br.High = s.Mean, s.Min, s.Max
-			br.Title = fmt.Sprintf("%s: %s tpmC", r.Database, statCell(s, "%.1f"))
+			br.Title = fmt.Sprintf("%s: %s tpmC", r.Database, floorCell(r.Bound, statCell(s, "%.1f")))
+			br.Floor = r.Bound.Floor()
 			if s.CI95 != nil {
 				br.Low, br.High, withCI = s.CI95.Low, s.CI95.High, true
 			}
@@ -69,7 +73,7 @@ func comparisonTpmCBars(p *page, c Comparison) {
 	if withCI {
 		whisker = fmt.Sprintf("Whiskers: the 95 %% confidence interval of the mean (Student's t) where a database has %d or more runs with a result, else min–max.", MinRunsForInterval)
 	}
-	p.para(whisker + " ★ marks the leader.")
+	p.para(whisker + " ★ marks the leader; ≥ a floor, not ranked.")
 }
 
 // comparisonResults is the "Results" table: one row per database.
@@ -81,8 +85,8 @@ func comparisonResults(p *page, c Comparison) {
 		if i < len(c.Databases) {
 			deployment = c.Databases[i].Deployment
 		}
-		rows = append(rows, []string{r.Database, deployment, fmt.Sprintf("%d/%d", r.RunsSucceeded, r.Runs), statCell(r.MaxCompliantWarehouses, "%.0f"),
-			statCell(r.TpmC, "%.1f"), statCell(r.Efficiency, "%.2f"), r.Durability, orDash(r.Versus)})
+		rows = append(rows, []string{r.Database, deployment, fmt.Sprintf("%d/%d", r.RunsSucceeded, r.Runs), floorCell(r.Bound, statCell(r.MaxCompliantWarehouses, "%.0f")),
+			floorCell(r.Bound, statCell(r.TpmC, "%.1f")), statCell(r.Efficiency, "%.2f"), r.Durability, orDash(r.Versus)})
 	}
 	p.table([]string{"<database", "<deployment", "runs", "max compliant warehouses", "tpmC", "efficiency %", "<a commit waits for", "<vs leader"}, rows, nil)
 }

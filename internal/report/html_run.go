@@ -68,6 +68,9 @@ func runHead(in RunInput) string {
 		p.notice(fmt.Sprintf("The run is %s: this report shows what is recorded so far.", orDash(string(run.Status.Phase))))
 	}
 	p.para(result.Message)
+	if s := boundSentence(run, result); s != "" {
+		p.para(s)
+	}
 	if s := restsOnSentence(result); s != "" {
 		p.para(s + ".")
 	}

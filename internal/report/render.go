@@ -29,6 +29,9 @@ func Markdown(c Comparison) string {
 			fmt.Fprintf(&b, " Leader: **%s** (%s).", r.Database, orDash(r.Versus))
 		}
 	}
+	if s := noLeaderSentence(c); s != "" {
+		b.WriteString(" " + s)
+	}
 	b.WriteString("\n\n")
 	fmt.Fprintf(&b, "Every database: %s; %s; %s; %d %s each, interleaved.\n\n",
 		workloadWords(c.Workload), slaWords(c.SLA), searchWords(c.Search), c.Repeats, pluralWord(int(c.Repeats), "run", "runs"))
@@ -39,10 +42,11 @@ func Markdown(c Comparison) string {
 	for i, r := range c.Results {
 		runs := fmt.Sprintf("%d/%d", r.RunsSucceeded, r.Runs)
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Database, cell(c.Databases[i].Deployment), runs,
-			statCell(r.MaxCompliantWarehouses, "%.0f"), statCell(r.TpmC, "%.1f"), statCell(r.Efficiency, "%.2f"), cell(r.Durability), cell(orDash(r.Versus)))
+			floorCell(r.Bound, statCell(r.MaxCompliantWarehouses, "%.0f")), floorCell(r.Bound, statCell(r.TpmC, "%.1f")), statCell(r.Efficiency, "%.2f"), cell(r.Durability), cell(orDash(r.Versus)))
 	}
 	b.WriteString("\nruns: with a result / planned. A figure is the mean over the runs with a result, then (min–max)")
-	b.WriteString(fmt.Sprintf(" and, from %d runs on, the 95 %% confidence interval of the mean (Student's t).\n", MinRunsForInterval))
+	b.WriteString(fmt.Sprintf(" and, from %d runs on, the 95 %% confidence interval of the mean (Student's t).", MinRunsForInterval))
+	b.WriteString(" ≥ marks a floor (a run compliant at every loaded warehouse, or stopped by search.maxSteps): the capacity is at least that, so it is not ranked.\n")
 
 	b.WriteString("\n## Equal terms\n\n")
 	header, rows := equalTermsRows(c)
@@ -105,13 +109,40 @@ func Markdown(c Comparison) string {
 func runCells(r Run) []string {
 	w, t, e := "-", "-", "-"
 	if r.Result != nil {
-		w, t, e = fmt.Sprint(r.Result.MaxCompliantWarehouses), fmt.Sprintf("%.1f", r.Result.TpmC), fmt.Sprintf("%.2f", r.Result.Efficiency)
+		b := r.Result.Bound
+		w, t, e = b.Warehouses(r.Result.MaxCompliantWarehouses), floorCell(b, fmt.Sprintf("%.1f", r.Result.TpmC)), fmt.Sprintf("%.2f", r.Result.Efficiency)
 	}
 	reason := r.Reason
 	if r.Message != "" {
 		reason += ": " + r.Message
 	}
 	return []string{r.Name, r.Database, fmt.Sprint(r.Repeat), orDash(string(r.Phase)), w, t, e, orDash(r.Report), orDash(reason)}
+}
+
+// floorCell prefixes a figure of a floor result with "≥".
+func floorCell(b benchv1.ResultBound, figure string) string {
+	if b.Floor() && figure != "-" {
+		return "≥ " + figure
+	}
+	return figure
+}
+
+// noLeaderSentence says why a comparison with results names no leader: a database's result is
+// a floor. "" otherwise.
+func noLeaderSentence(c Comparison) string {
+	if c.Leader != "" {
+		return ""
+	}
+	var floors []string
+	for _, r := range c.Results {
+		if r.TpmC != nil && r.Bound.Floor() {
+			floors = append(floors, fmt.Sprintf("%s (%s)", r.Database, floorWords(r)))
+		}
+	}
+	if len(floors) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("No leader: %s %s a floor, not a capacity, which may be above any other's.", strings.Join(floors, ", "), pluralWord(len(floors), "is", "are"))
 }
 
 // statCell is "mean" for one value, "mean (min–max)" for several, and with an interval

@@ -18,6 +18,9 @@ import (
 func RunMarkdown(run *benchv1.BenchmarkRun, result benchv1.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# BenchmarkRun %s/%s — %s\n\n*%s*\n\n%s\n\n", run.Namespace, run.Name, run.Spec.Database.Engine, FairUse, result.Message)
+	if s := boundSentence(run, result); s != "" {
+		fmt.Fprintf(&b, "%s\n\n", s)
+	}
 	if s := restsOnSentence(result); s != "" {
 		b.WriteString(s)
 		if result.SearchTime != nil {

@@ -10,6 +10,32 @@ import (
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 )
 
+// boundSentence says what the result's warehouse count is (status.result.bound): the capacity
+// within precision, or only a floor ("≥ N") and what finds the capacity above it. A result
+// recorded before bounds existed gets the bound its other fields show, or "unknown"; a run with
+// no result yet gets "".
+func boundSentence(run *benchv1.BenchmarkRun, result benchv1.Result) string {
+	if result.Bound == "" && run.Status.Result == nil {
+		return ""
+	}
+	b := result.EffectiveBound(run.Spec.Workload.Warehouses)
+	n := b.Warehouses(result.MaxCompliantWarehouses)
+	switch b {
+	case benchv1.BoundBracketed:
+		return fmt.Sprintf("Bound: Bracketed — the capacity is %s active warehouses within the search's precision of %d.", n, max(1, result.Precision))
+	case benchv1.BoundAllLoadedCompliant:
+		return fmt.Sprintf("Bound: AllLoadedCompliant — a floor, not a capacity: the capacity is %s active warehouses, since every loaded warehouse was compliant; load more warehouses to find it.", n)
+	case benchv1.BoundStepsExhausted:
+		if result.Step == nil {
+			return "Bound: StepsExhausted — search.maxSteps stopped the search before any full-length step was compliant: raise search.maxSteps."
+		}
+		return fmt.Sprintf("Bound: StepsExhausted — a floor, not a capacity: the capacity is %s active warehouses; search.maxSteps stopped the search before a non-compliant full-length step bracketed it: raise search.maxSteps.", n)
+	case benchv1.BoundNoneCompliant:
+		return "Bound: NoneCompliant — no step was compliant."
+	}
+	return "Bound: unknown — the result was recorded before results named their bound, and its figures do not show it."
+}
+
 // restsOnSentence names the full-length steps a result rests on ("" when none).
 func restsOnSentence(result benchv1.Result) string {
 	if len(result.RestsOn) == 0 {

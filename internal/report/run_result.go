@@ -10,7 +10,7 @@ func RunResult(run *benchv1.BenchmarkRun) *benchv1.SuiteRunResult {
 	if r == nil {
 		return nil
 	}
-	out := &benchv1.SuiteRunResult{MaxCompliantWarehouses: r.MaxCompliantWarehouses, TpmC: r.TpmC, Efficiency: r.Efficiency, Sustained: r.Sustained,
+	out := &benchv1.SuiteRunResult{MaxCompliantWarehouses: r.MaxCompliantWarehouses, Bound: r.EffectiveBound(run.Spec.Workload.Warehouses), TpmC: r.TpmC, Efficiency: r.Efficiency, Sustained: r.Sustained,
 		PerResource: r.PerResource, Bottleneck: r.Bottleneck}
 	if r.Step == nil || int(*r.Step) >= len(run.Status.Steps) {
 		return out

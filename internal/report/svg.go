@@ -360,6 +360,8 @@ type bar struct {
 	Low, High        float64 // the whisker; equal to Value (or zero) draws none
 	Color, Title     string
 	Leader, NoResult bool
+	// Floor labels the value "≥": a floor, not a capacity.
+	Floor bool
 }
 
 // barChart draws one vertical bar per label with whiskers.
@@ -402,6 +404,8 @@ func barChart(title, ylabel string, bars []bar) string {
 		label := num(br.Value)
 		if br.NoResult {
 			label = "no result"
+		} else if br.Floor {
+			label = "≥ " + label
 		}
 		fmt.Fprintf(&b, `<text x="%s" y="%s" class="tick" text-anchor="middle">%s</text>`, f1(cx), f1(math.Min(y, sy(br.High))-4), esc(label))
 		name := br.Label

@@ -69,7 +69,10 @@ type HistoryRow struct {
 	Warehouses *int32   `json:"maxCompliantWarehouses,omitempty"`
 	TpmC       *float64 `json:"tpmC,omitempty"`
 	Efficiency *float64 `json:"efficiency,omitempty"`
-	Reason     string   `json:"reason,omitempty"`
+	// Bound is what Warehouses is: Bracketed, a floor (AllLoadedCompliant, StepsExhausted:
+	// printed "≥"), NoneCompliant; "" when the result was recorded without one.
+	Bound  string `json:"bound,omitempty"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // History lists recorded runs, the latest first.
@@ -90,7 +93,8 @@ func History(ctx context.Context, conn *pgx.Conn, f Filter) ([]HistoryRow, error
 	}
 	rows, err := conn.Query(ctx, `
 SELECT r.run_uid::text, r.namespace, r.name, r.engine, coalesce(x.phase, r.phase), r.created_at, coalesce(x.ended_at, r.ended_at),
-       r.labels, coalesce(r.suite, ''), r.steps_recorded, x.max_compliant_warehouses, x.tpmc, x.efficiency, coalesce(x.reason, '')
+       r.labels, coalesce(r.suite, ''), r.steps_recorded, x.max_compliant_warehouses, x.tpmc, x.efficiency, coalesce(x.reason, ''),
+       coalesce(x.bound, '')
 FROM tpcc.runs r
 LEFT JOIN LATERAL (SELECT * FROM tpcc.results y WHERE y.run_uid = r.run_uid ORDER BY y.generation DESC LIMIT 1) x ON true
 WHERE ($1 = '' OR r.namespace = $1) AND ($2 = '' OR r.name = $2) AND ($3 = '' OR lower(r.engine) = lower($3))
@@ -107,7 +111,7 @@ LIMIT $8`, f.Namespace, f.Name, f.Engine, f.Suite, jsonOf(orEmpty(f.Labels)), si
 		var h HistoryRow
 		var labels []byte
 		if err := rows.Scan(&h.UID, &h.Namespace, &h.Name, &h.Engine, &h.Phase, &h.Created, &h.Ended, &labels, &h.Suite, &h.Steps,
-			&h.Warehouses, &h.TpmC, &h.Efficiency, &h.Reason); err != nil {
+			&h.Warehouses, &h.TpmC, &h.Efficiency, &h.Reason, &h.Bound); err != nil {
 			return nil, err
 		}
 		if err := json.Unmarshal(labels, &h.Labels); err != nil {

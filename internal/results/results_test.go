@@ -457,3 +457,36 @@ func query(t *testing.T, conn *pgx.Conn, sql string, args []any, into ...any) {
 		t.Fatalf("%s: %v", sql, err)
 	}
 }
+
+// The result's bound is stored in tpcc.results.bound and read back by the history: as the run's
+// status says it, or, for a status written before bounds existed, as its figures show it.
+func TestResultBoundIsStoredAndRead(t *testing.T) {
+	conn, _ := connect(t)
+	ctx := context.Background()
+	floor := fixtureRun("bench", "floor", nil, t0, 1)
+	floor.Status.Result.MaxCompliantWarehouses, floor.Status.Result.Bound = 200, benchv1.BoundAllLoadedCompliant
+	old := fixtureRun("bench", "old", nil, t0.Add(time.Hour), 1) // no bound: rests on two steps, Bracketed
+	for _, run := range []*benchv1.BenchmarkRun{floor, old} {
+		if _, err := Write(ctx, conn, runRecord(run, 0, 4, true), stepFiles(t, run)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for run, want := range map[*benchv1.BenchmarkRun]string{floor: "AllLoadedCompliant", old: "Bracketed"} {
+		var bound string
+		query(t, conn, `SELECT bound FROM tpcc.results WHERE run_uid = $1`, []any{string(run.UID)}, &bound)
+		if bound != want {
+			t.Errorf("%s: tpcc.results.bound %q, want %q", run.Name, bound, want)
+		}
+	}
+	rows, err := History(ctx, conn, Filter{Namespace: "bench"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range rows {
+		got[r.Name] = r.Bound
+	}
+	if got["floor"] != "AllLoadedCompliant" || got["old"] != "Bracketed" {
+		t.Errorf("history bounds %v", got)
+	}
+}

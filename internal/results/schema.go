@@ -161,6 +161,9 @@ CREATE TABLE tpcc.results (
 );
 CREATE INDEX results_ended ON tpcc.results (ended_at DESC);
 `},
+	{2, "results.bound: whether max_compliant_warehouses is a bracketed capacity or a floor", `
+ALTER TABLE tpcc.results ADD COLUMN bound text;
+`},
 }
 
 // LatestVersion is the schema version this build writes and reads.

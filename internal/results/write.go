@@ -337,8 +337,13 @@ func writeResult(ctx context.Context, tx pgx.Tx, run *outbox.Run) (bool, error) 
 	var warehouses, step, precision *int32
 	var tpmc, efficiency, searchTime, newOrders *float64
 	var restsOn []int32
+	var bound *string
 	if r := run.Status.Result; r != nil {
 		warehouses, tpmc, efficiency, step, precision, restsOn = &r.MaxCompliantWarehouses, &r.TpmC, &r.Efficiency, r.Step, &r.Precision, r.RestsOn
+		if b := r.EffectiveBound(run.Spec.Workload.Warehouses); b != "" {
+			v := string(b)
+			bound = &v
+		}
 		if r.SearchTime != nil {
 			v := r.SearchTime.Seconds()
 			searchTime = &v
@@ -360,11 +365,11 @@ func writeResult(ctx context.Context, tx pgx.Tx, run *outbox.Run) (bool, error) 
 	}
 	tag, err := tx.Exec(ctx, `
 INSERT INTO tpcc.results (run_uid, generation, phase, reason, message, max_compliant_warehouses, tpmc, efficiency,
-                          result_step, precision, rests_on, search_time_seconds, new_orders, sla_compliant, ended_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+                          result_step, precision, rests_on, search_time_seconds, new_orders, sla_compliant, ended_at, bound)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
 ON CONFLICT (run_uid, generation) DO NOTHING`,
 		run.UID, end.Generation, string(end.Phase), end.Reason, end.Message, warehouses, tpmc, efficiency, step, precision,
-		restsOn, searchTime, newOrders, slaCompliant, end.Time)
+		restsOn, searchTime, newOrders, slaCompliant, end.Time, bound)
 	if err != nil {
 		return false, err
 	}

@@ -15,7 +15,9 @@ import (
 
 // SLACompliance is the SLACompliant condition of a finished run: true when the search found a
 // compliant load and every step that applied the run's faults (after the search, at that load)
-// held the SLA too — sla.maxUnavailability and the rest. Its message names what failed.
+// held the SLA too — sla.maxUnavailability and the rest. Its reason says whether that load is
+// the capacity or a floor under it (result.bound); its message names what failed, or what finds
+// the capacity above a floor.
 func SLACompliance(run *benchv1.BenchmarkRun, result benchv1.Result) (metav1.ConditionStatus, string, string) {
 	if result.Step == nil {
 		return metav1.ConditionFalse, "NoCompliantStep", result.Message
@@ -29,7 +31,13 @@ func SLACompliance(run *benchv1.BenchmarkRun, result benchv1.Result) (metav1.Con
 	if len(broken) > 0 {
 		return metav1.ConditionFalse, "FaultStepNonCompliant", result.Message + "; but " + strings.Join(broken, "; ")
 	}
-	return metav1.ConditionTrue, "CompliantStepFound", result.Message
+	switch result.Bound {
+	case benchv1.BoundAllLoadedCompliant:
+		return metav1.ConditionTrue, benchv1.ReasonFloorAllLoadedCompliant, result.Message
+	case benchv1.BoundStepsExhausted:
+		return metav1.ConditionTrue, benchv1.ReasonFloorStepsExhausted, result.Message
+	}
+	return metav1.ConditionTrue, benchv1.ReasonCompliantStepFound, result.Message
 }
 
 // Result is the run's result from the search's decision over its Evidence and the recorded
@@ -76,16 +84,45 @@ func Result(run *benchv1.BenchmarkRun, d search.Decision, e Evidence) benchv1.Re
 	if i := e.Step(d.NonCompliantStep); d.Done && i >= 0 {
 		result.RestsOn = append(result.RestsOn, steps[i].Index)
 	}
+	switch {
+	case !d.Done:
+		result.Bound = benchv1.BoundStepsExhausted
+	case best < 0:
+		result.Bound = benchv1.BoundNoneCompliant
+	case result.MaxCompliantWarehouses >= warehouses:
+		result.Bound = benchv1.BoundAllLoadedCompliant
+	default:
+		result.Bound = benchv1.BoundBracketed
+	}
 	if d.Done {
 		result.Message += " (" + d.Reason + ")"
 	} else {
 		result.Message += fmt.Sprintf(" (stopped after search.maxSteps=%d steps, full-length bracket %d..%d)", len(steps), d.HighestCompliant, d.LowestNonCompliant)
 	}
+	result.Message += floorAdvice(run, result)
 	if best >= 0 {
 		result.Message += unjudgedClause(steps[best])
 	}
 	resultEqualTerms(run, &result)
 	return result
+}
+
+// floorAdvice is what a result's message adds when its count is only a floor: that it is one,
+// and what finds the capacity. "" for a bracketed result or none.
+func floorAdvice(run *benchv1.BenchmarkRun, result benchv1.Result) string {
+	switch {
+	case result.Bound == benchv1.BoundStepsExhausted && result.Step == nil:
+		return "; raise search.maxSteps to let the search find a compliant full-length step"
+	case result.Bound == benchv1.BoundStepsExhausted:
+		return fmt.Sprintf("; a floor, not a capacity: %s warehouses, no non-compliant full-length step within precision above; raise search.maxSteps to close the bracket",
+			result.Bound.Warehouses(result.MaxCompliantWarehouses))
+	case result.Bound == benchv1.BoundAllLoadedCompliant && run.Spec.Search.Mode == benchv1.SearchFixed:
+		return fmt.Sprintf("; a floor, not a capacity: %s warehouses; load more warehouses and search with mode MaxCompliant to find the limit",
+			result.Bound.Warehouses(result.MaxCompliantWarehouses))
+	case result.Bound == benchv1.BoundAllLoadedCompliant:
+		return fmt.Sprintf("; a floor, not a capacity: %s warehouses", result.Bound.Warehouses(result.MaxCompliantWarehouses))
+	}
+	return ""
 }
 
 // Issue 22, "equal terms": what a step and a result record beside their tpmC — the isolation the

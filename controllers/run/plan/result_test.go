@@ -87,7 +87,7 @@ func TestNextDrivesARunToItsResult(t *testing.T) {
 				"Sustain 19 for 1h0m0s, attempt 1, faults []",
 				"Fault 37 for 10m0s, attempt 1, faults [0]",
 			},
-			result: benchv1.Result{MaxCompliantWarehouses: 37, TpmC: 444, Efficiency: 93.31, Step: ptr(int32(7)), Precision: 1, RestsOn: []int32{7, 8},
+			result: benchv1.Result{MaxCompliantWarehouses: 37, Bound: benchv1.BoundBracketed, TpmC: 444, Efficiency: 93.31, Step: ptr(int32(7)), Precision: 1, RestsOn: []int32{7, 8},
 				// 7 probes (the retry included) of 2m + 2m ramp-up, 2 full steps of 10m + 2m.
 				SearchTime: &metav1.Duration{Duration: 52 * time.Minute},
 				Bottleneck: &benchv1.Bottleneck{Resource: benchv1.BottleneckNotDetermined, Step: ptr(int32(8)), Evidence: []string{"step 8 recorded no telemetry to read"}},
@@ -115,7 +115,7 @@ func TestNextDrivesARunToItsResult(t *testing.T) {
 				"Full 122 for 10m0s, attempt 1, faults []", "Full 130 for 10m0s, attempt 1, faults []",
 				"Full 126 for 10m0s, attempt 1, faults []", "Full 124 for 10m0s, attempt 1, faults []",
 			},
-			result: benchv1.Result{MaxCompliantWarehouses: 122, TpmC: 1464, Efficiency: 93.31, Step: ptr(int32(8)), Precision: 2, RestsOn: []int32{8, 11},
+			result: benchv1.Result{MaxCompliantWarehouses: 122, Bound: benchv1.BoundBracketed, TpmC: 1464, Efficiency: 93.31, Step: ptr(int32(8)), Precision: 2, RestsOn: []int32{8, 11},
 				SearchTime: &metav1.Duration{Duration: 12 * 12 * time.Minute},
 				Bottleneck: &benchv1.Bottleneck{Resource: benchv1.BottleneckNotDetermined, Step: ptr(int32(11)), Evidence: []string{"step 11 recorded no telemetry to read"}},
 				Message:    "122 active warehouses compliant: 1464.0 tpmC, 93.31% efficiency (compliant at 122, non-compliant at 124: within precision 2)"},
@@ -164,14 +164,14 @@ func TestResult(t *testing.T) {
 		{
 			name: "fixed mode, compliant: precision of 1000 warehouses is 5",
 			run:  newRun(1000, fixed, full(1000, pass)),
-			want: benchv1.Result{MaxCompliantWarehouses: 1000, TpmC: 12000, Efficiency: 93.31, Step: ptr(int32(0)), Precision: 5, RestsOn: []int32{0},
+			want: benchv1.Result{MaxCompliantWarehouses: 1000, Bound: benchv1.BoundAllLoadedCompliant, TpmC: 12000, Efficiency: 93.31, Step: ptr(int32(0)), Precision: 5, RestsOn: []int32{0},
 				SearchTime: minutes(12), Bottleneck: noTelemetry(0),
-				Message: "1000 active warehouses compliant: 12000.0 tpmC, 93.31% efficiency (fixed mode: compliant at 1000 warehouses)"},
+				Message: "1000 active warehouses compliant: 12000.0 tpmC, 93.31% efficiency (fixed mode: compliant at 1000 warehouses); a floor, not a capacity: ≥ 1000 warehouses; load more warehouses and search with mode MaxCompliant to find the limit"},
 		},
 		{
 			name: "fixed mode, non-compliant: bound by its step",
 			run:  newRun(1000, fixed, saturated(full(1000, fail), benchv1.BottleneckDiskLatency, "WAL fsync p99 41ms")),
-			want: benchv1.Result{Precision: 5, RestsOn: []int32{0}, SearchTime: minutes(12),
+			want: benchv1.Result{Bound: benchv1.BoundNoneCompliant, Precision: 5, RestsOn: []int32{0}, SearchTime: minutes(12),
 				Bottleneck: &benchv1.Bottleneck{Resource: benchv1.BottleneckDiskLatency, Step: ptr(int32(0)), Evidence: []string{"WAL fsync p99 41ms"}},
 				Message:    "no step was compliant (fixed mode: non-compliant at 1000 warehouses)"},
 		},
@@ -179,7 +179,7 @@ func TestResult(t *testing.T) {
 			name: "bracketed: rests on both full steps, bound by the non-compliant one",
 			run: newRun(100, lineFrom(50), saturated(full(50, pass), benchv1.BottleneckLockWaits, "lock waits 3%"),
 				saturated(full(51, fail), benchv1.BottleneckDatabaseCPU, "database CPU 98% of its limit")),
-			want: benchv1.Result{MaxCompliantWarehouses: 50, TpmC: 600, Efficiency: 93.31, Step: ptr(int32(0)), Precision: 1, RestsOn: []int32{0, 1},
+			want: benchv1.Result{MaxCompliantWarehouses: 50, Bound: benchv1.BoundBracketed, TpmC: 600, Efficiency: 93.31, Step: ptr(int32(0)), Precision: 1, RestsOn: []int32{0, 1},
 				SearchTime: minutes(24),
 				Bottleneck: &benchv1.Bottleneck{Resource: benchv1.BottleneckDatabaseCPU, Step: ptr(int32(1)), Evidence: []string{"database CPU 98% of its limit"}},
 				Message:    "50 active warehouses compliant: 600.0 tpmC, 93.31% efficiency (compliant at 50, non-compliant at 51: within precision 1)"},
@@ -187,36 +187,36 @@ func TestResult(t *testing.T) {
 		{
 			name: "compliant at every loaded warehouse: rests on that step alone",
 			run:  newRun(10, lineFrom(10), full(10, pass)),
-			want: benchv1.Result{MaxCompliantWarehouses: 10, TpmC: 120, Efficiency: 93.31, Step: ptr(int32(0)), Precision: 1, RestsOn: []int32{0},
+			want: benchv1.Result{MaxCompliantWarehouses: 10, Bound: benchv1.BoundAllLoadedCompliant, TpmC: 120, Efficiency: 93.31, Step: ptr(int32(0)), Precision: 1, RestsOn: []int32{0},
 				SearchTime: minutes(12), Bottleneck: noTelemetry(0),
-				Message: "10 active warehouses compliant: 120.0 tpmC, 93.31% efficiency (compliant at all 10 loaded warehouses: load more warehouses to find the limit)"},
+				Message: "10 active warehouses compliant: 120.0 tpmC, 93.31% efficiency (compliant at all 10 loaded warehouses: load more warehouses to find the limit); a floor, not a capacity: ≥ 10 warehouses"},
 		},
 		{
 			name: "non-compliant at 1 warehouse",
 			run:  newRun(10, lineFrom(1), full(1, fail)),
-			want: benchv1.Result{Precision: 1, RestsOn: []int32{0}, SearchTime: minutes(12), Bottleneck: noTelemetry(0),
+			want: benchv1.Result{Bound: benchv1.BoundNoneCompliant, Precision: 1, RestsOn: []int32{0}, SearchTime: minutes(12), Bottleneck: noTelemetry(0),
 				Message: "no step was compliant (no active warehouse count is compliant: 1 warehouse failed)"},
 		},
 		{
 			// 50 and 51 passed, 53 failed; the search would run 52 next.
 			name: "stopped by search.maxSteps: the highest compliant full step, no bound above it",
 			run:  newRun(100, benchv1.SearchSpec{Strategy: benchv1.SearchLineSearch, MaxSteps: 3}, full(50, pass), full(51, pass), full(53, fail)),
-			want: benchv1.Result{MaxCompliantWarehouses: 51, TpmC: 612, Efficiency: 93.31, Step: ptr(int32(1)), Precision: 1, RestsOn: []int32{1},
+			want: benchv1.Result{MaxCompliantWarehouses: 51, Bound: benchv1.BoundStepsExhausted, TpmC: 612, Efficiency: 93.31, Step: ptr(int32(1)), Precision: 1, RestsOn: []int32{1},
 				SearchTime: minutes(36), Bottleneck: noTelemetry(1),
-				Message: "51 active warehouses compliant: 612.0 tpmC, 93.31% efficiency (stopped after search.maxSteps=3 steps, full-length bracket 51..53)"},
+				Message: "51 active warehouses compliant: 612.0 tpmC, 93.31% efficiency (stopped after search.maxSteps=3 steps, full-length bracket 51..53); a floor, not a capacity: ≥ 51 warehouses, no non-compliant full-length step within precision above; raise search.maxSteps to close the bracket"},
 		},
 		{
 			name: "stopped by search.maxSteps with only a probe compliant: no result",
 			run:  newRun(100, benchv1.SearchSpec{MaxSteps: 2}, probe(50, pass), probe(100, fail)),
-			want: benchv1.Result{Precision: 1, SearchTime: minutes(8),
-				Message: "no step was compliant (stopped after search.maxSteps=2 steps, full-length bracket 0..101)"},
+			want: benchv1.Result{Bound: benchv1.BoundStepsExhausted, Precision: 1, SearchTime: minutes(8),
+				Message: "no step was compliant (stopped after search.maxSteps=2 steps, full-length bracket 0..101); raise search.maxSteps to let the search find a compliant full-length step"},
 		},
 		{
 			name: "the result's step is its index in status.steps, after a retry",
 			run:  retried,
-			want: benchv1.Result{MaxCompliantWarehouses: 100, TpmC: 1200, Efficiency: 93.31, Step: ptr(int32(1)), Precision: 1, RestsOn: []int32{1},
+			want: benchv1.Result{MaxCompliantWarehouses: 100, Bound: benchv1.BoundAllLoadedCompliant, TpmC: 1200, Efficiency: 93.31, Step: ptr(int32(1)), Precision: 1, RestsOn: []int32{1},
 				SearchTime: minutes(7), Bottleneck: noTelemetry(1),
-				Message: "100 active warehouses compliant: 1200.0 tpmC, 93.31% efficiency (fixed mode: compliant at 100 warehouses)"},
+				Message: "100 active warehouses compliant: 1200.0 tpmC, 93.31% efficiency (fixed mode: compliant at 100 warehouses); a floor, not a capacity: ≥ 100 warehouses; load more warehouses and search with mode MaxCompliant to find the limit"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -265,6 +265,7 @@ func TestResultEqualTerms(t *testing.T) {
 func TestSLACompliance(t *testing.T) {
 	compliant := benchv1.Result{MaxCompliantWarehouses: 100, Step: ptr(int32(0)), Message: "100 active warehouses compliant"}
 	none := benchv1.Result{Message: "no step was compliant"}
+	floorAt := func(b benchv1.ResultBound) benchv1.Result { r := compliant; r.Bound = b; return r }
 	legacyFault := faultStep(100, "")
 	legacyFault.Reasons = []string{"errors 3.20% > 1%"}
 	for _, tc := range []struct {
@@ -301,6 +302,22 @@ func TestSLACompliance(t *testing.T) {
 		{
 			name: "a non-compliant sustained step is not a fault step", run: newRun(100, fixed, full(100, pass), sustainStep(70, fail)), result: compliant,
 			status: metav1.ConditionTrue, reason: "CompliantStepFound", message: "100 active warehouses compliant",
+		},
+		{
+			name: "compliant at every loaded warehouse: a floor", run: newRun(100, lineFrom(100), full(100, pass)),
+			result: floorAt(benchv1.BoundAllLoadedCompliant),
+			status: metav1.ConditionTrue, reason: "FloorAllLoadedCompliant", message: "100 active warehouses compliant",
+		},
+		{
+			name: "stopped by search.maxSteps: a floor", run: newRun(200, lineFrom(100), full(100, pass)),
+			result: floorAt(benchv1.BoundStepsExhausted),
+			status: metav1.ConditionTrue, reason: "FloorStepsExhausted", message: "100 active warehouses compliant",
+		},
+		{
+			name:   "a floor whose fault step broke the SLA",
+			run:    newRun(100, fixed, full(100, pass), because(faultStep(100, fail), "errors 3.20% > 1%")),
+			result: floorAt(benchv1.BoundAllLoadedCompliant), status: metav1.ConditionFalse, reason: "FaultStepNonCompliant",
+			message: "100 active warehouses compliant; but fault step 1 at 100 active warehouses is not compliant: errors 3.20% > 1%",
 		},
 		{
 			name:   "a non-compliant fault step",
