@@ -47,6 +47,11 @@ func TestDemoFindsCapacity(t *testing.T) {
 	if res := done.Status.Result; res != nil && res.MaxCompliantWarehouses >= done.Spec.Workload.Warehouses {
 		t.Errorf("the demo ended compliant at all %d loaded warehouses: no capacity found inside them", done.Spec.Workload.Warehouses)
 	}
+	// Bracketed: a capacity, not a floor (a compliant full step and a non-compliant one within
+	// precision above it).
+	if b := done.Status.Result.Bound; b != benchv1.BoundBracketed {
+		t.Errorf("result.bound %q, want Bracketed", b)
+	}
 	// The real check Job ran after the last step, on the data the steps left, and found every
 	// acknowledged New-Order in it.
 	c := done.Status.Result.ConsistencyCheck
