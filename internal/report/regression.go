@@ -32,7 +32,13 @@ import (
 // than the noise.
 
 // Sample is one run's value of a figure and the 95 % half-width of that value from that run alone.
-type Sample struct{ Value, Half95 float64 }
+// Floor says the value is only a lower bound of the figure: the run's result was a floor
+// (status.result.bound AllLoadedCompliant or StepsExhausted), so its warehouse count and the
+// tpmC measured there are at least the capacity's, not the capacity's.
+type Sample struct {
+	Value, Half95 float64
+	Floor         bool
+}
 
 // Estimate is a figure over one or more runs.
 type Estimate struct {
@@ -41,6 +47,8 @@ type Estimate struct {
 	Runs   int     `json:"runs"`
 	// Basis says where Half95 comes from.
 	Basis string `json:"basis"`
+	// Floor: some run's value was only a lower bound (Sample.Floor), so the estimate is one too.
+	Floor bool `json:"floor,omitempty"`
 }
 
 // EstimateOf is the figure over samples from separate runs: their mean, and the larger of the
@@ -52,12 +60,14 @@ func EstimateOf(samples []Sample, basis string) Estimate {
 		return Estimate{Value: math.NaN()}
 	}
 	var sum, own float64
+	floor := false
 	for _, s := range samples {
 		sum += s.Value
 		own += s.Half95 * s.Half95
+		floor = floor || s.Floor
 	}
 	mean := sum / float64(n)
-	e := Estimate{Value: mean, Half95: math.Sqrt(own) / float64(n), Runs: n, Basis: basis}
+	e := Estimate{Value: mean, Half95: math.Sqrt(own) / float64(n), Runs: n, Basis: basis, Floor: floor}
 	if n >= MinRunsForInterval {
 		var squares float64
 		for _, s := range samples {
@@ -78,6 +88,10 @@ const (
 	VerdictImproved  = "Improved"
 	// VerdictNoBaseline: the baseline's value is zero or missing, so no percentage exists.
 	VerdictNoBaseline = "NoBaseline"
+	// VerdictFloor: a side's value is only a lower bound (Estimate.Floor) and the bounds do not
+	// decide: a floor is never ranked as a capacity. A floor above the other side's capacity
+	// beyond the noise is still an improvement (or, on the baseline's side, a regression).
+	VerdictFloor = "Floor"
 )
 
 // FigureDelta is one figure against its baseline.
@@ -110,10 +124,22 @@ func CompareFigure(figure, unit string, higherIsBetter bool, baseline, value Est
 	if !higherIsBetter {
 		d.WorsePercent = d.ChangePercent
 	}
+	regressed, improved := d.WorsePercent > tolerance+d.NoisePercent, -d.WorsePercent > d.NoisePercent
 	switch {
-	case d.WorsePercent > tolerance+d.NoisePercent:
+	case higherIsBetter && (value.Floor || baseline.Floor):
+		// A floor says "at least": only a value floor above the baseline, or a baseline floor
+		// above the value, decides anything, and both floors decide nothing.
+		switch {
+		case value.Floor && !baseline.Floor && improved:
+			d.Verdict = VerdictImproved
+		case baseline.Floor && !value.Floor && regressed:
+			d.Verdict = VerdictRegressed
+		default:
+			d.Verdict = VerdictFloor
+		}
+	case regressed:
 		d.Verdict = VerdictRegressed
-	case -d.WorsePercent > d.NoisePercent:
+	case improved:
 		d.Verdict = VerdictImproved
 	default:
 		d.Verdict = VerdictWithin
@@ -165,10 +191,12 @@ func FiguresOf(run *benchv1.BenchmarkRun, histograms map[benchv1.Transaction]*hd
 	}
 	step := run.Status.Steps[*r.Step]
 	n := measure.NewOrdersCounted(step)
+	floor := r.EffectiveBound(run.Spec.Workload.Warehouses).Floor()
 	tpmc := TpmCSample(r.TpmC, n)
+	tpmc.Floor = floor
 	f.add(FigureTpmC, unitTpmC, false, tpmc)
 	f.add(FigureEfficiency, unitPercent, false, Sample{Value: r.Efficiency, Half95: r.Efficiency * tpmc.Half95 / math.Max(r.TpmC, 1e-9)})
-	f.add(FigureWarehouses, unitWarehouses, false, Sample{Value: float64(r.MaxCompliantWarehouses), Half95: float64(max(1, r.Precision))})
+	f.add(FigureWarehouses, unitWarehouses, false, Sample{Value: float64(r.MaxCompliantWarehouses), Half95: float64(max(1, r.Precision)), Floor: floor})
 	for _, b := range latencyBounds(run.Spec.SLA) {
 		h := histograms[b.Transaction]
 		p, err := strconv.ParseFloat(b.Percentile, 64)
@@ -295,9 +323,10 @@ func SuiteFigures(runs []benchv1.SuiteRunRecord, newOrders map[string]float64, p
 		if !ok {
 			tpmc.Half95 = 0
 		}
+		tpmc.Floor = r.Result.Bound.Floor()
 		out[r.Database+" "+FigureTpmC] = append(out[r.Database+" "+FigureTpmC], tpmc)
 		out[r.Database+" "+FigureWarehouses] = append(out[r.Database+" "+FigureWarehouses],
-			Sample{Value: float64(r.Result.MaxCompliantWarehouses), Half95: float64(max(1, precision))})
+			Sample{Value: float64(r.Result.MaxCompliantWarehouses), Half95: float64(max(1, precision)), Floor: tpmc.Floor})
 	}
 	return out
 }
@@ -321,15 +350,19 @@ func CompareSuiteFigures(databases []string, value, baseline map[string][]Sample
 // FormatValue writes an estimate in its figure's unit, with its 95 % half-width.
 func (d FigureDelta) FormatValue(e Estimate) string {
 	v, h := e.Value, e.Half95
+	floor := ""
+	if e.Floor {
+		floor = "≥ "
+	}
 	switch d.unit {
 	case unitLatency:
 		return fmt.Sprintf("%s ± %s", Latency(msDuration(v)), Latency(msDuration(h)))
 	case unitPercent:
 		return fmt.Sprintf("%.2f %% ± %.2f", v, h)
 	case unitWarehouses:
-		return fmt.Sprintf("%.1f ± %.1f", v, h)
+		return fmt.Sprintf("%s%.1f ± %.1f", floor, v, h)
 	}
-	return fmt.Sprintf("%.1f ± %.1f", v, h)
+	return fmt.Sprintf("%s%.1f ± %.1f", floor, v, h)
 }
 
 func msDuration(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
@@ -339,6 +372,10 @@ func msDuration(ms float64) time.Duration { return time.Duration(ms * float64(ti
 func (d FigureDelta) Sentence(tolerance float64) string {
 	if d.Verdict == VerdictNoBaseline {
 		return fmt.Sprintf("%s has no baseline value to compare with", d.Figure)
+	}
+	if d.Verdict == VerdictFloor {
+		return fmt.Sprintf("%s cannot be ranked against the baseline (%s → %s): a floor is not a capacity; load more warehouses or raise search.maxSteps on the side marked ≥",
+			d.Figure, d.FormatValue(d.Baseline), d.FormatValue(d.Value))
 	}
 	word := "worse"
 	change := d.WorsePercent

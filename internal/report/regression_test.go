@@ -22,17 +22,17 @@ func TestEstimateOf(t *testing.T) {
 		t.Errorf("one run: %+v, want 1000 ± 19.6 (1.96·1000/√10000)", one)
 	}
 	// Two runs: the mean, with the noise of a mean of two.
-	two := EstimateOf([]Sample{{1000, 20}, {1010, 20}}, "counting noise")
+	two := EstimateOf([]Sample{{Value: 1000, Half95: 20}, {Value: 1010, Half95: 20}}, "counting noise")
 	if two.Value != 1005 || math.Abs(two.Half95-20/math.Sqrt2) > 1e-9 {
 		t.Errorf("two runs: %+v", two)
 	}
 	// Three runs spread more than their own noise: Student's t, t(0.975, 2) = 4.303.
-	three := EstimateOf([]Sample{{900, 5}, {1000, 5}, {1100, 5}}, "counting noise")
+	three := EstimateOf([]Sample{{Value: 900, Half95: 5}, {Value: 1000, Half95: 5}, {Value: 1100, Half95: 5}}, "counting noise")
 	if want := 4.303 * 100 / math.Sqrt(3); three.Value != 1000 || math.Abs(three.Half95-want) > 1e-9 || !strings.HasPrefix(three.Basis, "Student's t over 3") {
 		t.Errorf("three runs: %+v, want 1000 ± %.2f by Student's t", three, want)
 	}
 	// Three identical runs: never more precise than the runs themselves.
-	same := EstimateOf([]Sample{{8, 1}, {8, 1}, {8, 1}}, "search precision")
+	same := EstimateOf([]Sample{{Value: 8, Half95: 1}, {Value: 8, Half95: 1}, {Value: 8, Half95: 1}}, "search precision")
 	if same.Half95 != math.Sqrt(3)/3 || same.Basis != "search precision" {
 		t.Errorf("identical runs: %+v", same)
 	}
@@ -140,5 +140,40 @@ func TestParseTolerance(t *testing.T) {
 		if _, err := ParseTolerance(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// A floor is never ranked as a capacity against a baseline: only a floor above the other side's
+// capacity (beyond the noise) decides, and two floors decide nothing.
+func TestCompareFigureFloors(t *testing.T) {
+	est := func(v float64, floor bool) Estimate { return Estimate{Value: v, Half95: 1, Runs: 1, Floor: floor} }
+	for _, tc := range []struct {
+		name            string
+		baseline, value Estimate
+		want            string
+	}{
+		{"a value floor below the baseline's capacity says nothing", est(150, false), est(100, true), VerdictFloor},
+		{"a value floor above the baseline's capacity is an improvement", est(150, false), est(200, true), VerdictImproved},
+		{"a baseline floor above the value's capacity is a regression", est(200, true), est(150, false), VerdictRegressed},
+		{"a baseline floor below the value's capacity says nothing", est(100, true), est(150, false), VerdictFloor},
+		{"two floors, however far apart, say nothing", est(100, true), est(300, true), VerdictFloor},
+		{"two equal floors are no tie", est(300, true), est(300, true), VerdictFloor},
+		{"two capacities compare as before", est(150, false), est(100, false), VerdictRegressed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := CompareFigure(FigureWarehouses, unitWarehouses, true, tc.baseline, tc.value, 5)
+			if d.Verdict != tc.want {
+				t.Fatalf("verdict %s, want %s (%+v)", d.Verdict, tc.want, d)
+			}
+			if s := d.Sentence(5); tc.want == VerdictFloor && !strings.Contains(s, "a floor is not a capacity") {
+				t.Errorf("sentence %q", s)
+			}
+		})
+	}
+	if got := EstimateOf([]Sample{{Value: 100, Half95: 1}, {Value: 120, Half95: 1, Floor: true}}, "search precision"); !got.Floor {
+		t.Errorf("an estimate over a floor is not a floor: %+v", got)
+	}
+	if got := (FigureDelta{unit: unitWarehouses}).FormatValue(Estimate{Value: 120, Half95: 1, Floor: true}); got != "≥ 120.0 ± 1.0" {
+		t.Errorf("a floor formats as %q", got)
 	}
 }
