@@ -63,6 +63,16 @@ func TestSkewedStepIsInconclusive(t *testing.T) {
 	if skewed.StartSkew == nil || skewed.StartSkew.Duration < 15*time.Second || skewed.StartSkew.Duration > 16*time.Second {
 		t.Errorf("step 0 start skew %v, want 15s and the few milliseconds the pods' starts lay apart", skewed.StartSkew)
 	}
+	// An inconclusive step's New-Orders still count, as a lower bound only; the retry's are whole.
+	if l := skewed.NewOrders; l == nil || l.Acknowledged <= 0 || l.Complete {
+		t.Errorf("step 0 ledger %+v, want its pods' New-Orders as a lower bound", l)
+	}
+	if l := retry.NewOrders; l == nil || !l.Complete {
+		t.Errorf("retry ledger %+v, want complete", l)
+	}
+	if c := got.Status.Result.ConsistencyCheck; c == nil || c.Ledger == nil || !c.Ledger.Pass || c.Ledger.Exact {
+		t.Errorf("the run's ledger %+v: an inconclusive step leaves the lower bound only", c)
+	}
 	if retry.Verdict != benchv1.VerdictCompliant || retry.Attempt != 2 || *got.Status.Result.Step != 1 {
 		t.Errorf("retry %s attempt %d, result %+v", retry.Verdict, retry.Attempt, got.Status.Result)
 	}

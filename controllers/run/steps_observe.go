@@ -92,7 +92,12 @@ type stepWatch struct {
 // inconclusive is the step recorded inconclusive with its cause.
 func (w *stepWatch) inconclusive(cause string, urls []string) stepOutcome {
 	record := measure.InconclusiveStep(w.next.Index, w.next.Active, w.want, w.job.CreationTimestamp, cause)
-	record.NewOrders = measure.StepLedgerOf(w.snapshots, w.want) // what its terminals committed still counts
+	// What its terminals committed still counts, as a lower bound only: the measurement broke, so
+	// a pod may have committed more than it served (a pod replaced mid-step starts a new ledger).
+	if l := measure.StepLedgerOf(w.snapshots, w.want); l != nil {
+		l.Complete = false
+		record.NewOrders = l
+	}
 	record.StartSkew = w.startSkew()
 	return stepOutcome{record: record, podURLs: urls}
 }
