@@ -67,8 +67,9 @@ type StepLedger struct {
 	Acknowledged int64 `json:"acknowledged"`
 	// +optional
 	Unknown int64 `json:"unknown,omitempty"`
-	// Complete: every pod's count was read after its terminals ended; otherwise the counts are a
-	// lower bound (a pod not read, or read while its terminals still ran).
+	// Complete: every pod's count was read after its terminals ended, in a step that was not
+	// inconclusive; otherwise the counts are a lower bound (a pod not read, read while its
+	// terminals still ran, or replaced mid-step).
 	// +optional
 	Complete bool `json:"complete,omitempty"`
 }
