@@ -209,7 +209,8 @@ func TestPlugin(t *testing.T) {
 			benchv1.PhaseLoading: {"Loading", "load: 12/20 warehouses loaded, 3m0s so far"},
 			benchv1.PhaseRunning: {"Running", "current: step 2 (Full, 15 active warehouses, 1 pods): 1m10s of 5m0s elapsed, 3m50s remaining, tpmC 181.5",
 				"p90 NewOrder 41.0ms, Payment 22.0ms", "steps so far:", "STEP", "NEWORDER P90"},
-			benchv1.PhaseSucceeded: {"Succeeded", "result: 20 active warehouses compliant", "bound: AllLoadedCompliant — a floor: ≥ 20 warehouses; load more warehouses", "report: ConfigMap run-done-report"},
+			benchv1.PhaseSucceeded: {"Succeeded", "result: 20 active warehouses compliant", "bound: AllLoadedCompliant — a floor: ≥ 20 warehouses; load more warehouses",
+				"check: No consistency check after the last step is recorded for this run.", "report: ConfigMap run-done-report"},
 			benchv1.PhaseFailed: {"Failed", "failed: DatabaseNotReady: the Cluster was not ready within 10m",
 				"hint: `kubectl describe` the database object (`kubectl get cluster,crdbcluster,storage,database -l bench.oltp.io/run=run-failed`)"},
 		} {

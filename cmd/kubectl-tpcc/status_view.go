@@ -51,6 +51,9 @@ func runStatus(run *benchv1.BenchmarkRun, now time.Time) string {
 	if r := run.Status.Result; r != nil {
 		fmt.Fprintf(&b, "result: %s\n", r.Message)
 		fmt.Fprintf(&b, "bound: %s\n", boundWords(r, run.Spec.Workload.Warehouses))
+		if s := report.ConsistencySentence(run.Status.Phase, r.ConsistencyCheck); s != "" {
+			fmt.Fprintf(&b, "check: %s\n", s)
+		}
 	}
 	if words := placementWords(run); words != "" {
 		fmt.Fprintf(&b, "placement: %s\n", words)
