@@ -33,22 +33,24 @@ type Window struct {
 
 // JudgeWindow says which criteria a window breaks, each named with its figure and bound; none:
 // the SLA held over it. Only what the window shows is judged, and only beyond its noise:
-//   - a latency bound on a type the window has samples of (a window may complete no 4 % type;
-//     the step's own verdict judges the whole);
+//   - a latency bound on a type the window has attempts of (a window may attempt no 4 % type;
+//     the step's own verdict judges the whole), its failed transactions counted as infinitely
+//     slow as in Judge;
 //   - efficiency only when the window's New-Orders fall short of the minimum by more than three
 //     times the counting noise of the count the minimum expects (√n): a minute of a few
 //     warehouses counts a few dozen New-Orders, whose chance variation alone would cross the
 //     bound again and again;
-//   - errors over the window's transactions;
+//   - errors over the window's transactions, and per type over each type's attempts
+//     (typeErrorsWithin, as Judge);
 //   - maxLag (0: none) on every standby sampled, and on a window whose samples all failed.
 func JudgeWindow(w Window, c Criteria, maxLag time.Duration) []string {
 	var out []string
 	for _, b := range c.Latency {
-		h := w.Histograms[b.Transaction]
-		if h == nil || h.TotalCount() == 0 {
+		h, failed := w.Histograms[b.Transaction], w.Errors[b.Transaction]
+		if h == nil || h.TotalCount()+failed == 0 {
 			continue
 		}
-		if ch := latencyCheck(&snapshot.MergedTransaction{Histogram: h}, b); ch.Status == Fail {
+		if ch := latencyCheck(&snapshot.MergedTransaction{Histogram: h, Errors: failed}, b); ch.Status == Fail {
 			out = append(out, ch.Detail)
 		}
 	}
@@ -69,6 +71,11 @@ func JudgeWindow(w Window, c Criteria, maxLag time.Duration) []string {
 	}
 	if p := snapshot.Percent(errors, completed+errors); p > c.MaxErrorPercent {
 		out = append(out, fmt.Sprintf("errors %.3f%% > %g%%", p, c.MaxErrorPercent))
+	}
+	for _, t := range snapshot.Transactions {
+		if ch := typeErrorCheck(t, w.Errors[t], w.Completed[t]+w.Errors[t], c.MaxErrorPercent); ch.Status == Fail {
+			out = append(out, ch.Detail)
+		}
 	}
 	if maxLag > 0 {
 		if w.Samples == 0 && w.FailedSamples > 0 {
