@@ -34,10 +34,13 @@ import (
 // Sample is one run's value of a figure and the 95 % half-width of that value from that run alone.
 // Floor says the value is only a lower bound of the figure: the run's result was a floor
 // (status.result.bound AllLoadedCompliant or StepsExhausted), so its warehouse count and the
-// tpmC measured there are at least the capacity's, not the capacity's.
+// tpmC measured there are at least the capacity's, not the capacity's. Load is the active
+// warehouses the figure was measured at (0: not a load-bound figure): two floors measured at one
+// load compare as what they are, figures at that load.
 type Sample struct {
 	Value, Half95 float64
 	Floor         bool
+	Load          float64
 }
 
 // Estimate is a figure over one or more runs.
@@ -49,6 +52,9 @@ type Estimate struct {
 	Basis string `json:"basis"`
 	// Floor: some run's value was only a lower bound (Sample.Floor), so the estimate is one too.
 	Floor bool `json:"floor,omitempty"`
+	// Load is the active warehouses every run's figure was measured at, 0 when they differ or
+	// none is known (Sample.Load).
+	Load float64 `json:"load,omitempty"`
 }
 
 // EstimateOf is the figure over samples from separate runs: their mean, and the larger of the
@@ -60,14 +66,17 @@ func EstimateOf(samples []Sample, basis string) Estimate {
 		return Estimate{Value: math.NaN()}
 	}
 	var sum, own float64
-	floor := false
+	floor, load := false, samples[0].Load
 	for _, s := range samples {
 		sum += s.Value
 		own += s.Half95 * s.Half95
 		floor = floor || s.Floor
+		if s.Load != load {
+			load = 0
+		}
 	}
 	mean := sum / float64(n)
-	e := Estimate{Value: mean, Half95: math.Sqrt(own) / float64(n), Runs: n, Basis: basis, Floor: floor}
+	e := Estimate{Value: mean, Half95: math.Sqrt(own) / float64(n), Runs: n, Basis: basis, Floor: floor, Load: load}
 	if n >= MinRunsForInterval {
 		var squares float64
 		for _, s := range samples {
@@ -108,6 +117,9 @@ type FigureDelta struct {
 	Verdict       string  `json:"verdict"`
 	// unit formats the values ("tpmC", "%", "warehouses", "latency").
 	unit string
+	// oneLoad: both sides are floors measured at one load, compared as that load's figures and
+	// printed without "≥".
+	oneLoad bool
 }
 
 // CompareFigure judges one figure against its baseline at tolerance percent.
@@ -125,10 +137,13 @@ func CompareFigure(figure, unit string, higherIsBetter bool, baseline, value Est
 		d.WorsePercent = d.ChangePercent
 	}
 	regressed, improved := d.WorsePercent > tolerance+d.NoisePercent, -d.WorsePercent > d.NoisePercent
+	d.oneLoad = value.Floor && baseline.Floor && value.Load > 0 && value.Load == baseline.Load
 	switch {
-	case higherIsBetter && (value.Floor || baseline.Floor):
+	case higherIsBetter && (value.Floor || baseline.Floor) && !d.oneLoad:
 		// A floor says "at least": only a value floor above the baseline, or a baseline floor
-		// above the value, decides anything, and both floors decide nothing.
+		// above the value, decides anything, and two floors decide nothing — unless both were
+		// measured at one load (the same fixed warehouse count), where the figures are what that
+		// load gave and compare as such.
 		switch {
 		case value.Floor && !baseline.Floor && improved:
 			d.Verdict = VerdictImproved
@@ -192,11 +207,12 @@ func FiguresOf(run *benchv1.BenchmarkRun, histograms map[benchv1.Transaction]*hd
 	step := run.Status.Steps[*r.Step]
 	n := measure.NewOrdersCounted(step)
 	floor := r.EffectiveBound(run.Spec.Workload.Warehouses).Floor()
+	load := float64(r.MaxCompliantWarehouses)
 	tpmc := TpmCSample(r.TpmC, n)
-	tpmc.Floor = floor
+	tpmc.Floor, tpmc.Load = floor, load
 	f.add(FigureTpmC, unitTpmC, false, tpmc)
 	f.add(FigureEfficiency, unitPercent, false, Sample{Value: r.Efficiency, Half95: r.Efficiency * tpmc.Half95 / math.Max(r.TpmC, 1e-9)})
-	f.add(FigureWarehouses, unitWarehouses, false, Sample{Value: float64(r.MaxCompliantWarehouses), Half95: float64(max(1, r.Precision)), Floor: floor})
+	f.add(FigureWarehouses, unitWarehouses, false, Sample{Value: load, Half95: float64(max(1, r.Precision)), Floor: floor, Load: load})
 	for _, b := range latencyBounds(run.Spec.SLA) {
 		h := histograms[b.Transaction]
 		p, err := strconv.ParseFloat(b.Percentile, 64)
@@ -323,10 +339,11 @@ func SuiteFigures(runs []benchv1.SuiteRunRecord, newOrders map[string]float64, p
 		if !ok {
 			tpmc.Half95 = 0
 		}
-		tpmc.Floor = r.Result.Bound.Floor()
+		load := float64(r.Result.MaxCompliantWarehouses)
+		tpmc.Floor, tpmc.Load = r.Result.Bound.Floor(), load
 		out[r.Database+" "+FigureTpmC] = append(out[r.Database+" "+FigureTpmC], tpmc)
 		out[r.Database+" "+FigureWarehouses] = append(out[r.Database+" "+FigureWarehouses],
-			Sample{Value: float64(r.Result.MaxCompliantWarehouses), Half95: float64(max(1, precision)), Floor: tpmc.Floor})
+			Sample{Value: load, Half95: float64(max(1, precision)), Floor: tpmc.Floor, Load: load})
 	}
 	return out
 }
@@ -351,7 +368,7 @@ func CompareSuiteFigures(databases []string, value, baseline map[string][]Sample
 func (d FigureDelta) FormatValue(e Estimate) string {
 	v, h := e.Value, e.Half95
 	floor := ""
-	if e.Floor {
+	if e.Floor && !d.oneLoad {
 		floor = "≥ "
 	}
 	switch d.unit {

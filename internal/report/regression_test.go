@@ -147,6 +147,7 @@ func TestParseTolerance(t *testing.T) {
 // capacity (beyond the noise) decides, and two floors decide nothing.
 func TestCompareFigureFloors(t *testing.T) {
 	est := func(v float64, floor bool) Estimate { return Estimate{Value: v, Half95: 1, Runs: 1, Floor: floor} }
+	atLoad := func(v, load float64) Estimate { return Estimate{Value: v, Half95: 1, Runs: 1, Floor: true, Load: load} }
 	for _, tc := range []struct {
 		name            string
 		baseline, value Estimate
@@ -158,6 +159,9 @@ func TestCompareFigureFloors(t *testing.T) {
 		{"a baseline floor below the value's capacity says nothing", est(100, true), est(150, false), VerdictFloor},
 		{"two floors, however far apart, say nothing", est(100, true), est(300, true), VerdictFloor},
 		{"two equal floors are no tie", est(300, true), est(300, true), VerdictFloor},
+		{"two floors at one load compare as that load's figures", atLoad(400, 80), atLoad(320, 80), VerdictRegressed},
+		{"two floors at one load within the tolerance", atLoad(400, 80), atLoad(396, 80), VerdictWithin},
+		{"two floors at different loads say nothing", atLoad(400, 80), atLoad(320, 60), VerdictFloor},
 		{"two capacities compare as before", est(150, false), est(100, false), VerdictRegressed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -173,7 +177,16 @@ func TestCompareFigureFloors(t *testing.T) {
 	if got := EstimateOf([]Sample{{Value: 100, Half95: 1}, {Value: 120, Half95: 1, Floor: true}}, "search precision"); !got.Floor {
 		t.Errorf("an estimate over a floor is not a floor: %+v", got)
 	}
+	if got := EstimateOf([]Sample{{Value: 100, Load: 80}, {Value: 120, Load: 80}}, ""); got.Load != 80 {
+		t.Errorf("runs at one load: %+v", got)
+	}
+	if got := EstimateOf([]Sample{{Value: 100, Load: 80}, {Value: 120, Load: 60}}, ""); got.Load != 0 {
+		t.Errorf("runs at two loads: %+v", got)
+	}
 	if got := (FigureDelta{unit: unitWarehouses}).FormatValue(Estimate{Value: 120, Half95: 1, Floor: true}); got != "≥ 120.0 ± 1.0" {
 		t.Errorf("a floor formats as %q", got)
+	}
+	if d := CompareFigure(FigureTpmC, unitTpmC, true, atLoad(400, 80), atLoad(320, 80), 5); d.FormatValue(d.Value) != "320.0 ± 1.0" {
+		t.Errorf("a floor compared at its load formats as %q", d.FormatValue(d.Value))
 	}
 }
