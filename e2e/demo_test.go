@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -52,8 +53,19 @@ func TestDemoFindsCapacity(t *testing.T) {
 	if b := done.Status.Result.Bound; b != benchv1.BoundBracketed {
 		t.Errorf("result.bound %q, want Bracketed", b)
 	}
-	// The real check Job ran after the last step, on the data the steps left, and found every
-	// acknowledged New-Order in it.
+	// The demo's database is measured at 35m of CPU after a load under loadResources: the check
+	// after the last step is not made there, and the result says why (TestPostgresSyncRun runs
+	// the real check).
+	c := done.Status.Result.ConsistencyCheck
+	if c == nil || c.Passed || !strings.Contains(c.NotRun, "smaller resources than it was loaded with") {
+		t.Fatalf("result.consistencyCheck %+v, want not run, for the smaller measured resources", c)
+	}
+}
+
+// assertCheckedAfterTheLastStep requires the real check Job to have run after the run's last step
+// on the data the steps left, with every acknowledged New-Order found in it.
+func assertCheckedAfterTheLastStep(t *testing.T, done *benchv1.BenchmarkRun) {
+	t.Helper()
 	c := done.Status.Result.ConsistencyCheck
 	if c == nil || !c.Passed || c.Conditions != 12 || c.ConditionsPassed != 12 || c.Duration == nil {
 		t.Fatalf("result.consistencyCheck %+v, want 12 of 12 conditions passed", c)

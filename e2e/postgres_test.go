@@ -76,6 +76,7 @@ func TestPostgresSyncRun(t *testing.T) {
 	if len(done.Status.Steps) != 1 {
 		t.Fatalf("%d steps recorded, want 1 (Fixed mode)", len(done.Status.Steps))
 	}
+	assertCheckedAfterTheLastStep(t, done)
 	step := done.Status.Steps[0]
 	t.Logf("step 0: %d active warehouses, tpmC %.1f, efficiency %.1f%%, compliant %v, reasons %v",
 		step.ActiveWarehouses, step.TpmC, step.Efficiency, step.Compliant, step.Reasons)

@@ -25,6 +25,12 @@ type ConsistencyCheck struct {
 	// false.
 	// +optional
 	Error string `json:"error,omitempty"`
+	// NotRun says why no check was made after the last step: a database measured under smaller
+	// resources than it was loaded with (postgres.loadResources), where the check would read the
+	// whole dataset at the measured CPU. Passed is then false, which voids nothing: the result
+	// and the report say that it rests on data not checked after it was measured.
+	// +optional
+	NotRun string `json:"notRun,omitempty"`
 	// Ledger compares the orders the database gained over the run with the New-Orders the run's
 	// client pods acknowledged.
 	// +optional
