@@ -70,24 +70,39 @@ func (r *Reconciler) reconcileFinalCheck(ctx context.Context, run *benchv1.Bench
 // first of the Job's pods that ended with one (exit code 0: the conditions held; 1: one did not);
 // nil while none has.
 func (r *Reconciler) checkSummary(ctx context.Context, run *benchv1.BenchmarkRun, job *batchv1.Job) (*snapshot.CheckSummary, error) {
+	messages, err := r.terminationMessages(ctx, run, job, false)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range messages {
+		var s snapshot.CheckSummary
+		if err := json.Unmarshal([]byte(m.text), &s); err != nil || s.Conditions == 0 {
+			continue // not a summary: a message of another failure
+		}
+		return &s, nil
+	}
+	return nil, nil
+}
+
+// terminationMessage is what a Job's pod's tpcc container wrote when it ended.
+type terminationMessage struct{ pod, text string }
+
+// terminationMessages lists the non-empty termination messages of the tpcc containers of job's
+// pods that ended (only those that exited 0 when succeededOnly), in the pods' list order.
+func (r *Reconciler) terminationMessages(ctx context.Context, run *benchv1.BenchmarkRun, job *batchv1.Job, succeededOnly bool) ([]terminationMessage, error) {
 	pods := &corev1.PodList{}
 	if err := r.APIReader.List(ctx, pods, client.InNamespace(run.Namespace), client.MatchingLabels{batchv1.JobNameLabel: job.Name}); err != nil {
 		return nil, fmt.Errorf("listing the pods of Job %s: %w", job.Name, err)
 	}
+	var out []terminationMessage
 	for _, p := range pods.Items {
 		for _, c := range p.Status.ContainerStatuses {
-			t := c.State.Terminated
-			if c.Name != "tpcc" || t == nil || t.Message == "" {
-				continue
+			if t := c.State.Terminated; c.Name == "tpcc" && t != nil && t.Message != "" && (!succeededOnly || t.ExitCode == 0) {
+				out = append(out, terminationMessage{pod: p.Name, text: t.Message})
 			}
-			var s snapshot.CheckSummary
-			if err := json.Unmarshal([]byte(t.Message), &s); err != nil || s.Conditions == 0 {
-				continue // not a summary: a message of another failure
-			}
-			return &s, nil
 		}
 	}
-	return nil, nil
+	return out, nil
 }
 
 // finalCheckOutcome is the recorded check: the conditions' summary and the run's ledger.

@@ -9,7 +9,6 @@ import (
 	"strconv"
 
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -237,20 +236,16 @@ func (r *Reconciler) restoredSnapshot(ctx context.Context, run *benchv1.Benchmar
 
 // checkedDataset reads the dataset a completed check Job's pod wrote as its termination message.
 func (r *Reconciler) checkedDataset(ctx context.Context, run *benchv1.BenchmarkRun, job *batchv1.Job) (snapshot.Dataset, error) {
-	pods := &corev1.PodList{}
-	if err := r.APIReader.List(ctx, pods, client.InNamespace(run.Namespace), client.MatchingLabels{batchv1.JobNameLabel: job.Name}); err != nil {
-		return snapshot.Dataset{}, fmt.Errorf("listing the pods of Job %s: %w", job.Name, err)
+	messages, err := r.terminationMessages(ctx, run, job, true)
+	if err != nil {
+		return snapshot.Dataset{}, err
 	}
-	for _, p := range pods.Items {
-		for _, c := range p.Status.ContainerStatuses {
-			if t := c.State.Terminated; c.Name == "tpcc" && t != nil && t.ExitCode == 0 && t.Message != "" {
-				var ds snapshot.Dataset
-				if err := json.Unmarshal([]byte(t.Message), &ds); err != nil {
-					return snapshot.Dataset{}, fmt.Errorf("pod %s: termination message: %w", p.Name, err)
-				}
-				return ds, nil
-			}
+	if len(messages) > 0 {
+		var ds snapshot.Dataset
+		if err := json.Unmarshal([]byte(messages[0].text), &ds); err != nil {
+			return snapshot.Dataset{}, fmt.Errorf("pod %s: termination message: %w", messages[0].pod, err)
 		}
+		return ds, nil
 	}
 	return snapshot.Dataset{}, fmt.Errorf("no pod of Job %s ended with a dataset in its termination message", job.Name)
 }
