@@ -40,8 +40,14 @@ func TestStepTelemetryReplicationLagAndReport(t *testing.T) {
 	uids := &ct.JobUIDs{Seen: map[string][]types.UID{}}
 	var live map[string]float64
 	got := ct.DriveSteps(t, run, pods, ct.Boundary(100), uids, func(_ int, _ []*corev1.Pod) {
-		time.Sleep(2 * time.Second) // part of the series is stored
-		live = metricstest.RunSeries(t, ns, "pg")
+		// Part of the series is stored once the step's live metrics carry the sampling pod's WAL rate;
+		// on a loaded machine the first poll can come seconds after the pods were created.
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			live = metricstest.RunSeries(t, ns, "pg")
+			if _, ok := live["tpcc_run_current_step_wal_bytes_per_second{}"]; ok {
+				break
+			}
+		}
 		mgr.Stop()
 		time.Sleep(300 * time.Millisecond)
 		mgr = startManager(t, ns, cfg)
