@@ -21,16 +21,10 @@ type ConsistencyCheck struct {
 	// Duration is the check's wall time: what it adds to the run.
 	// +optional
 	Duration *metav1.Duration `json:"duration,omitempty"`
-	// Error says why the check gave no verdict (its Job failed without a summary); Passed is then
-	// false.
+	// Error says why the check gave no verdict (its Job failed without a summary, or the database
+	// did not return to the load's resources to be checked); Passed is then false.
 	// +optional
 	Error string `json:"error,omitempty"`
-	// NotRun says why no check was made after the last step: a database measured under smaller
-	// resources than it was loaded with (postgres.loadResources), where the check would read the
-	// whole dataset at the measured CPU. Passed is then false, which voids nothing: the result
-	// and the report say that it rests on data not checked after it was measured.
-	// +optional
-	NotRun string `json:"notRun,omitempty"`
 	// Ledger compares the orders the database gained over the run with the New-Orders the run's
 	// client pods acknowledged.
 	// +optional

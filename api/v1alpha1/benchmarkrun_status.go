@@ -50,6 +50,13 @@ const (
 	ReasonResourcesSwitched  = "ResourcesSwitched"
 )
 
+// Reasons of DatabaseReady while such a database, its steps over, returns to loadResources for the
+// consistency check after the last step (the phase is still Running).
+const (
+	ReasonRestoringLoadResources = "RestoringLoadResources"
+	ReasonLoadResourcesRestored  = "LoadResourcesRestored"
+)
+
 // Reasons of DatabaseReady between steps: the next step waits until the database's operator
 // reports it ready again (a primary restarting after an overloaded step, a standby catching up
 // after a fault), then DatabaseReady is True again with reason ReasonDatabaseReadyAgain.
@@ -67,6 +74,22 @@ func (s *BenchmarkRunStatus) ResourceSwitchMessage() string {
 	}
 	for _, c := range s.Conditions {
 		if c.Type == ConditionDatabaseReady && c.Reason == ReasonSwitchingResources {
+			return c.Message
+		}
+	}
+	return ""
+}
+
+// ResourceRestoreMessage is what the run is doing after its last step while its database returns
+// to postgres.loadResources for the check after the last step (DatabaseReady's
+// RestoringLoadResources message), or "" when it is not. The Ready condition and
+// `kubectl tpcc status -w` both say it.
+func (s *BenchmarkRunStatus) ResourceRestoreMessage() string {
+	if s.Phase != PhaseRunning {
+		return ""
+	}
+	for _, c := range s.Conditions {
+		if c.Type == ConditionDatabaseReady && c.Reason == ReasonRestoringLoadResources {
 			return c.Message
 		}
 	}
@@ -189,6 +212,15 @@ type DatabaseStatus struct {
 	// ready: the steps measure from then on.
 	// +optional
 	ResourcesSwitchTime *metav1.Time `json:"resourcesSwitchTime,omitempty"`
+	// ResourcesRestoreTime is when, its steps over, such a database was set back to
+	// spec.database.postgres.loadResources for the consistency check after the last step, which
+	// reads the whole dataset; its operator rolls the instances onto them again.
+	// +optional
+	ResourcesRestoreTime *metav1.Time `json:"resourcesRestoreTime,omitempty"`
+	// ResourcesRestoredTime is when every instance was first seen running with loadResources
+	// again, the cluster ready: the check after the last step starts then.
+	// +optional
+	ResourcesRestoredTime *metav1.Time `json:"resourcesRestoredTime,omitempty"`
 	// Sizing is the settings the operator sized from the database's memory (docs/sizing.md);
 	// absent when the database has no memory request or limit, or is external.
 	// +optional

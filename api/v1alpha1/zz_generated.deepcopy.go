@@ -601,6 +601,14 @@ func (in *DatabaseStatus) DeepCopyInto(out *DatabaseStatus) {
 		in, out := &in.ResourcesSwitchTime, &out.ResourcesSwitchTime
 		*out = (*in).DeepCopy()
 	}
+	if in.ResourcesRestoreTime != nil {
+		in, out := &in.ResourcesRestoreTime, &out.ResourcesRestoreTime
+		*out = (*in).DeepCopy()
+	}
+	if in.ResourcesRestoredTime != nil {
+		in, out := &in.ResourcesRestoredTime, &out.ResourcesRestoredTime
+		*out = (*in).DeepCopy()
+	}
 	if in.Sizing != nil {
 		in, out := &in.Sizing, &out.Sizing
 		*out = new(DatabaseSizing)

@@ -120,6 +120,10 @@ func runLine(run *benchv1.BenchmarkRun, now time.Time) string {
 	if waiting := run.Status.DatabaseWaitMessage(); waiting != "" {
 		parts = append(parts, waiting)
 	}
+	// After the last step: back onto postgres.loadResources for the consistency check.
+	if restoring := run.Status.ResourceRestoreMessage(); restoring != "" {
+		parts = append(parts, restoring)
+	}
 	if c := run.Status.Current; c != nil {
 		s := currentWords(c, now)
 		if p90 := p90Words(c.P90); p90 != "" {
@@ -136,7 +140,7 @@ func runLine(run *benchv1.BenchmarkRun, now time.Time) string {
 // runKey is what makes a change worth a line at once (phase, step, steps recorded); live figures
 // only refresh the line every so often.
 func runKey(run *benchv1.BenchmarkRun) string {
-	key := fmt.Sprintf("%s|%d|%t", run.Status.Phase, len(run.Status.Steps), run.Status.DatabaseWaitMessage() != "")
+	key := fmt.Sprintf("%s|%d|%t|%t", run.Status.Phase, len(run.Status.Steps), run.Status.DatabaseWaitMessage() != "", run.Status.ResourceRestoreMessage() != "")
 	if c := run.Status.Current; c != nil {
 		key += fmt.Sprintf("|%d|%t", c.Index, c.StartTime != nil)
 	}

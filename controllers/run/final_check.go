@@ -12,11 +12,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
-	"github.com/tpcc-operator/tpcc-operator/internal/engines"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
 	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 	"github.com/tpcc-operator/tpcc-operator/internal/measure"
-	"github.com/tpcc-operator/tpcc-operator/internal/report"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 )
 
@@ -28,12 +26,18 @@ func (r *Reconciler) reconcileFinalCheck(ctx context.Context, run *benchv1.Bench
 	if run.Status.FinalCheck != nil {
 		return true, ctrl.Result{}, nil
 	}
-	if why := finalCheckNotRun(r.backend(run), run); why != "" {
+	// A database measured under smaller resources than it was loaded with is checked under the
+	// load's (resource_restore.go).
+	restored, gaveUp, res, err := r.restoreLoadResources(ctx, run)
+	if gaveUp != "" {
 		return true, ctrl.Result{}, r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
 			if s.FinalCheck == nil {
-				s.FinalCheck = &benchv1.ConsistencyCheck{NotRun: why}
+				s.FinalCheck = &benchv1.ConsistencyCheck{Error: gaveUp}
 			}
 		})
+	}
+	if err != nil || !restored {
+		return false, res, err
 	}
 	check := jobs.FinalCheckJob(run, r.connection(run), r.Config.Jobs)
 	if err := r.createOnce(ctx, run, check); err != nil {
@@ -124,25 +128,11 @@ func finalCheckOutcome(s snapshot.CheckSummary, run *benchv1.BenchmarkRun) *benc
 	return out
 }
 
-// finalCheckNotRun says why the check after the last step is not made, "" when it is: a database
-// its engine measures under smaller resources than it loaded it with (engines.ResourceSwitcher:
-// postgres.loadResources) would be read whole at the measured CPU, which on a database limited so
-// that its capacity lands inside a small load (the demo's 35m) takes longer than the run's steps.
-func finalCheckNotRun(backend engines.Backend, run *benchv1.BenchmarkRun) string {
-	if switcher, ok := backend.(engines.ResourceSwitcher); ok {
-		if sw, switches := switcher.ResourceSwitch(run); switches {
-			return fmt.Sprintf("the database is measured under smaller resources than it was loaded with (measured under %s), at which the check would read the whole dataset; the check after the last step does not yet switch it back",
-				report.RequirementsWords(sw.Want))
-		}
-	}
-	return ""
-}
-
 // finalCheckFailure says why the run fails for what the check after its last step found; "" when
 // it passed or was never made (a run whose status predates it).
 func finalCheckFailure(c *benchv1.ConsistencyCheck) (reason, message string) {
 	switch {
-	case c == nil || c.Passed || c.NotRun != "":
+	case c == nil || c.Passed:
 	case c.Error != "":
 		reason = "ConsistencyCheckFailed"
 		message = "the consistency check after the last step gave no verdict: " + c.Error

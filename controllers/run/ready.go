@@ -50,6 +50,10 @@ func runReadyConditions(s *benchv1.BenchmarkRunStatus, generation int64) {
 		if waiting := s.DatabaseWaitMessage(); waiting != "" {
 			message = fmt.Sprintf("%s; %s", waiting, message)
 		}
+		// After the last step, back onto postgres.loadResources for the check (resource_restore.go).
+		if restoring := s.ResourceRestoreMessage(); restoring != "" {
+			message = fmt.Sprintf("%s; %s", message, restoring)
+		}
 	default:
 		message = "not started"
 	}

@@ -10,8 +10,9 @@ import (
 
 // ResourceSwitcher is a Backend whose runs can deploy and load their database under other compute
 // resources than the steps measure it with (PostgreSQL's loadResources): Desired returns the load's
-// resources until the run's data is loaded, the measured ones after, and the database's operator
-// rolls its pods onto them.
+// resources until the run's data is loaded, the measured ones while the steps run, the load's again
+// for the consistency check after the last step (UnderLoadResources), and the database's operator
+// rolls its pods onto each.
 type ResourceSwitcher interface {
 	// ResourceSwitch says what the run switches to after its load; ok is false when it does not
 	// switch (no load resources, or a reused database it does not load).
@@ -24,8 +25,24 @@ type ResourceSwitch struct {
 	Container string
 	// Want are the resources it then runs with.
 	Want corev1.ResourceRequirements
+	// From are the resources it was deployed and loaded with.
+	From corev1.ResourceRequirements
 	// Pods is how many database pods there are.
 	Pods int
+}
+
+// Back is the switch the other way: from the measured resources to those of the load, which the
+// database runs with again for the consistency check after the run's last step.
+func (sw ResourceSwitch) Back() ResourceSwitch {
+	sw.Want, sw.From = sw.From, sw.Want
+	return sw
+}
+
+// UnderLoadResources reports whether a database that switches resources (ResourceSwitcher) runs
+// with the load's now: before its data is loaded, and once the run's steps are over and it was set
+// back to them for the check after the last step (status.database.resourcesRestoreTime).
+func UnderLoadResources(run *benchv1.BenchmarkRun) bool {
+	return Loading(run) || (run.Status.Database != nil && run.Status.Database.ResourcesRestoreTime != nil)
 }
 
 // Loading reports whether the run has not loaded its data yet: it loads (no reuse) and its load

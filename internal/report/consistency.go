@@ -15,8 +15,6 @@ func ConsistencySentence(phase benchv1.Phase, c *benchv1.ConsistencyCheck) strin
 		return "No consistency check after the last step is recorded for this run."
 	case c == nil:
 		return ""
-	case c.NotRun != "":
-		return "No consistency check after the last step: " + c.NotRun + "."
 	case c.Error != "":
 		return "The consistency check after the last step gave no verdict: " + c.Error + "."
 	}

@@ -218,10 +218,11 @@ func saturationTolerantProbes() *cnpgv1.ProbesConfiguration {
 }
 
 // resources are the instances' compute resources now: loadResources until the run's data is
-// loaded, resources after (CloudNativePG rolls the instances onto them).
+// loaded, resources while the steps measure, loadResources again for the check after the last
+// step (CloudNativePG rolls the instances onto each).
 func resources(run *benchv1.BenchmarkRun) corev1.ResourceRequirements {
 	spec := run.Spec.Database.EffectivePostgres()
-	if spec.LoadResources != nil && engines.Loading(run) {
+	if spec.LoadResources != nil && engines.UnderLoadResources(run) {
 		return *spec.LoadResources
 	}
 	return spec.Resources
@@ -261,7 +262,7 @@ func (Backend) ResourceSwitch(run *benchv1.BenchmarkRun) (engines.ResourceSwitch
 	if spec.LoadResources == nil || run.Spec.Database.Reuse != nil {
 		return engines.ResourceSwitch{}, false
 	}
-	return engines.ResourceSwitch{Container: "postgres", Want: spec.Resources, Pods: int(spec.Instances)}, true
+	return engines.ResourceSwitch{Container: "postgres", Want: spec.Resources, From: *spec.LoadResources, Pods: int(spec.Instances)}, true
 }
 
 // toApplyObject converts a typed object for server-side apply: zero-valued status and creation
