@@ -62,7 +62,7 @@ func (w *FaultWindow) stats() map[benchv1.Transaction]benchv1.TransactionStats {
 			continue
 		}
 		q := func(p float64) metav1.Duration {
-			return metav1.Duration{Duration: snapshot.Micros(h.ValueAtQuantile(p))}
+			return metav1.Duration{Duration: snapshot.Micros(snapshot.ValueAtNearestRank(h, p))}
 		}
 		out[benchv1.Transaction(t)] = benchv1.TransactionStats{Count: h.TotalCount(), P50: q(50), P90: q(90), P95: q(95), P99: q(99),
 			Max: metav1.Duration{Duration: snapshot.Micros(h.Max())}}

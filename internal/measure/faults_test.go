@@ -444,3 +444,21 @@ func TestFaultRecordMeasured(t *testing.T) {
 		})
 	}
 }
+
+// The minute after a fault reports its percentiles by the nearest rank, as a step does: of 16
+// New-Orders of 1..16 ms the p90 is the 15th (HdrHistogram's own rank rule reads the 14th).
+func TestFaultWindowStatsReadNearestRank(t *testing.T) {
+	h := snapshot.NewHistogram()
+	for v := int64(1); v <= 16; v++ {
+		_ = h.RecordValue(v * 1000)
+	}
+	enc, err := snapshot.EncodeHistogram(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &FaultWindow{From: 0, To: 6, Histograms: map[snapshot.Transaction]string{snapshot.NewOrder: enc}}
+	got := w.stats()[benchv1.Transaction(snapshot.NewOrder)]
+	if want := snapshot.Micros(snapshot.ValueAtRank(h, 15)); got.P90.Duration != want || got.Count != 16 {
+		t.Errorf("p90 %s of %d, want the 15th of 16: %s", got.P90.Duration, got.Count, want)
+	}
+}

@@ -162,7 +162,7 @@ func (w *SustainWatch) Close() error {
 			return fmt.Errorf("sustained window: %w", err)
 		}
 		win.Histograms[t] = h
-		judged.P90Micros[t] = h.ValueAtQuantile(90)
+		judged.P90Micros[t] = snapshot.ValueAtNearestRank(h, 90)
 	}
 	for name, ms := range o.MaxLagMs {
 		win.MaxReplayLag[name] = time.Duration(ms) * time.Millisecond

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tpcc-operator/tpcc-operator/internal/measure"
+	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -241,15 +242,15 @@ func (f *RunFigures) add(name, unit string, lowerIsBetter bool, s Sample) {
 	f.Order = append(f.Order, name)
 }
 
-// PercentileSample is the percentile p (0..100) of a histogram of microseconds, in milliseconds,
-// with the half-width of its 95 % order-statistic band: the values at the ranks n·q ±
-// 1.96·√(n·q·(1-q)), q = p/100.
+// PercentileSample is the percentile p (0..100) of a histogram of microseconds by the nearest-rank
+// method (snapshot.NearestRank), in milliseconds, with the half-width of its 95 % order-statistic
+// band: the values at the nearest ranks of n·q ± 1.96·√(n·q·(1-q)), q = p/100.
 func PercentileSample(h *hdr.Histogram, p float64) Sample {
 	n := float64(h.TotalCount())
 	q := p / 100
 	spread := 1.96 * math.Sqrt(q*(1-q)/n)
 	at := func(q float64) float64 {
-		return float64(h.ValueAtQuantile(math.Min(100, math.Max(0, q*100)))) / 1000
+		return float64(snapshot.ValueAtNearestRank(h, math.Min(100, math.Max(0, q*100)))) / 1000
 	}
 	v := at(q)
 	return Sample{Value: v, Half95: math.Max(at(q+spread)-v, v-at(q-spread))}

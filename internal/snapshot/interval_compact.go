@@ -117,7 +117,7 @@ func Compact(intervals []MergedInterval, length time.Duration) CompactSeries {
 			}
 			col.Completed[i], col.Errors[i] = mt.Completed(), mt.Errors
 			if h := mt.Histogram; h != nil && h.TotalCount() > 0 {
-				col.P50[i], col.P90[i], col.P99[i] = sig3(h.ValueAtQuantile(50)), sig3(h.ValueAtQuantile(90)), sig3(h.ValueAtQuantile(99))
+				col.P50[i], col.P90[i], col.P99[i] = sig3(ValueAtNearestRank(h, 50)), sig3(ValueAtNearestRank(h, 90)), sig3(ValueAtNearestRank(h, 99))
 				col.Max[i] = sig3(h.Max())
 			}
 		}

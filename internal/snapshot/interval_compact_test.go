@@ -42,3 +42,18 @@ func TestSig3(t *testing.T) {
 		}
 	}
 }
+
+// An interval's percentiles in the series are read by the nearest rank, as the step's are: of 16
+// responses of 1..16 ms the p90 is the 15th (HdrHistogram's own rank rule reads the 14th).
+func TestCompactReadsNearestRank(t *testing.T) {
+	h := NewHistogram()
+	for v := int64(1); v <= 16; v++ {
+		_ = h.RecordValue(v * 1000)
+	}
+	merged := []MergedInterval{{Index: 0, Seconds: 10, Transactions: map[Transaction]*MergedTransaction{NewOrder: {Histogram: h, Commits: 16}}}}
+	col := Compact(merged, 10*time.Second).Types[NewOrder]
+	if col.P90[0] != sig3(ValueAtRank(h, 15)) || col.P50[0] != sig3(ValueAtRank(h, 8)) || col.P99[0] != sig3(ValueAtRank(h, 16)) {
+		t.Errorf("p50 %d, p90 %d, p99 %d µs: want the 8th, 15th and 16th of 16 (%d, %d, %d)", col.P50[0], col.P90[0], col.P99[0],
+			sig3(ValueAtRank(h, 8)), sig3(ValueAtRank(h, 15)), sig3(ValueAtRank(h, 16)))
+	}
+}

@@ -211,13 +211,14 @@ func (m *Measured) Transactions() (map[snapshot.Transaction]snapshot.Transaction
 	return out, nil
 }
 
-// Percentile returns the p-th percentile response time of a type, 0 without samples.
+// Percentile returns the p-th percentile response time of a type by the nearest-rank method
+// (snapshot.NearestRank), 0 without samples.
 func (m *Measured) Percentile(t snapshot.Transaction, p float64) time.Duration {
 	h := m.Histograms[txTypeOf(t)]
 	if h.TotalCount() == 0 {
 		return 0
 	}
-	return snapshot.Micros(h.ValueAtQuantile(p))
+	return snapshot.Micros(snapshot.ValueAtNearestRank(h, p))
 }
 
 // Completed returns a type's completed transactions (commits + rollbacks).
