@@ -124,3 +124,14 @@ func priceHTML(p *page, b *priceBlock) {
 		p.table(priceHeader, b.Rows, nil)
 	}
 }
+
+// PriceSentence is a result's price-performance in one line, for `kubectl tpcc status`: the cost
+// and its ratios (bounded as the result is), or why it was not priced, and the disclaimer in
+// short; "" without spec.pricing.
+func PriceSentence(run *benchv1.BenchmarkRun, result benchv1.Result) string {
+	b := priceBlockOf(run, result)
+	if b == nil {
+		return ""
+	}
+	return strings.TrimSuffix(b.Sentences[0], ".") + " (prices are the user's, not quoted; TPC-C-derived, not a TPC price/performance result)"
+}
