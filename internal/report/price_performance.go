@@ -49,7 +49,7 @@ func priceBlockOf(run *benchv1.BenchmarkRun, result benchv1.Result) *priceBlock 
 				s += " (the result is a floor, so its price-performance is one too)"
 			}
 		} else {
-			s += "; no compliant step, so no cost per tpmC"
+			s += "; no compliant result, so no cost per tpmC"
 		}
 		b.Sentences = append(b.Sentences, s+".")
 		for _, it := range pp.Items {
