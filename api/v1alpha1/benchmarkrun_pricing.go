@@ -113,6 +113,11 @@ type PricePerformance struct {
 	// +listType=atomic
 	// +optional
 	Unpriced []string `json:"unpriced,omitempty"`
+	// Caveats say where the price overstates the database's share: nodes priced as dedicated that
+	// also ran client pods.
+	// +listType=atomic
+	// +optional
+	Caveats []string `json:"caveats,omitempty"`
 }
 
 // PricedItem is one line of a price: a database pod group, a node or the volumes.

@@ -11,6 +11,7 @@ import (
 	"math/big"
 	"sort"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -303,5 +304,31 @@ func ForRun(run *benchv1.BenchmarkRun, db benchv1.DatabaseDescription, tpmC floa
 	if env := run.Status.Environment; env != nil {
 		nodes = env.Nodes
 	}
-	return Of(run.Spec.Pricing, db, nodes, tpmC)
+	out := Of(run.Spec.Pricing, db, nodes, tpmC)
+	if out != nil && out.Rule == benchv1.PricingDedicatedNodes {
+		if shared := clientsOnDatabaseNodes(run.Status.Steps); len(shared) > 0 {
+			out.Caveats = append(out.Caveats, fmt.Sprintf("nodes priced as the database's also ran client pods (%s): they were not dedicated to it",
+				strings.Join(shared, ", ")))
+		}
+	}
+	return out
+}
+
+// clientsOnDatabaseNodes are the nodes any step found running a client pod beside a database pod.
+func clientsOnDatabaseNodes(steps []benchv1.StepResult) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range steps {
+		if s.Placement == nil {
+			continue
+		}
+		for _, n := range s.Placement.ClientsOnDatabaseNodes {
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -163,3 +163,19 @@ func TestForRunPricesTheDatabaseNotTheClients(t *testing.T) {
 		t.Error("a run without spec.pricing is priced")
 	}
 }
+
+// Nodes priced as dedicated that also ran client pods are named as a caveat.
+func TestForRunNamesNodesSharedWithClients(t *testing.T) {
+	spec := benchv1.PricingSpec{Currency: "USD", NodeHour: map[string]benchv1.Price{"m.large": "0.2"}}
+	run := &benchv1.BenchmarkRun{Spec: benchv1.BenchmarkRunSpec{Pricing: &spec}}
+	run.Status.Environment = &benchv1.RunEnvironment{Nodes: []benchv1.NodeEnvironment{node("n1", "m.large")}}
+	run.Status.Steps = []benchv1.StepResult{{Placement: &benchv1.StepPlacement{ClientsOnDatabaseNodes: []string{"n1"}}}, {}}
+	got := ForRun(run, db(group("instance", 1, corev1.ResourceRequirements{}, "")), 100)
+	if got.Rule != benchv1.PricingDedicatedNodes || len(got.Caveats) != 1 || !strings.Contains(got.Caveats[0], "client pods (n1)") {
+		t.Errorf("caveats %q (rule %s), want n1 named", got.Caveats, got.Rule)
+	}
+	run.Status.Steps = nil
+	if got := ForRun(run, db(group("instance", 1, corev1.ResourceRequirements{}, "")), 100); len(got.Caveats) != 0 {
+		t.Errorf("caveats %q without shared nodes", got.Caveats)
+	}
+}

@@ -56,6 +56,9 @@ func priceBlockOf(run *benchv1.BenchmarkRun, result benchv1.Result) *priceBlock 
 			b.Rows = append(b.Rows, []string{it.What, priced(it.VCPU, false), priced(it.Memory, true), priced(it.Storage, true), Money(it.MonthlyCost, pp.Currency)})
 		}
 	}
+	for _, c := range pp.Caveats {
+		b.Sentences = append(b.Sentences, "Caveat: "+c+".")
+	}
 	if len(pp.Unpriced) > 0 {
 		b.Sentences = append(b.Sentences, "Not priced: "+strings.Join(pp.Unpriced, "; ")+".")
 	}
