@@ -13,8 +13,8 @@ import (
 )
 
 // RunMarkdown is a run's report.md: every step, then the result step's latency table, the
-// price-performance (with spec.pricing), the fault steps, the environment and the sizing. It reads only the run's status (result may be a partial
-// one for a run still under way).
+// price-performance (with spec.pricing), the fault steps, the environment and the sizing. It reads
+// only the run's status (result may be a partial one for a run still under way).
 func RunMarkdown(run *benchv1.BenchmarkRun, result benchv1.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# BenchmarkRun %s/%s — %s\n\n*%s*\n\n%s\n\n", run.Namespace, run.Name, run.Spec.Database.Engine, FairUse, result.Message)
