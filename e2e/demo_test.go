@@ -6,8 +6,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -59,6 +61,28 @@ func TestDemoFindsCapacity(t *testing.T) {
 		t.Errorf("status.database %+v: want the load resources restored after the last step", db)
 	}
 	assertCheckedAfterTheLastStep(t, done)
+	assertDemoPriced(t, done)
+}
+
+// assertDemoPriced: demo.yaml's spec.pricing ends in status.result.pricePerformance — its three
+// instances at their requests and volumes, 9.15795 USD a month, divided by the found tpmC — and in
+// the report's Price-performance section with its disclaimer.
+func assertDemoPriced(t *testing.T, done *benchv1.BenchmarkRun) {
+	t.Helper()
+	pp := done.Status.Result.PricePerformance
+	if pp == nil || pp.NotPriced != "" || pp.Rule != benchv1.PricingRequests || pp.MonthlyCost == nil || *pp.MonthlyCost != 9.15795 ||
+		pp.TpmCPerCurrency == nil || pp.CostPerTpmCMonth == nil || pp.CostPerTpmC3Years == nil {
+		t.Fatalf("result.pricePerformance %+v, want the three instances at their requests, 9.15795 USD a month, and its ratios", pp)
+	}
+	cm := &corev1.ConfigMap{}
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: done.Namespace, Name: done.Status.Report.ConfigMapName}, cm); err != nil {
+		t.Fatalf("report: %v", err)
+	}
+	for _, want := range []string{"## Price-performance", "9.15795 USD", "not a TPC price/performance result"} {
+		if !strings.Contains(cm.Data["report.md"], want) {
+			t.Errorf("the demo's report.md does not say %q", want)
+		}
+	}
 }
 
 // assertCheckedAfterTheLastStep requires the real check Job to have run after the run's last step

@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // DatabaseDescription is the engine's own account of a run's database: its topology, what a commit
@@ -75,6 +76,9 @@ type DatabasePodGroup struct {
 	// Resources (postgres.loadResources); the pods switch before the first step.
 	// +optional
 	LoadResources *corev1.ResourceRequirements `json:"loadResources,omitempty"`
+	// Storage is the size of each pod's volumes together; absent for pods with none.
+	// +optional
+	Storage *resource.Quantity `json:"storage,omitempty"`
 }
 
 // DatabaseTuning is what a database's spec asks its engine for beyond the operator's sizing.

@@ -637,6 +637,9 @@ type NodeEnvironment struct {
 	CPU *resource.Quantity `json:"cpu,omitempty"`
 	// +optional
 	Memory *resource.Quantity `json:"memory,omitempty"`
+	// Labels are the node's labels the run's pricing reads (spec.pricing.nodeLabel).
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
 }
 
 // TransactionStats are one transaction type's counts and response-time percentiles.
@@ -767,6 +770,11 @@ type Result struct {
 	// ledger after the run's last step, before the result was published.
 	// +optional
 	ConsistencyCheck *ConsistencyCheck `json:"consistencyCheck,omitempty"`
+	// PricePerformance is the database's monthly cost as spec.pricing prices it, and its cost per
+	// tpmC; absent without spec.pricing. With a floor result (Bound not Bracketed) it is a floor
+	// too: tpmC per currency at least, cost per tpmC at most.
+	// +optional
+	PricePerformance *PricePerformance `json:"pricePerformance,omitempty"`
 }
 
 // ReportRef names the report ConfigMap.

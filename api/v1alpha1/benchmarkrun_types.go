@@ -108,6 +108,11 @@ type BenchmarkRunSpec struct {
 	// annotated with the run's UID but not owned by it.
 	// +optional
 	RetainReports bool `json:"retainReports,omitempty"`
+
+	// Pricing prices the database's resources for status.result.pricePerformance
+	// (docs/price-performance.md). It may change: the price is computed when the result is.
+	// +optional
+	Pricing *PricingSpec `json:"pricing,omitempty"`
 }
 
 // Engine is a database engine.

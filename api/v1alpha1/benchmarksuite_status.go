@@ -142,6 +142,9 @@ type SuiteRunResult struct {
 	// Isolation the run's steps ran at (read back by the clients).
 	// +optional
 	Isolation Isolation `json:"isolation,omitempty"`
+	// PricePerformance is the run's status.result.pricePerformance (with spec.pricing).
+	// +optional
+	PricePerformance *PricePerformance `json:"pricePerformance,omitempty"`
 }
 
 // LatencyPercentiles are one transaction type's median, 95th and 99th percentile response times.
@@ -218,10 +221,46 @@ type SuiteDatabaseResult struct {
 	// RatioToLeader is this database's mean tpmC over the leader's (1 for the leader).
 	// +optional
 	RatioToLeader float64 `json:"ratioToLeader,omitempty"`
+	// PricePerformance is the database's price-performance over its runs that succeeded (with
+	// spec.pricing).
+	// +optional
+	PricePerformance *PricePerformanceStatistic `json:"pricePerformance,omitempty"`
 	// Versus says it in words: the leader "1.05× YDB" (over the runner-up), the others
 	// "PostgreSQL is 1.05× this".
 	// +optional
 	Versus string `json:"versus,omitempty"`
+}
+
+// PricePerformanceStatistic is a database's price-performance over its runs. Its monthly cost is
+// one figure per configuration, so the ratios carry the tpmC's confidence interval divided by it
+// (the cost per tpmC the interval's reciprocal).
+type PricePerformanceStatistic struct {
+	// Currency of every amount.
+	Currency string `json:"currency"`
+	// NotPriced says why a run of the database was not priced; the figures are then absent.
+	// +optional
+	NotPriced string `json:"notPriced,omitempty"`
+	// Rule is what its runs' database pods were priced at.
+	// +optional
+	Rule PricingRule `json:"rule,omitempty"`
+	// MonthlyCost over the runs (their mean when their costs differ).
+	// +optional
+	MonthlyCost *float64 `json:"monthlyCost,omitempty"`
+	// TpmCPerCurrency is tpmC per unit of currency a month.
+	// +optional
+	TpmCPerCurrency *Statistic `json:"tpmCPerCurrency,omitempty"`
+	// CostPerTpmCMonth and CostPerTpmC3Years are the cost per tpmC a month and over 36 months.
+	// +optional
+	CostPerTpmCMonth *Statistic `json:"costPerTpmCMonth,omitempty"`
+	// +optional
+	CostPerTpmC3Years *Statistic `json:"costPerTpmC3Years,omitempty"`
+	// TpmCRank and Rank order the databases whose result is no floor by mean tpmC and by mean
+	// tpmC per currency (1 first); absent for a floor, and Rank absent when the databases are
+	// priced in different currencies.
+	// +optional
+	TpmCRank int32 `json:"tpmCRank,omitempty"`
+	// +optional
+	Rank int32 `json:"rank,omitempty"`
 }
 
 // PerResourceStatistic is tpmC per vCPU and per GiB on one basis over a database's runs.

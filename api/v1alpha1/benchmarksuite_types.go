@@ -117,6 +117,11 @@ type BenchmarkSuiteSpec struct {
 	// ends: the verdict is status.regression and condition BaselineHeld.
 	// +optional
 	Baseline *SuiteBaseline `json:"baseline,omitempty"`
+
+	// Pricing is every run's spec.pricing unless the database gives its own; the comparison then
+	// ranks the databases by price-performance too (docs/price-performance.md).
+	// +optional
+	Pricing *PricingSpec `json:"pricing,omitempty"`
 }
 
 // DataReuse says whether a suite's repeats reuse the data of the repeat before.
@@ -150,6 +155,10 @@ type SuiteDatabase struct {
 	// Placement of this database's runs, role by role over the suite's spec.placement.
 	// +optional
 	Placement *Placement `json:"placement,omitempty"`
+
+	// Pricing of this database's runs, instead of the suite's spec.pricing.
+	// +optional
+	Pricing *PricingSpec `json:"pricing,omitempty"`
 }
 
 func init() {

@@ -17,7 +17,8 @@ import (
 // The status views are pure: they render an object as read at now.
 
 // runStatus is `kubectl tpcc status RUN`: the phase, the load, the current step with elapsed and
-// remaining time, its live tpmC and p90 per transaction, the steps so far and the result.
+// remaining time, its live tpmC and p90 per transaction, the steps so far and the result with its
+// price-performance.
 func runStatus(run *benchv1.BenchmarkRun, now time.Time) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "BenchmarkRun %s/%s (%s): %s\n", run.Namespace, run.Name, run.Spec.Database.Engine, phaseOf(run.Status.Phase))
@@ -53,6 +54,9 @@ func runStatus(run *benchv1.BenchmarkRun, now time.Time) string {
 		fmt.Fprintf(&b, "bound: %s\n", boundWords(r, run.Spec.Workload.Warehouses))
 		if s := report.ConsistencySentence(run.Status.Phase, r.ConsistencyCheck); s != "" {
 			fmt.Fprintf(&b, "check: %s\n", s)
+		}
+		if s := report.PriceSentence(run, *r); s != "" {
+			fmt.Fprintf(&b, "price-performance: %s\n", s)
 		}
 	}
 	if words := placementWords(run); words != "" {

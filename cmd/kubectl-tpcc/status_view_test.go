@@ -163,3 +163,29 @@ func TestRunStatusStepTableKeepsOneRowPerStep(t *testing.T) {
 		t.Errorf("want one row per step, the reason on its row:\n%s", out)
 	}
 }
+
+// A priced run's status says its price-performance with the result's bound and the disclaimer; an
+// unpriced one says nothing of prices.
+func TestRunStatusPricePerformance(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	run := &benchv1.BenchmarkRun{Spec: benchv1.BenchmarkRunSpec{Workload: benchv1.WorkloadSpec{Warehouses: 8}},
+		Status: benchv1.BenchmarkRunStatus{Phase: benchv1.PhaseSucceeded, Result: &benchv1.Result{
+			MaxCompliantWarehouses: 8, Bound: benchv1.BoundAllLoadedCompliant, TpmC: 100, Message: "8 warehouses",
+			PricePerformance: &benchv1.PricePerformance{Currency: "USD", Rule: benchv1.PricingRequests, MonthlyCost: f(57.75),
+				CostPerTpmCMonth: f(0.5775), CostPerTpmC3Years: f(20.79), TpmCPerCurrency: f(1.73160)}}}}
+	got := runStatus(run, time.Now())
+	for _, want := range []string{"price-performance: The database costs 57.75 USD a month", "≤ 0.5775 USD per tpmC a month",
+		"≤ 20.79 USD per tpmC over a 36-month term", "≥ 1.7316 tpmC per USD", "not quoted", "not a TPC price/performance result"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("status lacks %q:\n%s", want, got)
+		}
+	}
+	run.Status.Result.PricePerformance = &benchv1.PricePerformance{Currency: "USD", NotPriced: "the operator deployed no database pods for this run (an external database): their resources are unknown"}
+	if got := runStatus(run, time.Now()); !strings.Contains(got, "price-performance: Not priced: the operator deployed no database pods") {
+		t.Errorf("status does not say why it is not priced:\n%s", got)
+	}
+	run.Status.Result.PricePerformance = nil
+	if got := runStatus(run, time.Now()); strings.Contains(got, "price") {
+		t.Errorf("an unpriced run's status speaks of prices:\n%s", got)
+	}
+}

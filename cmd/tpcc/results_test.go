@@ -69,7 +69,7 @@ func TestResultsWrite(t *testing.T) {
 		t.Errorf("written again (exit %d): %s", code, out)
 	}
 	code, out, _ = runCLI(t, "results", "migrate", "--url", uri)
-	if code != 0 || !strings.Contains(out, "schema tpcc at version 2 (applied now: [])") {
+	if code != 0 || !strings.Contains(out, "schema tpcc at version 3 (applied now: [])") {
 		t.Errorf("migrate (exit %d): %s", code, out)
 	}
 

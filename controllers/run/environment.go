@@ -84,7 +84,7 @@ func (r *Reconciler) recordEnvironment(ctx context.Context, run *benchv1.Benchma
 			env.Nodes = append(env.Nodes, benchv1.NodeEnvironment{Name: name})
 			continue
 		}
-		env.Nodes = append(env.Nodes, nodeEnvironment(node))
+		env.Nodes = append(env.Nodes, nodeEnvironment(node, pricingLabel(run)))
 	}
 	return r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
 		if s.Environment == nil || s.Environment.OperatorVersion == "" {
@@ -96,8 +96,17 @@ func (r *Reconciler) recordEnvironment(ctx context.Context, run *benchv1.Benchma
 	})
 }
 
-// nodeEnvironment is what a node's status says of it; it is pure.
-func nodeEnvironment(node *corev1.Node) benchv1.NodeEnvironment {
+// pricingLabel is the node label the run's pricing reads; "" without spec.pricing.nodeHour.
+func pricingLabel(run *benchv1.BenchmarkRun) string {
+	if p := run.Spec.Pricing; p != nil && len(p.NodeHour) > 0 {
+		return p.EffectiveNodeLabel()
+	}
+	return ""
+}
+
+// nodeEnvironment is what a node's status says of it, with its label named label when it has one
+// (label "": none); it is pure.
+func nodeEnvironment(node *corev1.Node, label string) benchv1.NodeEnvironment {
 	info := node.Status.NodeInfo
 	n := benchv1.NodeEnvironment{Name: node.Name, KernelVersion: info.KernelVersion, OSImage: info.OSImage,
 		ContainerRuntimeVersion: info.ContainerRuntimeVersion, KubeletVersion: info.KubeletVersion, Architecture: info.Architecture}
@@ -106,6 +115,9 @@ func nodeEnvironment(node *corev1.Node) benchv1.NodeEnvironment {
 	}
 	if q, ok := node.Status.Capacity[corev1.ResourceMemory]; ok {
 		n.Memory = &q
+	}
+	if v, ok := node.Labels[label]; ok && label != "" {
+		n.Labels = map[string]string{label: v}
 	}
 	return n
 }

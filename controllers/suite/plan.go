@@ -140,6 +140,8 @@ func suiteRun(reg *registry.Registry, suite *benchv1.BenchmarkSuite, p plannedRu
 			// Its rows go where the suite's go, and its report outlives it as the suite's does.
 			Results:       suite.Spec.Results.DeepCopy(),
 			RetainReports: suite.Spec.RetainReports,
+			// The database's own prices, else the suite's.
+			Pricing: pricingOf(p.Database, suite),
 		},
 	}
 }
@@ -191,4 +193,12 @@ func conditionTime(run *benchv1.BenchmarkRun, conditionType string) *metav1.Time
 	}
 	now := metav1.Now()
 	return &now
+}
+
+// pricingOf is a suite database's spec.pricing: its own, else the suite's; nil without either.
+func pricingOf(d benchv1.SuiteDatabase, suite *benchv1.BenchmarkSuite) *benchv1.PricingSpec {
+	if d.Pricing != nil {
+		return d.Pricing.DeepCopy()
+	}
+	return suite.Spec.Pricing.DeepCopy()
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 )
@@ -140,4 +141,14 @@ func sameList(a, b corev1.ResourceList) bool {
 		}
 	}
 	return true
+}
+
+// VolumeSize is a storage block's volume size for a description (DatabasePodGroup.Storage); nil
+// when it has none.
+func VolumeSize(s benchv1.StorageSpec) *resource.Quantity {
+	if s.Size.IsZero() {
+		return nil
+	}
+	q := s.Size.DeepCopy()
+	return &q
 }

@@ -113,10 +113,13 @@ func Compare(in Input) (Comparison, error) {
 			Resources: ResourcesOf(desc), Deployment: desc.Deployment})
 		r := row(d, desc, c.Repeats, in.Spec.Workload.Warehouses, in.Runs)
 		addEqualTerms(&r, d, desc, in.Spec.Workload, in.Runs)
+		addPricePerformance(&r, d.Name, in.Runs)
 		c.Results = append(c.Results, r)
 	}
 	rank(&c)
+	rankPrices(&c)
 	c.Notes = append(Notes(c, in.Runs), floorNotes(c)...)
+	c.Notes = append(c.Notes, priceNotes(c)...)
 	if n := tuningNote(in.Spec.Databases, descriptions); n != "" {
 		c.Notes = append(c.Notes, n)
 	}

@@ -26,6 +26,7 @@ func ComparisonHTML(c Comparison, curves []Curve) string {
 		c.Repeats, pluralWord(int(c.Repeats), "run", "runs")))
 	comparisonTpmCBars(p, c)
 	comparisonResults(p, c)
+	comparisonPrices(p, c)
 	comparisonEqualTerms(p, c)
 	comparisonLatencies(p, c)
 	comparisonCurves(p, c, curves)

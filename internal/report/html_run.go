@@ -159,6 +159,7 @@ func runHead(in RunInput) string {
 func runTail(in RunInput) string {
 	p := &page{}
 	equalTermsHTML(p, equalTermsBlocks(in.Run, in.Result))
+	priceHTML(p, priceBlockOf(in.Run, in.Result))
 	if blocks := faultBlocks(in.Run); len(blocks) > 0 {
 		p.h(2, "Faults")
 		for _, fb := range blocks {

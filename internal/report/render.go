@@ -66,6 +66,12 @@ func Markdown(c Comparison) string {
 	}
 	b.WriteString("\nisolation: the level every transaction runs at (workload.isolation, or the engine's default). tpmC per vCPU and per GiB divide each run's result by its database pods' requests, or by the sum of their peak use at the result step; the bottleneck is the resource the recorded signals show saturated at each run's result bound.\n")
 
+	if c.priced() {
+		b.WriteString("\n## Price-performance\n\n")
+		writeMarkdownTable(&b, priceComparisonHeader, priceComparisonRows(c))
+		b.WriteString("\n" + priceComparisonWords + PriceDisclaimer + "\n")
+	}
+
 	if len(c.Notes) > 0 {
 		b.WriteString("\n## Fairness notes\n\n")
 		for _, n := range c.Notes {

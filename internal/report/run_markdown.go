@@ -12,9 +12,9 @@ import (
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 )
 
-// RunMarkdown is a run's report.md: every step, then the result step's latency table, the fault
-// steps, the environment and the sizing. It reads only the run's status (result may be a partial
-// one for a run still under way).
+// RunMarkdown is a run's report.md: every step, then the result step's latency table, the
+// price-performance (with spec.pricing), the fault steps, the environment and the sizing. It reads
+// only the run's status (result may be a partial one for a run still under way).
 func RunMarkdown(run *benchv1.BenchmarkRun, result benchv1.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# BenchmarkRun %s/%s — %s\n\n*%s*\n\n%s\n\n", run.Namespace, run.Name, run.Spec.Database.Engine, FairUse, result.Message)
@@ -67,6 +67,7 @@ func RunMarkdown(run *benchv1.BenchmarkRun, result benchv1.Result) string {
 		}
 	}
 	b.WriteString(equalTermsMarkdown(equalTermsBlocks(run, result)))
+	b.WriteString(priceMarkdown(priceBlockOf(run, result)))
 	b.WriteString(faultSection(run))
 	b.WriteString(placementMarkdown(run))
 	b.WriteString(environmentSection(run.Status.Environment))

@@ -458,6 +458,38 @@ func query(t *testing.T, conn *pgx.Conn, sql string, args []any, into ...any) {
 	}
 }
 
+// A priced run's price-performance is stored beside its result; an unpriced run's columns are
+// NULL.
+func TestPricePerformanceIsStored(t *testing.T) {
+	conn, _ := connect(t)
+	ctx := context.Background()
+	priced := fixtureRun("bench", "priced", nil, t0, 1)
+	f := func(v float64) *float64 { return &v }
+	priced.Status.Result.PricePerformance = &benchv1.PricePerformance{Currency: "USD", Rule: benchv1.PricingRequests,
+		MonthlyCost: f(57.75), CostPerTpmCMonth: f(0.5775), CostPerTpmC3Years: f(20.79), TpmCPerCurrency: f(1.7316)}
+	plain := fixtureRun("bench", "plain", nil, t0.Add(time.Hour), 1)
+	for _, run := range []*benchv1.BenchmarkRun{priced, plain} {
+		if _, err := Write(ctx, conn, runRecord(run, 0, 4, true), stepFiles(t, run)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var currency, rule string
+	var monthly, perMonth, per3y, perCurrency float64
+	var doc []byte
+	query(t, conn, `SELECT currency, pricing_rule, monthly_cost, cost_per_tpmc_month, cost_per_tpmc_3y, tpmc_per_currency, price_performance
+FROM tpcc.results WHERE run_uid = $1`, []any{string(priced.UID)}, &currency, &rule, &monthly, &perMonth, &per3y, &perCurrency, &doc)
+	if currency != "USD" || rule != "Requests" || monthly != 57.75 || perMonth != 0.5775 || per3y != 20.79 || perCurrency != 1.7316 ||
+		!strings.Contains(string(doc), `"monthlyCost": 57.75`) && !strings.Contains(string(doc), `"monthlyCost":57.75`) {
+		t.Errorf("stored %s %s %v %v %v %v %s", currency, rule, monthly, perMonth, per3y, perCurrency, doc)
+	}
+	var null bool
+	query(t, conn, `SELECT currency IS NULL AND monthly_cost IS NULL AND price_performance IS NULL FROM tpcc.results WHERE run_uid = $1`,
+		[]any{string(plain.UID)}, &null)
+	if !null {
+		t.Error("an unpriced run has price-performance columns")
+	}
+}
+
 // The result's bound is stored in tpcc.results.bound and read back by the history: as the run's
 // status says it, or, for a status written before bounds existed, as its figures show it.
 func TestResultBoundIsStoredAndRead(t *testing.T) {

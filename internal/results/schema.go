@@ -164,6 +164,16 @@ CREATE INDEX results_ended ON tpcc.results (ended_at DESC);
 	{2, "results.bound: whether max_compliant_warehouses is a bracketed capacity or a floor", `
 ALTER TABLE tpcc.results ADD COLUMN bound text;
 `},
+	{3, "results: the price-performance of a run with spec.pricing (docs/price-performance.md)", `
+ALTER TABLE tpcc.results
+  ADD COLUMN currency             text,
+  ADD COLUMN pricing_rule         text,
+  ADD COLUMN monthly_cost         double precision,
+  ADD COLUMN cost_per_tpmc_month  double precision,
+  ADD COLUMN cost_per_tpmc_3y     double precision,
+  ADD COLUMN tpmc_per_currency    double precision,
+  ADD COLUMN price_performance    jsonb;
+`},
 }
 
 // LatestVersion is the schema version this build writes and reads.

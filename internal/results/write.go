@@ -363,13 +363,16 @@ func writeResult(ctx context.Context, tx pgx.Tx, run *outbox.Run) (bool, error) 
 	if restsOn == nil {
 		restsOn = []int32{}
 	}
+	price := priceColumns(run.Status.Result)
 	tag, err := tx.Exec(ctx, `
 INSERT INTO tpcc.results (run_uid, generation, phase, reason, message, max_compliant_warehouses, tpmc, efficiency,
-                          result_step, precision, rests_on, search_time_seconds, new_orders, sla_compliant, ended_at, bound)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+                          result_step, precision, rests_on, search_time_seconds, new_orders, sla_compliant, ended_at, bound,
+                          currency, pricing_rule, monthly_cost, cost_per_tpmc_month, cost_per_tpmc_3y, tpmc_per_currency, price_performance)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
 ON CONFLICT (run_uid, generation) DO NOTHING`,
 		run.UID, end.Generation, string(end.Phase), end.Reason, end.Message, warehouses, tpmc, efficiency, step, precision,
-		restsOn, searchTime, newOrders, slaCompliant, end.Time, bound)
+		restsOn, searchTime, newOrders, slaCompliant, end.Time, bound,
+		price.currency, price.rule, price.monthly, price.perMonth, price.per3y, price.perCurrency, price.doc)
 	if err != nil {
 		return false, err
 	}
@@ -495,4 +498,26 @@ func orEmptySlice[V any](s []V) []V {
 		return []V{}
 	}
 	return s
+}
+
+// priceRow is a result's price-performance as tpcc.results stores it; all NULL without
+// spec.pricing, the figures NULL when it was not priced.
+type priceRow struct {
+	currency, rule                        *string
+	monthly, perMonth, per3y, perCurrency *float64
+	doc                                   any
+}
+
+func priceColumns(r *benchv1.Result) priceRow {
+	if r == nil || r.PricePerformance == nil {
+		return priceRow{}
+	}
+	pp := r.PricePerformance
+	row := priceRow{currency: &pp.Currency, monthly: pp.MonthlyCost, perMonth: pp.CostPerTpmCMonth, per3y: pp.CostPerTpmC3Years,
+		perCurrency: pp.TpmCPerCurrency, doc: jsonOf(pp)}
+	if pp.Rule != "" {
+		rule := string(pp.Rule)
+		row.rule = &rule
+	}
+	return row
 }

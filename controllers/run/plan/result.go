@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/pricing"
 	"github.com/tpcc-operator/tpcc-operator/internal/report"
 	"github.com/tpcc-operator/tpcc-operator/internal/search"
 	"github.com/tpcc-operator/tpcc-operator/internal/workload"
@@ -104,6 +105,7 @@ func Result(run *benchv1.BenchmarkRun, d search.Decision, e Evidence) benchv1.Re
 		result.Message += unjudgedClause(steps[best])
 	}
 	resultEqualTerms(run, &result)
+	result.PricePerformance = pricing.ForRun(run, report.DescriptionOf(run), result.TpmC)
 	return result
 }
 

@@ -38,7 +38,7 @@ func (Engine) Capabilities() engines.Capabilities {
 }
 
 // Describe implements engines.Engine: the nodes, the Raft majority a commit waits for, the node
-// pods' resources and the cluster settings the run sets.
+// pods' resources and volumes and the cluster settings the run sets.
 func (Engine) Describe(db benchv1.DatabaseSpec) benchv1.DatabaseDescription {
 	c := db.EffectiveCockroach()
 	durability := benchv1.Durability{Words: fmt.Sprintf("a Raft majority of %d replicas", min(3, c.Nodes)), Level: benchv1.DurabilityReplicatedDisk}
@@ -53,7 +53,7 @@ func (Engine) Describe(db benchv1.DatabaseSpec) benchv1.DatabaseDescription {
 	return benchv1.DatabaseDescription{
 		Deployment: fmt.Sprintf("CockroachDB, %d nodes", c.Nodes),
 		Durability: durability,
-		Pods:       []benchv1.DatabasePodGroup{{Role: "node", Count: c.Nodes, Resources: c.Resources}},
+		Pods:       []benchv1.DatabasePodGroup{{Role: "node", Count: c.Nodes, Resources: c.Resources, Storage: engines.VolumeSize(c.Storage)}},
 		Tuning:     tuning,
 	}
 }

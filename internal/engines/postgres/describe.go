@@ -5,14 +5,15 @@ import (
 	"strings"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines"
 )
 
 // Describe implements engines.Engine: the instances and how many of them are synchronous, what a
 // commit waits for under synchronous_commit (or that it waits for no disk: unlogged tables, fsync
-// off), the instances' resources, and the postgres.parameters the run sets.
+// off), the instances' resources and volume, and the postgres.parameters the run sets.
 func (Engine) Describe(db benchv1.DatabaseSpec) benchv1.DatabaseDescription {
 	p := db.EffectivePostgres()
-	pods := benchv1.DatabasePodGroup{Role: "instance", Count: p.Instances, Resources: p.Resources}
+	pods := benchv1.DatabasePodGroup{Role: "instance", Count: p.Instances, Resources: p.Resources, Storage: engines.VolumeSize(p.Storage)}
 	if p.LoadResources != nil && db.Reuse == nil {
 		load := *p.LoadResources.DeepCopy()
 		pods.LoadResources = &load

@@ -38,7 +38,7 @@ func (Engine) Capabilities() engines.Capabilities {
 }
 
 // Describe implements engines.Engine: the storage and database nodes, what the erasure keeps of a
-// commit, the nodes' resources and the ydb.config sections the run sets.
+// commit, the nodes' resources, the storage nodes' volumes (database nodes have none) and the ydb.config sections the run sets.
 func (Engine) Describe(db benchv1.DatabaseSpec) benchv1.DatabaseDescription {
 	y := db.EffectiveYDB()
 	var durability benchv1.Durability
@@ -59,7 +59,7 @@ func (Engine) Describe(db benchv1.DatabaseSpec) benchv1.DatabaseDescription {
 		Deployment: fmt.Sprintf("YDB, %d storage + %d database nodes, erasure %s", y.StorageNodes, y.DatabaseNodes, y.Erasure),
 		Durability: durability,
 		Pods: []benchv1.DatabasePodGroup{
-			{Role: "storage node", Count: y.StorageNodes, Resources: y.Resources},
+			{Role: "storage node", Count: y.StorageNodes, Resources: y.Resources, Storage: engines.VolumeSize(y.Storage)},
 			{Role: "database node", Count: y.DatabaseNodes, Resources: y.Resources},
 		},
 		Tuning: tuning,
