@@ -100,8 +100,13 @@ func (r *Reconciler) reconcileResult(ctx context.Context, run *benchv1.Benchmark
 	if err != nil {
 		return false, ctrl.Result{}, r.fail(ctx, run, "SearchInconsistent", err.Error())
 	}
-	// The result and the report read the database as its engine described it.
-	described := r.engines().Described(run)
+	steps, err := r.readStepData(ctx, run)
+	if err != nil {
+		return false, ctrl.Result{}, err
+	}
+	// The result and the report read the database as its engine described it, and the steps'
+	// per-pod lists from their ConfigMaps.
+	described := r.engines().Described(report.WithStepDetail(run, stepRecords(steps)))
 	result := plan.Result(described, decision, evidence)
 	result.Sustained = measure.SustainedResult(run)
 	result.ConsistencyCheck = run.Status.FinalCheck
@@ -112,10 +117,6 @@ func (r *Reconciler) reconcileResult(ctx context.Context, run *benchv1.Benchmark
 	}
 	slaValue, slaReason, slaMessage := plan.SLACompliance(run, result)
 	slaValue, slaReason, slaMessage = qualifyResult(run, &result, failReason, failMessage, slaValue, slaReason, slaMessage)
-	steps, err := r.readStepData(ctx, run)
-	if err != nil {
-		return false, ctrl.Result{}, err
-	}
 	rep := reportDoc{SchemaVersion: reportVersion, Run: run.Name, Namespace: run.Namespace, Engine: run.Spec.Database.Engine, Spec: run.Spec,
 		Result: result, Environment: run.Status.Environment, Steps: steps, Generated: time.Now().UTC()}
 	if run.Status.Database != nil {
@@ -170,6 +171,15 @@ func (r *Reconciler) reconcileResult(ctx context.Context, run *benchv1.Benchmark
 	}
 	r.Recorder.Eventf(run, nil, corev1.EventTypeNormal, "Result", "Complete", "%s", result.Message)
 	return true, ctrl.Result{}, r.teardown(ctx, run)
+}
+
+// stepRecords are the step records of steps' ConfigMaps, by index.
+func stepRecords(steps []stepData) map[int32]benchv1.StepResult {
+	out := make(map[int32]benchv1.StepResult, len(steps))
+	for _, d := range steps {
+		out[d.Step.Index] = d.Step
+	}
+	return out
 }
 
 func (r *Reconciler) readStepData(ctx context.Context, run *benchv1.BenchmarkRun) ([]stepData, error) {

@@ -45,7 +45,7 @@ import (
 //     the end of the real run (steps steps);
 //   - status100-B, report100-B: the same at 100 steps, built by the status and report writers'
 //     own code (boundStepDetail one step at a time as recordStep does; fitReport with the
-//     report's Markdown) over 100 steps made of the run's recorded steps and step ConfigMaps taken
+//     report's Markdown, rendered from the steps' per-pod lists put back as reconcileResult does) over 100 steps made of the run's recorded steps and step ConfigMaps taken
 //     in turn, each with N pods' per-pod telemetry (envtest serves no pod metrics, so the run
 //     records none) and its series at the run's compressed size per step.
 //     Both are stored in the API server (a namespace no manager watches), which fails the
@@ -351,12 +351,12 @@ func hundredSteps(b *testing.B, run *benchv1.BenchmarkRun, pods int) (status, re
 		}
 		data = append(data, d)
 		big.Status.Steps = append(big.Status.Steps, d.Step)
-		boundStepDetail(big, big.Status.Steps, StepDetailBudget) // as recordStep does
+		boundStepDetail(big, big.Status.Steps) // as recordStep does
 	}
 	status = objectBytes(b, big)
 
 	seriesBytes = seriesBytes * studySteps / len(recorded)
-	described := r.engines().Described(big)
+	described := r.engines().Described(report.WithStepDetail(big, stepRecords(data))) // as reconcileResult does
 	result := *run.Status.Result
 	md := report.RunMarkdown(described, result)
 	rep := reportDoc{SchemaVersion: reportVersion, Run: big.Name, Namespace: big.Namespace, Engine: big.Spec.Database.Engine, Spec: big.Spec,
@@ -441,8 +441,8 @@ func podUsage(run *benchv1.BenchmarkRun, step, pods int) []benchv1.PodUsage {
 	return out
 }
 
-// The API server takes a run whose oldest steps shed their per-pod lists (boundStepDetail): 30
-// steps of 256 pods, past the budget, stored and read back with the shed steps' lists empty.
+// The API server takes a run whose steps keep their summaries only (boundStepDetail): 30 steps
+// of 256 pods, stored and read back with every step's per-pod lists empty and its ConfigMap named.
 func TestShedStepsAreStored(t *testing.T) {
 	ns := ct.NewNamespace(t, "shed")
 	run := ct.NewRun(ns, "shed", 1000, 500)
@@ -453,16 +453,16 @@ func TestShedStepsAreStored(t *testing.T) {
 		s := reportOf(1, 256, 0).Steps[0].Step
 		s.Index, s.Compliant = int32(i), true
 		run.Status.Steps = append(run.Status.Steps, s)
-		boundStepDetail(run, run.Status.Steps, StepDetailBudget)
+		boundStepDetail(run, run.Status.Steps)
 	}
 	if err := k8s.Status().Update(context.Background(), run); err != nil {
-		t.Fatalf("storing %d steps, the oldest shed: %v", len(run.Status.Steps), err)
+		t.Fatalf("storing %d steps, their per-pod lists shed: %v", len(run.Status.Steps), err)
 	}
 	got := ct.GetRun(t, run)
 	if first := got.Status.Steps[0]; first.DetailIn == "" || first.Placement == nil || len(first.Placement.Pods) != 0 {
 		t.Errorf("step 0 not shed as stored: detailIn %q, placement %+v", first.DetailIn, first.Placement)
 	}
-	if last := got.Status.Steps[29]; len(last.Placement.Pods) != 256 {
-		t.Errorf("the latest step keeps %d pods, want 256", len(last.Placement.Pods))
+	if last := got.Status.Steps[29]; last.DetailIn == "" || len(last.Placement.Pods) != 0 || last.Placement.Primary != "big-db-1" {
+		t.Errorf("the latest step not kept as its summary: detailIn %q, placement %+v", last.DetailIn, last.Placement)
 	}
 }
