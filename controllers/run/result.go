@@ -126,16 +126,11 @@ func (r *Reconciler) reconcileResult(ctx context.Context, run *benchv1.Benchmark
 	if err != nil {
 		return false, ctrl.Result{}, err
 	}
-	md := report.RunMarkdown(described, result)
-	fitted, err := fitReport(run, rep, md, series, seriesBytes, kube.ConfigMapBudget)
+	fitted, err := layoutReport(described, r.engines().Described(run), result, rep, series, seriesBytes, kube.ConfigMapBudget)
 	if err != nil {
 		return false, ctrl.Result{}, r.fail(ctx, run, "ReportTooLarge", err.Error())
 	}
 	data, binary := fitted.Data, fitted.Binary
-	used := len(data["report.json"]) + len(md) + len(binary[seriesKey])
-	if page := reportHTML(described, result, binary[seriesKey], kube.ConfigMapBudget-used); page != "" {
-		data["report.html"] = page
-	}
 	if err := r.applyReport(ctx, run, data, binary); err != nil {
 		return false, ctrl.Result{}, err
 	}

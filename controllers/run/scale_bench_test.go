@@ -356,9 +356,7 @@ func hundredSteps(b *testing.B, run *benchv1.BenchmarkRun, pods int) (status, re
 	status = objectBytes(b, big)
 
 	seriesBytes = seriesBytes * studySteps / len(recorded)
-	described := r.engines().Described(report.WithStepDetail(big, stepRecords(data))) // as reconcileResult does
 	result := *run.Status.Result
-	md := report.RunMarkdown(described, result)
 	rep := reportDoc{SchemaVersion: reportVersion, Run: big.Name, Namespace: big.Namespace, Engine: big.Spec.Database.Engine, Spec: big.Spec,
 		Result: result, Environment: big.Status.Environment, Steps: data, Generated: time.Now().UTC()}
 	// The series of 100 steps pass the budget: readSeries hands over none (nil), only their size.
@@ -366,13 +364,11 @@ func hundredSteps(b *testing.B, run *benchv1.BenchmarkRun, pods int) (status, re
 	if seriesBytes <= kube.ConfigMapBudget {
 		series = make([]byte, seriesBytes)
 	}
-	fitted, err = fitReport(big, rep, md, series, seriesBytes, kube.ConfigMapBudget)
+	// As reconcileResult lays it out.
+	detailed := r.engines().Described(report.WithStepDetail(big, stepRecords(data)))
+	fitted, err = layoutReport(detailed, r.engines().Described(big), result, rep, series, seriesBytes, kube.ConfigMapBudget)
 	if err != nil {
 		b.Fatalf("the report of %d steps: %v", studySteps, err)
-	}
-	used := len(fitted.Data["report.json"]) + len(md) + len(fitted.Binary[seriesKey])
-	if page := reportHTML(described, result, fitted.Binary[seriesKey], kube.ConfigMapBudget-used); page != "" {
-		fitted.Data["report.html"] = page
 	}
 	for k, v := range fitted.Data {
 		reportBytes += len(k) + len(v)
