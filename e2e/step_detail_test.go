@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
-	"github.com/tpcc-operator/tpcc-operator/internal/report"
+	"github.com/tpcc-operator/tpcc-operator/internal/stepdetail"
 )
 
 // withStepDetail is run with its measured steps' per-pod telemetry and placement read back from
@@ -26,11 +26,11 @@ func withStepDetail(t *testing.T, run *benchv1.BenchmarkRun) *benchv1.BenchmarkR
 		if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: run.Namespace, Name: s.DetailIn}, cm); err != nil {
 			t.Fatalf("step %d's detail (ConfigMap %s): %v", s.Index, s.DetailIn, err)
 		}
-		rec, err := report.StepRecordOf(cm.Data["step.json"])
+		rec, err := stepdetail.RecordOf(cm.Data["step.json"])
 		if err != nil {
 			t.Fatalf("ConfigMap %s: %v", cm.Name, err)
 		}
 		records[s.Index] = rec
 	}
-	return report.WithStepDetail(run, records)
+	return stepdetail.Restore(run, records)
 }

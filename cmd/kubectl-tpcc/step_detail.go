@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
-	"github.com/tpcc-operator/tpcc-operator/internal/report"
+	"github.com/tpcc-operator/tpcc-operator/internal/stepdetail"
 )
 
 // withStepDetail is run with its steps' per-pod telemetry and placement read back from the step
@@ -24,7 +24,7 @@ func (k *cluster) withStepDetail(ctx context.Context, run *benchv1.BenchmarkRun,
 			return nil, err
 		}
 		if cm != nil {
-			rec, err := report.StepRecordOf(cm.Data["step.json"])
+			rec, err := stepdetail.RecordOf(cm.Data["step.json"])
 			if err != nil {
 				return nil, fmt.Errorf("ConfigMap %s: %w", cm.Name, err)
 			}
@@ -34,5 +34,5 @@ func (k *cluster) withStepDetail(ctx context.Context, run *benchv1.BenchmarkRun,
 			break
 		}
 	}
-	return report.WithStepDetail(run, records), nil
+	return stepdetail.Restore(run, records), nil
 }

@@ -27,7 +27,7 @@ type fittedReport struct {
 
 // layoutReport is the report ConfigMap's content: report.json and report.md laid out by
 // fitReport, and report.html when it fits what they leave. detailed is the run with its steps'
-// per-pod lists (report.WithStepDetail), summaries the run as its status keeps it: the layouts
+// per-pod lists (stepdetail.Restore), summaries the run as its status keeps it: the layouts
 // that leave the per-pod lists to the steps' ConfigMaps render summaries.
 func layoutReport(detailed, summaries *benchv1.BenchmarkRun, result benchv1.Result, rep reportDoc, series []byte, seriesBytes, budget int) (fittedReport, error) {
 	md, mdSummaries := report.RunMarkdown(detailed, result), ""

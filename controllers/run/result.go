@@ -18,10 +18,10 @@ import (
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
 	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 	"github.com/tpcc-operator/tpcc-operator/internal/measure"
-	"github.com/tpcc-operator/tpcc-operator/internal/report"
 	"github.com/tpcc-operator/tpcc-operator/internal/search"
 	"github.com/tpcc-operator/tpcc-operator/internal/sla"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+	"github.com/tpcc-operator/tpcc-operator/internal/stepdetail"
 )
 
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;create;patch
@@ -106,7 +106,7 @@ func (r *Reconciler) reconcileResult(ctx context.Context, run *benchv1.Benchmark
 	}
 	// The result and the report read the database as its engine described it, and the steps'
 	// per-pod lists from their ConfigMaps.
-	described := r.engines().Described(report.WithStepDetail(run, stepRecords(steps)))
+	described := r.engines().Described(stepdetail.Restore(run, stepRecords(steps)))
 	result := plan.Result(described, decision, evidence)
 	result.Sustained = measure.SustainedResult(run)
 	result.ConsistencyCheck = run.Status.FinalCheck

@@ -23,7 +23,7 @@ import (
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	ct "github.com/tpcc-operator/tpcc-operator/controllers/controllertest"
 	"github.com/tpcc-operator/tpcc-operator/internal/kube"
-	"github.com/tpcc-operator/tpcc-operator/internal/report"
+	"github.com/tpcc-operator/tpcc-operator/internal/stepdetail"
 )
 
 // BenchmarkStudyScale is a simulation of the operator at the study's size (issue 36): the real
@@ -365,7 +365,7 @@ func hundredSteps(b *testing.B, run *benchv1.BenchmarkRun, pods int) (status, re
 		series = make([]byte, seriesBytes)
 	}
 	// As reconcileResult lays it out.
-	detailed := r.engines().Described(report.WithStepDetail(big, stepRecords(data)))
+	detailed := r.engines().Described(stepdetail.Restore(big, stepRecords(data)))
 	fitted, err = layoutReport(detailed, r.engines().Described(big), result, rep, series, seriesBytes, kube.ConfigMapBudget)
 	if err != nil {
 		b.Fatalf("the report of %d steps: %v", studySteps, err)

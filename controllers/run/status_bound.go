@@ -10,7 +10,7 @@ import (
 // telemetry and placement live in its step ConfigMap, which recordStep writes before the step is
 // appended, and the step names it (DetailIn). A step that ended before it measured has no
 // ConfigMap (and no telemetry) and keeps its placement. Readers that need the lists put them back
-// from the ConfigMaps (report.WithStepDetail).
+// from the ConfigMaps (stepdetail.Restore).
 func boundStepDetail(run *benchv1.BenchmarkRun, steps []benchv1.StepResult) {
 	for i := range steps {
 		if steps[i].Telemetry == nil || !hasPodLists(steps[i]) {

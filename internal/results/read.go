@@ -17,8 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
-	"github.com/tpcc-operator/tpcc-operator/internal/report"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+	"github.com/tpcc-operator/tpcc-operator/internal/stepdetail"
 )
 
 // ErrNotFound is returned when no recorded run matches.
@@ -252,7 +252,7 @@ func withStepRows(ctx context.Context, conn *pgx.Conn, run *benchv1.BenchmarkRun
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	return report.WithStepDetail(run, records), nil
+	return stepdetail.Restore(run, records), nil
 }
 
 // ResultHistograms reads a recorded run back (LoadRun) with the latency histograms its result

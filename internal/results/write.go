@@ -16,7 +16,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/outbox"
-	"github.com/tpcc-operator/tpcc-operator/internal/report"
+	"github.com/tpcc-operator/tpcc-operator/internal/stepdetail"
 )
 
 // Every row has a natural key — a run by its UID, a step by its run's UID and index, a result by
@@ -183,7 +183,7 @@ func writeStep(ctx context.Context, tx pgx.Tx, uid string, s benchv1.StepResult,
 	}
 	if data != nil && data.Step != nil && s.DetailIn != "" {
 		// The row keeps the step's per-pod lists, which the run's status leaves to step.json.
-		s = report.StepWithPods(s, *data.Step)
+		s = stepdetail.WithPods(s, *data.Step)
 	}
 	inserted, err := insertStepRow(ctx, tx, uid, s, data, series)
 	if err != nil {

@@ -1,4 +1,4 @@
-package report
+package stepdetail
 
 import (
 	"testing"
@@ -9,7 +9,7 @@ import (
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 )
 
-func TestWithStepDetail(t *testing.T) {
+func TestRestore(t *testing.T) {
 	pods := func(n int) ([]benchv1.PodUsage, []benchv1.PodPlacementRecord) {
 		var u []benchv1.PodUsage
 		var p []benchv1.PodPlacementRecord
@@ -47,12 +47,12 @@ func TestWithStepDetail(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			run := &benchv1.BenchmarkRun{Status: benchv1.BenchmarkRunStatus{Steps: c.steps}}
 			before := run.DeepCopy()
-			got := WithStepDetail(run, c.records)
+			got := Restore(run, c.records)
 			if (got == run) != c.wantSame {
 				t.Errorf("returned the run itself: %v, want %v", got == run, c.wantSame)
 			}
 			if !c.wantSame && !equality.Semantic.DeepEqual(run, before) {
-				t.Error("WithStepDetail changed the run it was given")
+				t.Error("Restore changed the run it was given")
 			}
 			for i, want := range c.wantPods {
 				s := got.Status.Steps[i]
@@ -76,13 +76,13 @@ func TestWithStepDetail(t *testing.T) {
 	}
 }
 
-func TestStepRecordOf(t *testing.T) {
-	rec, err := StepRecordOf(`{"step": {"index": 4, "activeWarehouses": 10, "tpmC": 1, "efficiency": 2, "compliant": true,
+func TestRecordOf(t *testing.T) {
+	rec, err := RecordOf(`{"step": {"index": 4, "activeWarehouses": 10, "tpmC": 1, "efficiency": 2, "compliant": true,
 		"telemetry": {"intervals": 1, "pods": [{"name": "p", "role": "Client", "peakCPU": "1", "peakMemory": "1Mi"}]}}, "summary": {}}`)
 	if err != nil || rec.Index != 4 || len(rec.Telemetry.Pods) != 1 {
 		t.Fatalf("%+v, %v", rec, err)
 	}
-	if _, err := StepRecordOf("{"); err == nil {
+	if _, err := RecordOf("{"); err == nil {
 		t.Error("a broken step.json read without an error")
 	}
 }
