@@ -590,7 +590,7 @@ func checkClientPolicy(t *testing.T, np *unstructured.Unstructured, managerLabel
 		Spec: benchv1.BenchmarkRunSpec{Database: benchv1.DatabaseSpec{Engine: benchv1.EnginePostgreSQL}, Workload: benchv1.WorkloadSpec{Warehouses: 10}}}
 	conn := engines.Connection{Engine: "postgres", URL: "postgres://h/db"}
 	clientPods := jobs.StepJob(run, 0, 10, 0, conn, jobs.Config{}).Spec.Template.Labels
-	loaderPods := jobs.LoaderJob(run, conn, jobs.Config{}).Spec.Template.Labels
+	loaderPods := jobs.LoaderJob(run, conn, 0, jobs.Config{}).Spec.Template.Labels
 	selector, _, _ := unstructured.NestedStringMap(np.Object, "spec", "podSelector", "matchLabels")
 	selects := func(labels map[string]string) bool {
 		for k, v := range selector {

@@ -89,6 +89,7 @@ func checkBottleneck(t *testing.T, key client.ObjectKey, want benchv1.Bottleneck
 		t.Errorf("%s: no step or no result", key.Name)
 		return
 	}
+	done = withStepDetail(t, done)
 	step := done.Status.Steps[len(done.Status.Steps)-1]
 	tel := step.Telemetry
 	if tel == nil {

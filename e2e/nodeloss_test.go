@@ -107,7 +107,7 @@ func TestNodeLoss(t *testing.T) {
 	if done.Status.Phase != benchv1.PhaseSucceeded || len(done.Status.Steps) != 1 {
 		t.Fatalf("phase %s, %d steps, conditions %s", done.Status.Phase, len(done.Status.Steps), conditionMessages(done))
 	}
-	step := done.Status.Steps[0]
+	step := withStepDetail(t, done).Status.Steps[0]
 	f := step.Fault
 	if f == nil || len(f.Injections) != 1 {
 		t.Fatalf("fault record %+v", f)

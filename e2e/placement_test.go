@@ -55,6 +55,7 @@ func TestDemoPlacement(t *testing.T) {
 	}
 
 	done := waitFor(t, key, demoRunTimeout, "phase Succeeded", func(r *benchv1.BenchmarkRun) bool { return r.Status.Phase == benchv1.PhaseSucceeded })
+	done = withStepDetail(t, done)
 	if len(done.Status.Steps) == 0 {
 		t.Fatal("no steps")
 	}

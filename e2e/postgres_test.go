@@ -102,7 +102,7 @@ func TestPostgresSyncRun(t *testing.T) {
 			t.Errorf("report ConfigMap %s has no %s", report.Name, key)
 		}
 	}
-	assertTelemetry(t, done, report)
+	assertTelemetry(t, withStepDetail(t, done), report)
 	assertPrometheusAgrees(t, done)
 	if l := done.Status.Load; l == nil || l.Dataset == nil || l.Dataset.Warehouses != run.Spec.Workload.Warehouses || l.Dataset.Seed == "" {
 		t.Errorf("the load's dataset: %+v", l)

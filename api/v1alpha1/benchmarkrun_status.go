@@ -485,8 +485,8 @@ type StepResult struct {
 	Placement *StepPlacement `json:"placement,omitempty"`
 
 	// DetailIn names the ConfigMap that holds this step's per-pod telemetry and placement
-	// (step.json) when status no longer does: a run's status keeps them for its latest steps only
-	// once all steps' would outgrow the object (docs/scale.md).
+	// (step.json): a run's status keeps each measured step's summary, and its telemetry.pods and
+	// placement.pods stay empty (docs/scale.md).
 	// +optional
 	DetailIn string `json:"detailIn,omitempty"`
 }

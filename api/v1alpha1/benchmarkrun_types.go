@@ -533,9 +533,13 @@ type ClientsSpec struct {
 
 // LoaderSpec sizes the loader pods.
 type LoaderSpec struct {
-	// Pods is the number of loader pods; 0 sizes it from the warehouses (50 per pod, at most 16
-	// pods). At most 256: each pod loads over 4 connections, and more than a thousand concurrent
-	// bulk loads only queue on the database.
+	// Pods is the number of loader pods; 0 sizes it from the database's CPU and the warehouses: a
+	// load stream per vCPU of the pods the load writes through (PostgreSQL's primary, every node
+	// of a distributed engine; the load resources' CPU request, else limit, else the measured
+	// ones'), 4 streams a pod, at most one pod a warehouse and 256 pods. A database that declares
+	// no CPU (or an external one) gets one pod per 50 warehouses, at most 16. At most 256: each pod
+	// loads over 4 connections, and more than a thousand concurrent bulk loads only queue on the
+	// database.
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=256
 	// +kubebuilder:default=0

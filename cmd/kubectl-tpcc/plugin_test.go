@@ -183,8 +183,18 @@ func phases(t *testing.T) map[benchv1.Phase]*benchv1.BenchmarkRun {
 			StartTime: mt(now.Add(-70 * time.Second)), Elapsed: pd(65 * time.Second), TpmC: 181.5,
 			P90: map[benchv1.Transaction]metav1.Duration{benchv1.NewOrder: d(41 * time.Millisecond), benchv1.Payment: d(22 * time.Millisecond)}}})
 	result := benchv1.Result{MaxCompliantWarehouses: 20, TpmC: 250, Efficiency: 97.2, Step: new(int32), RestsOn: []int32{0}, Message: "20 active warehouses compliant: 250.0 tpmC (all loaded warehouses compliant)"}
+	// The succeeded run's step keeps its summary; its per-pod placement is in its step ConfigMap.
+	done := step(0, 20, 250, true, start)
+	done.Placement, done.DetailIn = &benchv1.StepPlacement{Primary: "run-done-db-1", PrimaryNode: "n1", Pods: []benchv1.PodPlacementRecord{}}, "run-done-step-0"
 	out[benchv1.PhaseSucceeded] = makeRun(t, "run-done", spec(2, "remote_apply"), benchv1.BenchmarkRunStatus{Phase: benchv1.PhaseSucceeded,
-		Steps: []benchv1.StepResult{step(0, 20, 250, true, start)}, Result: &result, Report: &benchv1.ReportRef{ConfigMapName: "run-done-report"}})
+		Steps: []benchv1.StepResult{done}, Result: &result, Report: &benchv1.ReportRef{ConfigMapName: "run-done-report"}})
+	recorded := done
+	recorded.DetailIn, recorded.Placement = "", &benchv1.StepPlacement{Primary: "run-done-db-1", PrimaryNode: "n1", Pods: []benchv1.PodPlacementRecord{
+		{Name: "run-done-db-1", Role: benchv1.RoleDatabase, Node: "n1"}, {Name: "run-done-step-0-0-x", Role: benchv1.RoleClient, Node: "n2"}}}
+	stepJSON, err := json.Marshal(map[string]any{"step": recorded})
+	if err != nil {
+		t.Fatal(err)
+	}
 	out[benchv1.PhaseFailed] = makeRun(t, "run-failed", spec(2, "remote_apply"), benchv1.BenchmarkRunStatus{Phase: benchv1.PhaseFailed,
 		Conditions: []metav1.Condition{{Type: benchv1.ConditionFailed, Status: metav1.ConditionTrue, Reason: "DatabaseNotReady", Message: "the Cluster was not ready within 10m", LastTransitionTime: metav1.NewTime(now)}}})
 	// The succeeded run's report ConfigMap, as the operator writes it; the running run's step series.
@@ -193,6 +203,7 @@ func phases(t *testing.T) map[benchv1.Phase]*benchv1.BenchmarkRun {
 		{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "run-done-report"}, Data: map[string]string{"report.json": `{"schemaVersion": 2, "run": "run-done"}`, "report.md": "# operator's"},
 			BinaryData: map[string][]byte{"series.json.gz": gz(t, series)}},
 		{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "run-running-step-0-series"}, BinaryData: map[string][]byte{"series.json.gz": gz(t, stepSeriesOf(0, start))}},
+		{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "run-done-step-0"}, Data: map[string]string{"step.json": string(stepJSON)}},
 	} {
 		if err := k8s.Create(context.Background(), cm); err != nil {
 			t.Fatal(err)
@@ -210,7 +221,8 @@ func TestPlugin(t *testing.T) {
 			benchv1.PhaseRunning: {"Running", "current: step 2 (Full, 15 active warehouses, 1 pods): 1m10s of 5m0s elapsed, 3m50s remaining, tpmC 181.5",
 				"p90 NewOrder 41.0ms, Payment 22.0ms", "steps so far:", "STEP", "NEWORDER P90"},
 			benchv1.PhaseSucceeded: {"Succeeded", "result: 20 active warehouses compliant", "bound: AllLoadedCompliant — a floor: ≥ 20 warehouses; load more warehouses",
-				"check: No consistency check after the last step is recorded for this run.", "report: ConfigMap run-done-report"},
+				"check: No consistency check after the last step is recorded for this run.", "report: ConfigMap run-done-report",
+				"placement: step 0: database run-done-db-1 on n1 (primary); clients run-done-step-0-0-x on n2"},
 			benchv1.PhaseFailed: {"Failed", "failed: DatabaseNotReady: the Cluster was not ready within 10m",
 				"hint: `kubectl describe` the database object (`kubectl get cluster,crdbcluster,storage,database -l bench.oltp.io/run=run-failed`)"},
 		} {
@@ -251,7 +263,8 @@ func TestPlugin(t *testing.T) {
 		if code != exitOK {
 			t.Errorf("exit %d", code)
 		}
-		expect(t, "-o md", out, "# BenchmarkRun plugin/run-done — PostgreSQL", "| step | kind | measured |", "## Response times at 20 active warehouses")
+		expect(t, "-o md", out, "# BenchmarkRun plugin/run-done — PostgreSQL", "| step | kind | measured |", "## Response times at 20 active warehouses",
+			"run-done-db-1 n1", "run-done-step-0-0-x n2") // the placement rows, from the step's ConfigMap
 		file := filepath.Join(t.TempDir(), "run-done.html")
 		_, errs, code := tpcc(t, admin, "report", "run-done", "-o", "html", "-f", file)
 		page, err := os.ReadFile(file)

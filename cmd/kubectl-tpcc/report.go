@@ -155,6 +155,11 @@ func runReport(ctx context.Context, k *cluster, run *benchv1.BenchmarkRun, forma
 	if err != nil {
 		return nil, "", err
 	}
+	if format != formatJSON {
+		if run, err = k.withStepDetail(ctx, run, true); err != nil {
+			return nil, "", err
+		}
+	}
 	result := report.PartialResult(run)
 	switch format {
 	case formatJSON:

@@ -88,6 +88,10 @@ func status(ctx context.Context, o *options, name string, watch bool, timeout ti
 	read := func() (snapshotOf, error) {
 		if t.run != nil {
 			run, err := k.run(ctx, t.run.Namespace, t.run.Name)
+			if err != nil {
+				return snapshotOf{}, err
+			}
+			run, err = k.withStepDetail(ctx, run, false)
 			return snapshotOf{run: run}, err
 		}
 		suite := &benchv1.BenchmarkSuite{}

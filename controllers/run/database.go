@@ -46,6 +46,12 @@ func (r *Reconciler) connection(run *benchv1.BenchmarkRun) engines.Connection {
 	return r.engines().Connection(run, r.backend(run))
 }
 
+// loadCPU is the database's CPU the run's load writes through, as its engine describes it: what
+// the loader pods are sized from when the run does not set them.
+func (r *Reconciler) loadCPU(run *benchv1.BenchmarkRun) int64 {
+	return engines.LoadCPU(r.engine(run), run.Spec.Database)
+}
+
 // reconcileDatabase applies the vendor objects and waits until the database accepts clients. Once it
 // has been ready, later passes only keep the objects applied: a database that falters mid-run shows
 // in the steps it spoils.

@@ -73,7 +73,7 @@ func TestStepRecordsEqualTerms(t *testing.T) {
 	if got.Status.Phase != benchv1.PhaseSucceeded || len(got.Status.Steps) != 1 {
 		t.Fatalf("phase %s, steps %v", got.Status.Phase, ct.StepSummary(got))
 	}
-	step := got.Status.Steps[0]
+	step := withStepDetail(t, got).Status.Steps[0]
 	if step.Isolation != benchv1.IsolationRepeatableRead {
 		t.Errorf("step isolation %q, want the level its clients were told and reported", step.Isolation)
 	}

@@ -38,7 +38,7 @@ func (r *Reconciler) reconcileLoad(ctx context.Context, run *benchv1.BenchmarkRu
 		return false, ctrl.Result{}, err
 	}
 	conn := r.connection(run)
-	loader := jobs.LoaderJob(run, conn, r.Config.Jobs)
+	loader := jobs.LoaderJob(run, conn, r.loadCPU(run), r.Config.Jobs)
 	if err := r.createOnce(ctx, run, loader); err != nil {
 		return false, ctrl.Result{}, err
 	}

@@ -144,7 +144,7 @@ func TestStepsAndLoadRecordPlacement(t *testing.T) {
 	if len(load) != 2 || load[0] != (benchv1.PodPlacementRecord{Name: "pl-load-0", Role: benchv1.RoleLoader, Node: "n4"}) || load[1].Node != "n3" {
 		t.Errorf("load placement %+v", load)
 	}
-	p := got.Status.Steps[0].Placement
+	p := withStepDetail(t, got).Status.Steps[0].Placement
 	if p == nil {
 		t.Fatal("step 0 has no placement record")
 	}
@@ -164,7 +164,9 @@ func TestStepsAndLoadRecordPlacement(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := cm.Data["report.md"]
-	for _, want := range []string{"## Placement", "does not survive the loss of a machine", "client pod pl-step-0-0 shares node n2 with database pod pl-db-3"} {
+	for _, want := range []string{"## Placement", "does not survive the loss of a machine", "client pod pl-step-0-0 shares node n2 with database pod pl-db-3",
+		// The per-pod rows, read from the step's ConfigMap: status keeps the step's summary.
+		"pl-db-1 n1, pl-db-2 n1, pl-db-3 n2", "pl-step-0-0 n2"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
 		}

@@ -216,7 +216,7 @@ func (r *Reconciler) reconcileOwnership(ctx context.Context, run *benchv1.Benchm
 	}
 	conn := r.connection(run)
 	for _, obj := range []client.Object{
-		jobs.LoaderJob(run, conn, r.Config.Jobs), jobs.CheckJob(run, conn, r.Config.Jobs), jobs.FinalCheckJob(run, conn, r.Config.Jobs),
+		jobs.LoaderJob(run, conn, r.loadCPU(run), r.Config.Jobs), jobs.CheckJob(run, conn, r.Config.Jobs), jobs.FinalCheckJob(run, conn, r.Config.Jobs),
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: ReportConfigMapName(run), Namespace: run.Namespace}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: jobs.ControlSecretName(run), Namespace: run.Namespace}},
 	} {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/report"
 )
 
 // reportFit is how much of a run's detail its report ConfigMap holds.
@@ -24,14 +25,42 @@ type fittedReport struct {
 	Binary map[string][]byte
 }
 
+// layoutReport is the report ConfigMap's content: report.json and report.md laid out by
+// fitReport, and report.html when it fits what they leave. detailed is the run with its steps'
+// per-pod lists (stepdetail.Restore), summaries the run as its status keeps it: the layouts
+// that leave the per-pod lists to the steps' ConfigMaps render summaries.
+func layoutReport(detailed, summaries *benchv1.BenchmarkRun, result benchv1.Result, rep reportDoc, series []byte, seriesBytes, budget int) (fittedReport, error) {
+	md, mdSummaries := report.RunMarkdown(detailed, result), ""
+	if summaries == detailed {
+		mdSummaries = md
+	} else {
+		mdSummaries = report.RunMarkdown(summaries, result)
+	}
+	fitted, err := fitReport(detailed, rep, md, mdSummaries, series, seriesBytes, budget)
+	if err != nil {
+		return fittedReport{}, err
+	}
+	page := detailed
+	if fitted.Fit >= fitNoPods {
+		page = summaries
+	}
+	used := len(fitted.Data["report.json"]) + len(fitted.Data["report.md"]) + len(fitted.Binary[seriesKey])
+	if html := reportHTML(page, result, fitted.Binary[seriesKey], budget-used); html != "" {
+		fitted.Data["report.html"] = html
+	}
+	return fitted, nil
+}
+
 // fitReport lays out the report ConfigMap within budget bytes, shedding detail in steps
 // (reportFit) until it fits: the whole detail of every step stays in the step's own ConfigMaps,
 // which rep names. Past the last step it returns an error, and the run fails saying so instead of
 // retrying an apply that cannot succeed.
 //
+// md is report.md rendered with every step's per-pod lists, mdSummaries without them (from the
+// steps' summaries, as status keeps them): the layouts from fitNoPods on take mdSummaries.
 // series is nil when readSeries found the steps' series too large to gather; seriesBytes is their
 // compressed size either way.
-func fitReport(run *benchv1.BenchmarkRun, rep reportDoc, md string, series []byte, seriesBytes, budget int) (fittedReport, error) {
+func fitReport(run *benchv1.BenchmarkRun, rep reportDoc, md, mdSummaries string, series []byte, seriesBytes, budget int) (fittedReport, error) {
 	var last int
 	first := fitWhole
 	if series == nil {
@@ -39,6 +68,10 @@ func fitReport(run *benchv1.BenchmarkRun, rep reportDoc, md string, series []byt
 	}
 	for fit := first; fit <= fitStepsOnly; fit++ {
 		doc := shed(run, rep, fit, seriesBytes)
+		md := md
+		if fit >= fitNoPods {
+			md = mdSummaries
+		}
 		body, err := json.MarshalIndent(doc, "", "  ")
 		if fit == fitStepsOnly {
 			body, err = json.Marshal(doc) // unindented: a third smaller

@@ -63,7 +63,7 @@ func TestFitReport(t *testing.T) {
 			if c.series < 0 { // readSeries stopped: no series, its compressed size so far
 				series, seriesBytes = nil, -c.series
 			}
-			got, err := fitReport(run, rep, "# report\n", series, seriesBytes, kube.ConfigMapBudget)
+			got, err := fitReport(run, rep, "# report\n", "# report\n", series, seriesBytes, kube.ConfigMapBudget)
 			if c.fail {
 				if err == nil || !strings.Contains(err.Error(), "over the") {
 					t.Fatalf("fitReport of %d steps: err %v, want one naming the size", c.steps, err)
@@ -98,5 +98,24 @@ func TestFitReport(t *testing.T) {
 				t.Error("fitReport changed the report it was given")
 			}
 		})
+	}
+}
+
+// report.md rendered with every step's per-pod lists can outgrow the budget on its own (100 steps
+// × 256 pods: 1.4 MB): the layouts that leave the lists to the steps' ConfigMaps take report.md
+// rendered from the steps' summaries, and the report fits.
+func TestFitReportTakesTheSummariesMarkdown(t *testing.T) {
+	run := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: "big"}}
+	detailed, summaries := strings.Repeat("| pod |\n", kube.ConfigMapBudget/8+1), "# summaries\n"
+	got, err := fitReport(run, reportOf(10, 4, 100), detailed, summaries, nil, 0, kube.ConfigMapBudget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Fit != fitNoPods || got.Data["report.md"] != summaries {
+		t.Errorf("fit %d, report.md %d bytes: want fit %d with the summaries' report.md", got.Fit, len(got.Data["report.md"]), fitNoPods)
+	}
+	got, err = fitReport(run, reportOf(10, 4, 100), "# detailed\n", summaries, nil, 0, kube.ConfigMapBudget)
+	if err != nil || got.Fit != fitNoSeries || got.Data["report.md"] != "# detailed\n" {
+		t.Errorf("fit %d, report.md %q, %v: a report that fits keeps the per-pod report.md", got.Fit, got.Data["report.md"], err)
 	}
 }

@@ -18,10 +18,10 @@ import (
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
 	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 	"github.com/tpcc-operator/tpcc-operator/internal/measure"
-	"github.com/tpcc-operator/tpcc-operator/internal/report"
 	"github.com/tpcc-operator/tpcc-operator/internal/search"
 	"github.com/tpcc-operator/tpcc-operator/internal/sla"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+	"github.com/tpcc-operator/tpcc-operator/internal/stepdetail"
 )
 
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;create;patch
@@ -100,8 +100,13 @@ func (r *Reconciler) reconcileResult(ctx context.Context, run *benchv1.Benchmark
 	if err != nil {
 		return false, ctrl.Result{}, r.fail(ctx, run, "SearchInconsistent", err.Error())
 	}
-	// The result and the report read the database as its engine described it.
-	described := r.engines().Described(run)
+	steps, err := r.readStepData(ctx, run)
+	if err != nil {
+		return false, ctrl.Result{}, err
+	}
+	// The result and the report read the database as its engine described it, and the steps'
+	// per-pod lists from their ConfigMaps.
+	described := r.engines().Described(stepdetail.Restore(run, stepRecords(steps)))
 	result := plan.Result(described, decision, evidence)
 	result.Sustained = measure.SustainedResult(run)
 	result.ConsistencyCheck = run.Status.FinalCheck
@@ -112,10 +117,6 @@ func (r *Reconciler) reconcileResult(ctx context.Context, run *benchv1.Benchmark
 	}
 	slaValue, slaReason, slaMessage := plan.SLACompliance(run, result)
 	slaValue, slaReason, slaMessage = qualifyResult(run, &result, failReason, failMessage, slaValue, slaReason, slaMessage)
-	steps, err := r.readStepData(ctx, run)
-	if err != nil {
-		return false, ctrl.Result{}, err
-	}
 	rep := reportDoc{SchemaVersion: reportVersion, Run: run.Name, Namespace: run.Namespace, Engine: run.Spec.Database.Engine, Spec: run.Spec,
 		Result: result, Environment: run.Status.Environment, Steps: steps, Generated: time.Now().UTC()}
 	if run.Status.Database != nil {
@@ -125,16 +126,11 @@ func (r *Reconciler) reconcileResult(ctx context.Context, run *benchv1.Benchmark
 	if err != nil {
 		return false, ctrl.Result{}, err
 	}
-	md := report.RunMarkdown(described, result)
-	fitted, err := fitReport(run, rep, md, series, seriesBytes, kube.ConfigMapBudget)
+	fitted, err := layoutReport(described, r.engines().Described(run), result, rep, series, seriesBytes, kube.ConfigMapBudget)
 	if err != nil {
 		return false, ctrl.Result{}, r.fail(ctx, run, "ReportTooLarge", err.Error())
 	}
 	data, binary := fitted.Data, fitted.Binary
-	used := len(data["report.json"]) + len(md) + len(binary[seriesKey])
-	if page := reportHTML(described, result, binary[seriesKey], kube.ConfigMapBudget-used); page != "" {
-		data["report.html"] = page
-	}
 	if err := r.applyReport(ctx, run, data, binary); err != nil {
 		return false, ctrl.Result{}, err
 	}
@@ -170,6 +166,15 @@ func (r *Reconciler) reconcileResult(ctx context.Context, run *benchv1.Benchmark
 	}
 	r.Recorder.Eventf(run, nil, corev1.EventTypeNormal, "Result", "Complete", "%s", result.Message)
 	return true, ctrl.Result{}, r.teardown(ctx, run)
+}
+
+// stepRecords are the step records of steps' ConfigMaps, by index.
+func stepRecords(steps []stepData) map[int32]benchv1.StepResult {
+	out := make(map[int32]benchv1.StepResult, len(steps))
+	for _, d := range steps {
+		out[d.Step.Index] = d.Step
+	}
+	return out
 }
 
 func (r *Reconciler) readStepData(ctx context.Context, run *benchv1.BenchmarkRun) ([]stepData, error) {

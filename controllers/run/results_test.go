@@ -167,7 +167,8 @@ func TestResultsRecordedAcrossRestartAndOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
-	want := report.RunHTML(report.RunInput{Run: final, Result: *final.Status.Result, Series: live, Generated: at})
+	// The live page as kubectl tpcc report draws it: the steps' per-pod lists from their ConfigMaps.
+	want := report.RunHTML(report.RunInput{Run: withStepDetail(t, final), Result: *final.Status.Result, Series: live, Generated: at})
 	rebuilt := report.RunHTML(report.RunInput{Run: loaded, Result: *loaded.Status.Result, Series: series2, Generated: at})
 	if rebuilt != want {
 		t.Errorf("the report rebuilt from the results database differs from the live one (%d vs %d bytes)", len(rebuilt), len(want))

@@ -23,7 +23,7 @@ import (
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	ct "github.com/tpcc-operator/tpcc-operator/controllers/controllertest"
 	"github.com/tpcc-operator/tpcc-operator/internal/kube"
-	"github.com/tpcc-operator/tpcc-operator/internal/report"
+	"github.com/tpcc-operator/tpcc-operator/internal/stepdetail"
 )
 
 // BenchmarkStudyScale is a simulation of the operator at the study's size (issue 36): the real
@@ -45,7 +45,7 @@ import (
 //     the end of the real run (steps steps);
 //   - status100-B, report100-B: the same at 100 steps, built by the status and report writers'
 //     own code (boundStepDetail one step at a time as recordStep does; fitReport with the
-//     report's Markdown) over 100 steps made of the run's recorded steps and step ConfigMaps taken
+//     report's Markdown, rendered from the steps' per-pod lists put back as reconcileResult does) over 100 steps made of the run's recorded steps and step ConfigMaps taken
 //     in turn, each with N pods' per-pod telemetry (envtest serves no pod metrics, so the run
 //     records none) and its series at the run's compressed size per step.
 //     Both are stored in the API server (a namespace no manager watches), which fails the
@@ -351,14 +351,12 @@ func hundredSteps(b *testing.B, run *benchv1.BenchmarkRun, pods int) (status, re
 		}
 		data = append(data, d)
 		big.Status.Steps = append(big.Status.Steps, d.Step)
-		boundStepDetail(big, big.Status.Steps, StepDetailBudget) // as recordStep does
+		boundStepDetail(big, big.Status.Steps) // as recordStep does
 	}
 	status = objectBytes(b, big)
 
 	seriesBytes = seriesBytes * studySteps / len(recorded)
-	described := r.engines().Described(big)
 	result := *run.Status.Result
-	md := report.RunMarkdown(described, result)
 	rep := reportDoc{SchemaVersion: reportVersion, Run: big.Name, Namespace: big.Namespace, Engine: big.Spec.Database.Engine, Spec: big.Spec,
 		Result: result, Environment: big.Status.Environment, Steps: data, Generated: time.Now().UTC()}
 	// The series of 100 steps pass the budget: readSeries hands over none (nil), only their size.
@@ -366,13 +364,11 @@ func hundredSteps(b *testing.B, run *benchv1.BenchmarkRun, pods int) (status, re
 	if seriesBytes <= kube.ConfigMapBudget {
 		series = make([]byte, seriesBytes)
 	}
-	fitted, err = fitReport(big, rep, md, series, seriesBytes, kube.ConfigMapBudget)
+	// As reconcileResult lays it out.
+	detailed := r.engines().Described(stepdetail.Restore(big, stepRecords(data)))
+	fitted, err = layoutReport(detailed, r.engines().Described(big), result, rep, series, seriesBytes, kube.ConfigMapBudget)
 	if err != nil {
 		b.Fatalf("the report of %d steps: %v", studySteps, err)
-	}
-	used := len(fitted.Data["report.json"]) + len(md) + len(fitted.Binary[seriesKey])
-	if page := reportHTML(described, result, fitted.Binary[seriesKey], kube.ConfigMapBudget-used); page != "" {
-		fitted.Data["report.html"] = page
 	}
 	for k, v := range fitted.Data {
 		reportBytes += len(k) + len(v)
@@ -441,8 +437,8 @@ func podUsage(run *benchv1.BenchmarkRun, step, pods int) []benchv1.PodUsage {
 	return out
 }
 
-// The API server takes a run whose oldest steps shed their per-pod lists (boundStepDetail): 30
-// steps of 256 pods, past the budget, stored and read back with the shed steps' lists empty.
+// The API server takes a run whose steps keep their summaries only (boundStepDetail): 30 steps
+// of 256 pods, stored and read back with every step's per-pod lists empty and its ConfigMap named.
 func TestShedStepsAreStored(t *testing.T) {
 	ns := ct.NewNamespace(t, "shed")
 	run := ct.NewRun(ns, "shed", 1000, 500)
@@ -453,16 +449,16 @@ func TestShedStepsAreStored(t *testing.T) {
 		s := reportOf(1, 256, 0).Steps[0].Step
 		s.Index, s.Compliant = int32(i), true
 		run.Status.Steps = append(run.Status.Steps, s)
-		boundStepDetail(run, run.Status.Steps, StepDetailBudget)
+		boundStepDetail(run, run.Status.Steps)
 	}
 	if err := k8s.Status().Update(context.Background(), run); err != nil {
-		t.Fatalf("storing %d steps, the oldest shed: %v", len(run.Status.Steps), err)
+		t.Fatalf("storing %d steps, their per-pod lists shed: %v", len(run.Status.Steps), err)
 	}
 	got := ct.GetRun(t, run)
 	if first := got.Status.Steps[0]; first.DetailIn == "" || first.Placement == nil || len(first.Placement.Pods) != 0 {
 		t.Errorf("step 0 not shed as stored: detailIn %q, placement %+v", first.DetailIn, first.Placement)
 	}
-	if last := got.Status.Steps[29]; len(last.Placement.Pods) != 256 {
-		t.Errorf("the latest step keeps %d pods, want 256", len(last.Placement.Pods))
+	if last := got.Status.Steps[29]; last.DetailIn == "" || len(last.Placement.Pods) != 0 || last.Placement.Primary != "big-db-1" {
+		t.Errorf("the latest step not kept as its summary: detailIn %q, placement %+v", last.DetailIn, last.Placement)
 	}
 }

@@ -142,7 +142,7 @@ func (r *Reconciler) recordStep(ctx context.Context, run *benchv1.BenchmarkRun, 
 		record.Fault = &benchv1.FaultRecord{Injections: run.Status.Current.Faults}
 	}
 	if outcome.merged != nil {
-		// The step's ConfigMap keeps the whole record: status may later shed its per-pod lists.
+		// The step's ConfigMap keeps the whole record: status keeps its summary (boundStepDetail).
 		if err := r.writeStepConfigMap(ctx, run, record, outcome.merged, outcome.verdict); err != nil {
 			return err
 		}
@@ -150,7 +150,7 @@ func (r *Reconciler) recordStep(ctx context.Context, run *benchv1.BenchmarkRun, 
 	if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
 		if int32(len(s.Steps)) == next.Index {
 			s.Steps = append(s.Steps, *record)
-			boundStepDetail(run, s.Steps, StepDetailBudget)
+			boundStepDetail(run, s.Steps)
 		}
 		s.Current = nil
 	}); err != nil {

@@ -59,6 +59,9 @@ type Capabilities struct {
 	UnloggedTables bool
 	// Isolation is what the engine offers of workload.isolation.
 	Isolation IsolationSupport
+	// SingleWriter: every write goes through one pod (a primary), so the load's streams are sized
+	// from that pod's CPU, not from every pod's (LoadCPU).
+	SingleWriter bool
 }
 
 // IsolationSupport is the isolation levels an engine runs.

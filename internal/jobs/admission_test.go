@@ -39,7 +39,7 @@ func TestJobsAndTheirPodsPassRestrictedAdmission(t *testing.T) {
 	crdb := cockroach.Backend{}.Connection(run)
 	cfg := Config{ClientImage: "tpcc:dev"}
 	for _, job := range []*batchv1.Job{
-		LoaderJob(run, secretConn, cfg), CheckJob(run, secretConn, cfg), StepJob(run, 0, 40, 0, secretConn, cfg), StepJob(run, 1, 20, 0, crdb, cfg),
+		LoaderJob(run, secretConn, 0, cfg), CheckJob(run, secretConn, cfg), StepJob(run, 0, 40, 0, secretConn, cfg), StepJob(run, 1, 20, 0, crdb, cfg),
 		StorageJob(run, 0, StorageTarget{Node: "n1", Hostname: "n1", StorageClass: "local-path", Size: resource.MustParse("2Gi")}, 10*time.Second, cfg),
 		ResultsWriterJob(ns.Name, run.Name+"-results-1", map[string]string{"app.kubernetes.io/managed-by": "tpcc-operator"},
 			benchv1.SecretKeyRef{Name: "results-app", Key: "uri"}, []outbox.Source{

@@ -64,7 +64,7 @@ func TestClientNetworkPolicy(t *testing.T) {
 	}
 	for name, pod := range map[string]map[string]string{
 		"step":   StepJob(run, 3, 10, 0, secretConn, Config{}).Spec.Template.Labels,
-		"loader": LoaderJob(run, secretConn, Config{}).Spec.Template.Labels,
+		"loader": LoaderJob(run, secretConn, 0, Config{}).Spec.Template.Labels,
 		"check":  CheckJob(run, secretConn, Config{}).Spec.Template.Labels,
 	} {
 		if !selector.Matches(labels.Set(pod)) {

@@ -40,12 +40,12 @@ func TestIsolationAndSettingsArgs(t *testing.T) {
 	if i := slices.Index(args, "--show-setting"); i < 0 || args[i+1] != "kv.rangefeed.enabled" || args[i+3] != "sql.txn.read_committed_isolation.enabled" {
 		t.Errorf("step args %v, want both --show-setting", args)
 	}
-	load := LoaderJob(testRun(10), conn, Config{}).Spec.Template.Spec.Containers[0].Args
+	load := LoaderJob(testRun(10), conn, 0, Config{}).Spec.Template.Spec.Containers[0].Args
 	i := slices.Index(load, "--cluster-setting")
 	if i < 0 || load[i+1] != "kv.rangefeed.enabled=false" || load[i+2] != "--cluster-setting" || load[i+3] != "sql.txn.read_committed_isolation.enabled=true" {
 		t.Errorf("loader args %v, want the cluster settings in name order", load)
 	}
-	if plain := LoaderJob(testRun(10), engines.Connection{Engine: "postgres"}, Config{}).Spec.Template.Spec.Containers[0].Args; slices.Contains(plain, "--cluster-setting") {
+	if plain := LoaderJob(testRun(10), engines.Connection{Engine: "postgres"}, 0, Config{}).Spec.Template.Spec.Containers[0].Args; slices.Contains(plain, "--cluster-setting") {
 		t.Errorf("a loader without settings got %v", plain)
 	}
 }

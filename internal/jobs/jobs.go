@@ -57,9 +57,11 @@ func StepJobName(run *benchv1.BenchmarkRun, index int32) string {
 
 // LoaderJob loads warehouses 1..N, pod i its shard; a pod that fails is retried on its own
 // (backoffLimitPerIndex) and resumes where it stopped, since the loader skips finished warehouses.
-// Each pod serves its progress to the operator (serveLoadProgress).
-func LoaderJob(run *benchv1.BenchmarkRun, conn engines.Connection, cfg Config) *batchv1.Job {
-	pods := workload.LoaderPods(run)
+// Each pod serves its progress to the operator (serveLoadProgress). loadCPU is the database's CPU
+// the load writes through, in millicores (engines.LoadCPU), which sizes the pods when the run
+// does not (workload.LoaderPods).
+func LoaderJob(run *benchv1.BenchmarkRun, conn engines.Connection, loadCPU int64, cfg Config) *batchv1.Job {
+	pods := workload.LoaderPods(run, loadCPU)
 	args := []string{"load", "--engine", conn.Engine,
 		"--warehouses", itoa(run.Spec.Workload.Warehouses),
 		"--shard", "$(JOB_COMPLETION_INDEX)", "--shards", itoa(pods),

@@ -40,7 +40,7 @@ func arg(t *testing.T, args []string, flag string) string {
 }
 
 func TestLoaderJob(t *testing.T) {
-	job := LoaderJob(testRun(120), secretConn, Config{ClientImage: "tpcc:dev"})
+	job := LoaderJob(testRun(120), secretConn, 0, Config{ClientImage: "tpcc:dev"})
 	if job.Name != "r-load" || job.Namespace != "bench" {
 		t.Errorf("job %s/%s", job.Namespace, job.Name)
 	}
@@ -55,6 +55,11 @@ func TestLoaderJob(t *testing.T) {
 		t.Errorf("args = %v", c.Args)
 	}
 	assertURLFromSecret(t, c)
+	// A database whose load writes through 128 cores: a stream a core, 4 a pod.
+	big := LoaderJob(testRun(18000), secretConn, 128000, Config{})
+	if *big.Spec.Completions != 32 || *big.Spec.Parallelism != 32 || arg(t, big.Spec.Template.Spec.Containers[0].Args, "--shards") != "32" {
+		t.Errorf("128 cores: completions %d, args %v; want 32 pods", *big.Spec.Completions, big.Spec.Template.Spec.Containers[0].Args)
+	}
 }
 
 // The loader and the finish create and check the tables with the run's persistence.
@@ -77,7 +82,7 @@ func TestLoaderTables(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			run := testRun(10)
 			tc.tweak(run)
-			if got := arg(t, LoaderJob(run, secretConn, Config{}).Spec.Template.Spec.Containers[0].Args, "--tables"); got != tc.tables {
+			if got := arg(t, LoaderJob(run, secretConn, 0, Config{}).Spec.Template.Spec.Containers[0].Args, "--tables"); got != tc.tables {
 				t.Errorf("loader --tables %s, want %s", got, tc.tables)
 			}
 			finish := CheckJob(run, secretConn, Config{}).Spec.Template.Spec.InitContainers[0].Args

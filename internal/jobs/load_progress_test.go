@@ -13,7 +13,7 @@ import (
 // nothing and gets no token.
 func TestLoadJobsServeProgress(t *testing.T) {
 	run := testRun(10)
-	loader := LoaderJob(run, secretConn, Config{}).Spec.Template.Spec
+	loader := LoaderJob(run, secretConn, 0, Config{}).Spec.Template.Spec
 	check := CheckJob(run, secretConn, Config{}).Spec.Template.Spec
 	for _, tc := range []struct {
 		name  string

@@ -75,12 +75,12 @@ func TestJobPlacementAsStored(t *testing.T) {
 		job  *batchv1.Job
 		want podPlacement
 	}{
-		{LoaderJob(run, conn, cfg), podPlacement{Affinity: avoidDatabase(database)}},
+		{LoaderJob(run, conn, 0, cfg), podPlacement{Affinity: avoidDatabase(database)}},
 		{CheckJob(run, conn, cfg), podPlacement{Affinity: avoidDatabase(database)}},
 		{FaultCheckJob(run, 3, conn, cfg), podPlacement{Affinity: avoidDatabase(database)}},
 		{FinalCheckJob(run, conn, cfg), podPlacement{Affinity: avoidDatabase(database)}},
 		{StepJob(run, 0, 40, 0, conn, cfg), podPlacement{Affinity: avoidDatabase(database), Spread: spreadStep("r-step-0")}},
-		{LoaderJob(placed, conn, cfg), loaderWithDefault},
+		{LoaderJob(placed, conn, 0, cfg), loaderWithDefault},
 		{CheckJob(placed, conn, cfg), loaderWithDefault},
 		// The clients' own podAntiAffinity and spread replace the defaults.
 		{StepJob(placed, 2, 40, 0, conn, cfg), podPlacement{clients.NodeSelector, nil, clients.Affinity, clients.TopologySpreadConstraints}},

@@ -11,6 +11,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/uuid"
 
@@ -49,6 +50,11 @@ func fixtureRun(namespace, name string, labels map[string]string, created time.T
 			s.Transactions[t] = benchv1.TransactionStats{Count: int64(100 * w), P50: dur(d), P90: dur(2 * d), P95: dur(3 * d), P99: dur(4 * d), Max: dur(9 * d)}
 		}
 		s.Telemetry = &benchv1.StepTelemetry{Intervals: 6, Standbys: []benchv1.StandbyLag{{Name: name + "-db-2", MaxReplayLag: dur(3 * time.Millisecond)}}}
+		client := fmt.Sprintf("%s-step-%d-0-x", name, i)
+		s.Telemetry.Pods = []benchv1.PodUsage{{Name: name + "-db-1", Role: "Database", PeakCPU: resource.MustParse("1500m"), PeakMemory: resource.MustParse("1Gi")},
+			{Name: client, Role: "Client", PeakCPU: resource.MustParse("300m"), PeakMemory: resource.MustParse("200Mi")}}
+		s.Placement = &benchv1.StepPlacement{Primary: name + "-db-1", PrimaryNode: "n1", Pods: []benchv1.PodPlacementRecord{
+			{Name: name + "-db-1", Role: benchv1.RoleDatabase, Node: "n1"}, {Name: client, Role: benchv1.RoleClient, Node: "n2"}}}
 		return s
 	}
 	steps := []benchv1.StepResult{

@@ -18,6 +18,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
+	"github.com/tpcc-operator/tpcc-operator/internal/stepdetail"
 )
 
 // ErrNotFound is returned when no recorded run matches.
@@ -201,6 +202,9 @@ func LoadRun(ctx context.Context, conn *pgx.Conn, uid string) (*benchv1.Benchmar
 	if len(run.Labels) == 0 {
 		run.Labels = nil
 	}
+	if run, err = withStepRows(ctx, conn, run, uid); err != nil {
+		return nil, nil, err
+	}
 	rows, err := conn.Query(ctx, `SELECT step_index, series FROM tpcc.steps WHERE run_uid::text = $1 AND series IS NOT NULL ORDER BY step_index`, uid)
 	if err != nil {
 		return nil, nil, err
@@ -223,6 +227,32 @@ func LoadRun(ctx context.Context, conn *pgx.Conn, uid string) (*benchv1.Benchmar
 		series.Steps = append(series.Steps, *s)
 	}
 	return run, series, rows.Err()
+}
+
+// withStepRows is run with its steps' per-pod lists put back from their rows in tpcc.steps
+// (status keeps each measured step's summary; the row keeps the step as step.json holds it).
+func withStepRows(ctx context.Context, conn *pgx.Conn, run *benchv1.BenchmarkRun, uid string) (*benchv1.BenchmarkRun, error) {
+	rows, err := conn.Query(ctx, `SELECT step FROM tpcc.steps WHERE run_uid::text = $1 ORDER BY step_index`, uid)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	records := map[int32]benchv1.StepResult{}
+	for rows.Next() {
+		var body []byte
+		if err := rows.Scan(&body); err != nil {
+			return nil, err
+		}
+		var s benchv1.StepResult
+		if err := json.Unmarshal(body, &s); err != nil {
+			return nil, fmt.Errorf("run %s: %w", uid, err)
+		}
+		records[s.Index] = s
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return stepdetail.Restore(run, records), nil
 }
 
 // ResultHistograms reads a recorded run back (LoadRun) with the latency histograms its result

@@ -3,6 +3,7 @@ package results
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -212,7 +213,14 @@ func TestLoadRunRebuildsTheReport(t *testing.T) {
 	ctx := context.Background()
 	run := fixtureRun("bench", "pg-report", map[string]string{"team": "db"}, t0, 1)
 	files := stepFiles(t, run)
-	if _, err := Write(ctx, conn, runRecord(run, 0, 4, true), files); err != nil {
+	// The run's status as the operator keeps it: each step's summary, its per-pod lists in its
+	// step.json only.
+	recorded := run.DeepCopy()
+	for i := range recorded.Status.Steps {
+		s := &recorded.Status.Steps[i]
+		s.Telemetry.Pods, s.Placement.Pods, s.DetailIn = nil, []benchv1.PodPlacementRecord{}, fmt.Sprintf("pg-report-step-%d", s.Index)
+	}
+	if _, err := Write(ctx, conn, runRecord(recorded, 0, 4, true), files); err != nil {
 		t.Fatal(err)
 	}
 	uid, err := FindRun(ctx, conn, "bench/pg-report", "")
@@ -248,8 +256,12 @@ func TestLoadRunRebuildsTheReport(t *testing.T) {
 	if !strings.Contains(rebuilt, "<svg") || !strings.Contains(rebuilt, "pg-report") {
 		t.Error("the rebuilt page has no chart")
 	}
-	if md, wantMD := report.RunMarkdown(got, *got.Status.Result), report.RunMarkdown(run, *run.Status.Result); md != wantMD {
+	md, wantMD := report.RunMarkdown(got, *got.Status.Result), report.RunMarkdown(run, *run.Status.Result)
+	if md != wantMD {
 		t.Error("the Markdown report rebuilt from the results database differs from the live one")
+	}
+	if !strings.Contains(md, "pg-report-step-3-0-x n2") {
+		t.Errorf("the rebuilt Markdown lacks the steps' per-pod placement:\n%s", md)
 	}
 }
 

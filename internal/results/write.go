@@ -16,6 +16,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/outbox"
+	"github.com/tpcc-operator/tpcc-operator/internal/stepdetail"
 )
 
 // Every row has a natural key — a run by its UID, a step by its run's UID and index, a result by
@@ -154,9 +155,10 @@ func stepAt(steps []benchv1.StepResult, index int32) (benchv1.StepResult, bool) 
 
 // stepFile is step.json of a step ConfigMap, as far as the rows need it.
 type stepFile struct {
-	Summary    json.RawMessage   `json:"summary"`
-	Verdict    json.RawMessage   `json:"verdict"`
-	Histograms map[string]string `json:"histograms"`
+	Step       *benchv1.StepResult `json:"step"`
+	Summary    json.RawMessage     `json:"summary"`
+	Verdict    json.RawMessage     `json:"verdict"`
+	Histograms map[string]string   `json:"histograms"`
 }
 
 // writeStep writes a step's row, with its data file (step.json) and series parts read from files,
@@ -178,6 +180,10 @@ func writeStep(ctx context.Context, tx pgx.Tx, uid string, s benchv1.StepResult,
 	}
 	if absentPart != "" {
 		missing = append(missing, absentPart)
+	}
+	if data != nil && data.Step != nil && s.DetailIn != "" {
+		// The row keeps the step's per-pod lists, which the run's status leaves to step.json.
+		s = stepdetail.WithPods(s, *data.Step)
 	}
 	inserted, err := insertStepRow(ctx, tx, uid, s, data, series)
 	if err != nil {

@@ -43,13 +43,14 @@ func StepConnections(run *benchv1.BenchmarkRun, active int32) int {
 }
 
 // LoadConnections is how many connections the load opens: every loader pod's pool (its threads
-// and the schema connection); the finish and the check that follow use one pod's worth.
-func LoadConnections(run *benchv1.BenchmarkRun) int {
-	return int(LoaderPods(run)) * (LoaderThreads + 1)
+// and the schema connection); the finish and the check that follow use one pod's worth. loadCPU
+// is LoaderPods'.
+func LoadConnections(run *benchv1.BenchmarkRun, loadCPU int64) int {
+	return int(LoaderPods(run, loadCPU)) * (LoaderThreads + 1)
 }
 
 // PeakConnections is the most connections the run's Jobs hold at once: the load and the steps
-// never overlap, and no step activates more than the loaded warehouses.
-func PeakConnections(run *benchv1.BenchmarkRun) int {
-	return max(StepConnections(run, run.Spec.Workload.Warehouses), LoadConnections(run))
+// never overlap, and no step activates more than the loaded warehouses. loadCPU is LoaderPods'.
+func PeakConnections(run *benchv1.BenchmarkRun, loadCPU int64) int {
+	return max(StepConnections(run, run.Spec.Workload.Warehouses), LoadConnections(run, loadCPU))
 }

@@ -17,22 +17,27 @@ func TestPeakConnections(t *testing.T) {
 		warehouses  int32
 		wait        benchv1.Wait
 		connections int32 // spec.workload.clients.connections
+		loadCPU     int64 // the database's CPU the load writes through, millicores
 		want        int
 	}{
-		{1, benchv1.WaitSpec, 0, 5},       // the load: one pod, 4 threads + the schema connection
-		{100, benchv1.WaitSpec, 0, 70},    // one pod's pool by Little's law (69) + telemetry
-		{100, benchv1.WaitNone, 0, 1001},  // one per terminal + telemetry
-		{5000, benchv1.WaitSpec, 0, 2861}, // 10 pods of 500 warehouses, 286 each, + telemetry
-		{20, benchv1.WaitSpec, 0, 20},
-		{5000, benchv1.WaitSpec, 50, 501}, // the spec's pool on each of the 10 pods
-		{100, benchv1.WaitNone, 4, 10},    // the load's 2 pods of 5 outnumber one pod of 4
+		{1, benchv1.WaitSpec, 0, 0, 5},       // the load: one pod, 4 threads + the schema connection
+		{100, benchv1.WaitSpec, 0, 0, 70},    // one pod's pool by Little's law (69) + telemetry
+		{100, benchv1.WaitNone, 0, 0, 1001},  // one per terminal + telemetry
+		{5000, benchv1.WaitSpec, 0, 0, 2861}, // 10 pods of 500 warehouses, 286 each, + telemetry
+		{20, benchv1.WaitSpec, 0, 0, 20},
+		{5000, benchv1.WaitSpec, 50, 0, 501}, // the spec's pool on each of the 10 pods
+		{100, benchv1.WaitNone, 4, 0, 10},    // the load's 2 pods of 5 outnumber one pod of 4
+		// A 128-core primary: 32 loader pods of 5 outnumber the steps' pools of 10 pods of 4.
+		{5000, benchv1.WaitSpec, 4, 128000, 160},
+		// 16 cores: 4 loader pods of 5 outnumber one client pod of 4.
+		{100, benchv1.WaitNone, 4, 16000, 20},
 	}
 	for _, tc := range cases {
 		run := testRun(tc.warehouses)
 		run.Spec.Workload.Wait = tc.wait
 		run.Spec.Workload.Clients.Connections = tc.connections
-		if got := PeakConnections(run); got != tc.want {
-			t.Errorf("PeakConnections(%d warehouses, wait %s, connections %d) = %d, want %d", tc.warehouses, tc.wait, tc.connections, got, tc.want)
+		if got := PeakConnections(run, tc.loadCPU); got != tc.want {
+			t.Errorf("PeakConnections(%d warehouses, wait %s, connections %d, load CPU %dm) = %d, want %d", tc.warehouses, tc.wait, tc.connections, tc.loadCPU, got, tc.want)
 		}
 	}
 }
@@ -78,12 +83,43 @@ func TestPodCounts(t *testing.T) {
 		run := testRun(tc.warehouses)
 		run.Spec.Workload.Loader.Pods = tc.loaderPods
 		run.Spec.Workload.Clients.Pods = tc.clientPods
-		if got := LoaderPods(run); got != tc.wantLoader {
+		if got := LoaderPods(run, 0); got != tc.wantLoader {
 			t.Errorf("LoaderPods(%d warehouses, %d asked) = %d, want %d", tc.warehouses, tc.loaderPods, got, tc.wantLoader)
 		}
 		if got := ClientPods(run, tc.active); got != tc.wantClient {
 			t.Errorf("ClientPods(%d active, %d asked) = %d, want %d", tc.active, tc.clientPods, got, tc.wantClient)
 		}
+	}
+}
+
+func TestDefaultLoaderPods(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		warehouses int32
+		loadCPU    int64 // millicores
+		want       int32
+	}{
+		{"no CPU declared: by warehouses", 100, 0, 2},
+		{"no CPU declared: at most 16", 18000, 0, MaxLoaderPods},
+		{"a 128-core primary: 128 streams", 18000, 128000, 32},
+		{"a fraction of a core: one pod", 30, 35, 1},
+		{"2.5 cores: 3 streams, one pod", 1000, 2500, 1},
+		{"17 cores: 17 streams, 5 pods", 1000, 17000, 5},
+		{"never more pods than warehouses", 3, 64000, 3},
+		{"at most 256 pods", 100000, 3 * 512000, MaxLoaderPodsByCPU},
+		{"a small database gets fewer pods than the warehouses' default", 5000, 8000, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := DefaultLoaderPods(tc.warehouses, tc.loadCPU); got != tc.want {
+				t.Errorf("DefaultLoaderPods(%d, %dm) = %d, want %d", tc.warehouses, tc.loadCPU, got, tc.want)
+			}
+		})
+	}
+	// spec.workload.loader.pods wins over the CPU.
+	run := testRun(1000)
+	run.Spec.Workload.Loader.Pods = 7
+	if got := LoaderPods(run, 128000); got != 7 {
+		t.Errorf("LoaderPods with loader.pods 7 = %d", got)
 	}
 }
 

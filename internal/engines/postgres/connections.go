@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/engines"
 	"github.com/tpcc-operator/tpcc-operator/internal/workload"
 )
 
@@ -18,8 +19,18 @@ func MaxConnections(connections int) int {
 	return min(max(connections+ConnectionHeadroom, MinMaxConnections), MaxMaxConnections)
 }
 
+// loadCPU is the CPU the run's load writes through (the primary's, as the run's Job sizes its
+// loader pods from it: engines.LoadCPU).
+func loadCPU(run *benchv1.BenchmarkRun) int64 { return engines.LoadCPU(Engine{}, run.Spec.Database) }
+
+// peakConnections is what the run's Jobs open at once (workload.PeakConnections), its loader pods
+// sized as its loader Job sizes them.
+func peakConnections(run *benchv1.BenchmarkRun) int {
+	return workload.PeakConnections(run, loadCPU(run))
+}
+
 // checkConnectionBudget refuses a run whose own max_connections cannot hold what its Jobs open at
-// once (workload.PeakConnections: the loaders, or a step's client pods and the telemetry sampler)
+// once (peakConnections: the loaders, or a step's client pods and the telemetry sampler)
 // plus the ConnectionHeadroom the instance manager and superusers keep, naming the field, both
 // numbers and the ways out. A run that leaves max_connections to the operator gets it sized
 // (MaxConnections), with or without a memory request.
@@ -28,7 +39,7 @@ func checkConnectionBudget(run *benchv1.BenchmarkRun) error {
 	if !set || err != nil {
 		return err
 	}
-	peak := workload.PeakConnections(run)
+	peak := peakConnections(run)
 	if need := peak + ConnectionHeadroom; limit < need {
 		origin, lower := peakOrigin(run)
 		return fmt.Errorf("%s is %d, but the run opens up to %d connections at once (%s) and PostgreSQL keeps %d for superusers and CloudNativePG's instance manager: "+
@@ -41,8 +52,8 @@ func checkConnectionBudget(run *benchv1.BenchmarkRun) error {
 // peakOrigin says which of the run's Jobs open the peak connections, and which fields lower them.
 func peakOrigin(run *benchv1.BenchmarkRun) (origin, lower string) {
 	step := workload.StepConnections(run, run.Spec.Workload.Warehouses)
-	if load := workload.LoadConnections(run); load > step {
-		return fmt.Sprintf("%d loader pods, %d connections each", workload.LoaderPods(run), workload.LoaderThreads+1),
+	if load := workload.LoadConnections(run, loadCPU(run)); load > step {
+		return fmt.Sprintf("%d loader pods, %d connections each", workload.LoaderPods(run, loadCPU(run)), workload.LoaderThreads+1),
 			"spec.workload.loader.pods"
 	}
 	pods := workload.ClientPods(run, run.Spec.Workload.Warehouses)

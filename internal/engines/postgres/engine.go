@@ -28,8 +28,8 @@ func (Engine) Dialect() string { return "postgres" }
 func (Engine) Backend(image string) engines.Backend { return Backend{DefaultImage: image} }
 
 // Capabilities implements engines.Engine: volume snapshots through CloudNativePG, a primary to
-// kill, standbys the primary reports, the New-Order ledger read through SQL, unlogged tables, and
-// READ COMMITTED (with explicit row locks) by default.
+// kill, standbys the primary reports, the New-Order ledger read through SQL, unlogged tables,
+// READ COMMITTED (with explicit row locks) by default, and every write on the primary.
 func (Engine) Capabilities() engines.Capabilities {
 	return engines.Capabilities{
 		Snapshot:       true,
@@ -37,6 +37,7 @@ func (Engine) Capabilities() engines.Capabilities {
 		Replication:    true,
 		Ledger:         true,
 		UnloggedTables: true,
+		SingleWriter:   true,
 		Isolation: engines.IsolationSupport{
 			Default: benchv1.IsolationReadCommitted,
 			Caveat:  "PostgreSQL's READ COMMITTED takes explicit row locks in one global order, its REPEATABLE READ is snapshot isolation",

@@ -14,7 +14,6 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
-	"github.com/tpcc-operator/tpcc-operator/internal/workload"
 )
 
 // Database and Owner are the application database and role CloudNativePG creates; its
@@ -44,7 +43,7 @@ func (Backend) Sizing(run *benchv1.BenchmarkRun) *benchv1.DatabaseSizing {
 	if !ok {
 		return nil
 	}
-	connections := workload.PeakConnections(run)
+	connections := peakConnections(run)
 	in := SizingInput{
 		Memory: memory, Connections: connections,
 		Warehouses: int(run.Spec.Workload.Warehouses), Storage: spec.Storage.Size.Value(),
@@ -76,7 +75,7 @@ func (b Backend) Cluster(run *benchv1.BenchmarkRun) *cnpgv1.Cluster {
 		}
 	} else {
 		// Without memory nothing else is sized, but the connections are known all the same.
-		parameters["max_connections"] = fmt.Sprint(MaxConnections(workload.PeakConnections(run)))
+		parameters["max_connections"] = fmt.Sprint(MaxConnections(peakConnections(run)))
 	}
 	for k, v := range spec.Parameters {
 		parameters[k] = v
