@@ -207,3 +207,25 @@ func TestPooledVerifyNeedsServerDefault(t *testing.T) {
 	}
 	e.Close()
 }
+
+func TestPostgresPoolerURL(t *testing.T) {
+	for _, tc := range []struct {
+		name, url string
+		mode      tpcc.PoolerMode
+		want      string
+	}{
+		{"transaction", "postgres://app:pw@cluster-rw:5432/tpcc?sslmode=require", tpcc.PoolerTransaction,
+			"postgres://app:pw@pooler:6432/tpcc?default_query_exec_mode=cache_describe&sslmode=require"},
+		{"session", "postgres://app:pw@cluster-rw:5432/tpcc?sslmode=require", tpcc.PoolerSession,
+			"postgres://app:pw@pooler:6432/tpcc?sslmode=require"},
+		{"every host replaced", "postgres://app@h1:5432,h2:5433/tpcc?target_session_attrs=read-write", tpcc.PoolerSession,
+			"postgres://app@pooler:6432/tpcc?target_session_attrs=read-write"},
+		{"named statements overridden", "postgresql://app@h/tpcc?default_query_exec_mode=cache_statement", tpcc.PoolerTransaction,
+			"postgresql://app@pooler:6432/tpcc?default_query_exec_mode=cache_describe"},
+	} {
+		got, err := Postgres.PoolerURL(tc.url, "pooler:6432", tc.mode)
+		if err != nil || got != tc.want {
+			t.Errorf("%s: PoolerURL = %q, %v; want %q", tc.name, got, err, tc.want)
+		}
+	}
+}
