@@ -6,9 +6,8 @@ import (
 	"strconv"
 )
 
-// PoolerMode is how a connection pooler in front of the server (PgBouncer, CloudNativePG's
-// Pooler) hands server connections to the client's: "" is no pooler, the client connects to the
-// server itself.
+// PoolerMode is how a connection pooler in front of the server hands server connections to the
+// client's: "" is no pooler, the client connects to the server itself.
 type PoolerMode string
 
 const (
