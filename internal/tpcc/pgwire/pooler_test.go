@@ -229,3 +229,31 @@ func TestPostgresPoolerURL(t *testing.T) {
 		}
 	}
 }
+
+// TestPooledSessionMode: through a session-mode PgBouncer a client connection keeps its server
+// connection, so the executor behaves as if connected directly: named prepared statements and
+// the SET of the run's level on a server whose default is another one.
+func TestPooledSessionMode(t *testing.T) {
+	url, constants := pooledDatabase(t)
+	setServerDefault(t, url, isolation.ReadCommitted)
+	const conns = 4 // a session-mode pool serves as many client connections at a time as it has servers
+	b := pgtest.NewPgBouncer(t, url, string(tpcc.PoolerSession), conns)
+	pooled, err := tpcc.PoolerURL(Postgres, url, b.Endpoint(), tpcc.PoolerSession)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	retry := tpcc.DefaultRetryPolicy
+	retry.MaxAttempts = 100
+	e, err := tpcc.NewExecutor(ctx, tpcc.ExecutorConfig{Driver: Postgres, URL: pooled, MaxConns: conns, Retry: retry,
+		Isolation: isolation.RepeatableRead, Pooler: tpcc.PoolerSession})
+	if err != nil {
+		t.Fatalf("NewExecutor through a session-mode pooler: %v", err)
+	}
+	defer e.Close()
+	c := tpcctest.RunBurst(t, e, constants, 1, conns, 3*time.Second)
+	if len(c.Errors) > 0 || c.Total() == 0 {
+		t.Fatalf("%d transaction errors in %d transactions, the first: %v", len(c.Errors), c.Total(), c.Errors)
+	}
+}
