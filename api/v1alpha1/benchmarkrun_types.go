@@ -297,8 +297,10 @@ type PostgresPooler struct {
 	PoolMode PoolMode `json:"poolMode,omitempty"`
 
 	// DefaultPoolSize is each PgBouncer's server connections to the primary (default_pool_size).
-	// 0 sizes it: 4 per vCPU of an instance (its CPU limit, else its request), divided among the
-	// Pooler's instances, at least 5; 20 when the instances declare no CPU.
+	// 0 sizes it: in Transaction mode 4 per vCPU of an instance (its CPU limit, else its request),
+	// divided among the Pooler's instances, at least 5, and 20 when the instances declare no CPU;
+	// in Session mode each PgBouncer's share of a step's client connections at every loaded
+	// warehouse (a smaller pool is refused: the clients beyond it would wait).
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=10000
 	// +optional

@@ -44,14 +44,14 @@ func peakOrigin(run *benchv1.BenchmarkRun) (origin, lower string) {
 	spec := run.Spec.Database.EffectivePostgres()
 	step := workload.StepConnections(run, run.Spec.Workload.Warehouses)
 	if spec.Pooler != nil {
-		step = PoolerServerConnections(spec)
+		step = PoolerServerConnections(run)
 	}
 	if load := workload.LoadConnections(run); load > step {
 		return fmt.Sprintf("%d loader pods, %d connections each", workload.LoaderPods(run), workload.LoaderThreads+1),
 			"spec.workload.loader.pods"
 	}
 	if spec.Pooler != nil {
-		return fmt.Sprintf("the pooler's server connections: %d PgBouncer instances × default_pool_size %d", max(spec.Pooler.Instances, 1), PoolSize(spec)),
+		return fmt.Sprintf("the pooler's server connections: %d PgBouncer instances × default_pool_size %d", max(spec.Pooler.Instances, 1), PoolSize(run)),
 			"spec.database.postgres.pooler.defaultPoolSize or .instances"
 	}
 	pods := workload.ClientPods(run, run.Spec.Workload.Warehouses)

@@ -39,8 +39,18 @@ const (
 func PoolerName(run *benchv1.BenchmarkRun) string { return engines.DatabaseName(run) + "-pooler-rw" }
 
 // PoolSize is each PgBouncer's default_pool_size: postgres.pooler.defaultPoolSize, or sized from an
-// instance's CPU (its limit, else its request); 0 without a pooler.
-func PoolSize(spec benchv1.PostgresSpec) int {
+// instance's CPU (its limit, else its request) in transaction mode; 0 without a pooler. In session
+// mode every client connection holds a server connection, so the default is sessionPoolSize.
+func PoolSize(run *benchv1.BenchmarkRun) int {
+	spec := run.Spec.Database.EffectivePostgres()
+	if p := spec.Pooler; p != nil && p.DefaultPoolSize == 0 && p.PoolMode == benchv1.PoolModeSession {
+		return sessionPoolSize(run)
+	}
+	return specPoolSize(spec)
+}
+
+// specPoolSize is the pool the spec alone decides: its own, or the transaction-mode default.
+func specPoolSize(spec benchv1.PostgresSpec) int {
 	p := spec.Pooler
 	if p == nil {
 		return 0
@@ -59,13 +69,39 @@ func PoolSize(spec benchv1.PostgresSpec) int {
 	return max(MinPoolSize, int(math.Ceil(PoolPerVCPU*cpu.AsApproximateFloat64()/float64(instances))))
 }
 
+// sessionPoolSize is the pool a session-mode PgBouncer needs: its share of a step's client
+// connections at all the loaded warehouses.
+func sessionPoolSize(run *benchv1.BenchmarkRun) int {
+	instances := max(int(run.Spec.Database.EffectivePostgres().Pooler.Instances), 1)
+	step := workload.StepConnections(run, run.Spec.Workload.Warehouses)
+	return (step + instances - 1) / instances
+}
+
+// PoolSizeField is the pool a run sets itself.
+const PoolSizeField = "spec.database.postgres.pooler.defaultPoolSize"
+
+// checkSessionPool refuses a session-mode pooler whose pool cannot give every client connection of
+// a step its server connection: the clients beyond it would wait until PgBouncer times them out.
+func checkSessionPool(run *benchv1.BenchmarkRun) error {
+	p := run.Spec.Database.EffectivePostgres().Pooler
+	if p == nil || p.PoolMode != benchv1.PoolModeSession || p.DefaultPoolSize == 0 {
+		return nil
+	}
+	if need := sessionPoolSize(run); int(p.DefaultPoolSize) < need {
+		return fmt.Errorf("%s is %d, but in Session mode each client connection holds a server connection and a step of %d warehouses opens %d over %d PgBouncer instances: set at least %d, leave it 0 to have it sized, or use poolMode Transaction",
+			PoolSizeField, p.DefaultPoolSize, run.Spec.Workload.Warehouses, workload.StepConnections(run, run.Spec.Workload.Warehouses), max(p.Instances, 1), need)
+	}
+	return nil
+}
+
 // PoolerServerConnections is the most connections the Pooler opens to the primary: every
 // PgBouncer's pool.
-func PoolerServerConnections(spec benchv1.PostgresSpec) int {
-	if spec.Pooler == nil {
+func PoolerServerConnections(run *benchv1.BenchmarkRun) int {
+	p := run.Spec.Database.EffectivePostgres().Pooler
+	if p == nil {
 		return 0
 	}
-	return max(int(spec.Pooler.Instances), 1) * PoolSize(spec)
+	return max(int(p.Instances), 1) * PoolSize(run)
 }
 
 // poolerClientConnections is each PgBouncer's max_client_conn: every client connection of a step
@@ -82,7 +118,7 @@ func DatabaseConnections(run *benchv1.BenchmarkRun) int {
 	if spec.Pooler == nil {
 		return workload.PeakConnections(run)
 	}
-	return max(PoolerServerConnections(spec), workload.LoadConnections(run))
+	return max(PoolerServerConnections(run), workload.LoadConnections(run))
 }
 
 // Pooler is the run's CloudNativePG Pooler of type rw in front of its Cluster, nil without
@@ -109,7 +145,7 @@ func (b Backend) Pooler(run *benchv1.BenchmarkRun) *cnpgv1.Pooler {
 			PgBouncer: &cnpgv1.PgBouncerSpec{
 				PoolMode: mode,
 				Parameters: map[string]string{
-					"default_pool_size": fmt.Sprint(PoolSize(spec)),
+					"default_pool_size": fmt.Sprint(PoolSize(run)),
 					"max_client_conn":   fmt.Sprint(poolerClientConnections(run)),
 				},
 			},
@@ -152,12 +188,11 @@ func poolerWords(spec benchv1.PostgresSpec) string {
 	if p == nil {
 		return ""
 	}
-	mode := "transaction pooling"
+	pool := fmt.Sprintf("transaction pooling, %d server connections each", specPoolSize(spec))
 	if p.PoolMode == benchv1.PoolModeSession {
-		mode = "session pooling"
+		pool = "session pooling, a server connection per client connection"
 	}
-	return fmt.Sprintf("through PgBouncer (CloudNativePG Pooler, %s, %s, %d server connections each)",
-		plural(p.Instances, "instance", "instances"), mode, PoolSize(spec))
+	return fmt.Sprintf("through PgBouncer (CloudNativePG Pooler, %s, %s)", plural(p.Instances, "instance", "instances"), pool)
 }
 
 // PoolerIsolationField is where a run would set the server's default level itself.

@@ -44,17 +44,27 @@ func TestPoolSize(t *testing.T) {
 		{"no CPU declared", corev1.ResourceRequirements{}, benchv1.PostgresPooler{Instances: 1}, PoolWithoutCPU},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			spec := benchv1.PostgresSpec{Resources: c.resources, Pooler: &c.pooler}
-			if got := PoolSize(spec); got != c.want {
+			r := run(&benchv1.PostgresSpec{Resources: c.resources, Pooler: &c.pooler})
+			if got := PoolSize(r); got != c.want {
 				t.Errorf("PoolSize %d, want %d", got, c.want)
 			}
-			if got := PoolerServerConnections(spec); got != c.want*int(c.pooler.Instances) {
+			if got := PoolerServerConnections(r); got != c.want*int(c.pooler.Instances) {
 				t.Errorf("server connections %d, want %d", got, c.want*int(c.pooler.Instances))
 			}
 		})
 	}
-	if PoolSize(benchv1.PostgresSpec{}) != 0 || PoolerServerConnections(benchv1.PostgresSpec{}) != 0 {
+	if plain := run(&benchv1.PostgresSpec{}); PoolSize(plain) != 0 || PoolerServerConnections(plain) != 0 {
 		t.Error("no pooler: want no pool")
+	}
+	// Session mode: a server connection per client connection of a step of every warehouse, its
+	// share on each PgBouncer (2 000 warehouses: 1 145 connections over 2, 573).
+	session := pooledRun(benchv1.PostgresPooler{Instances: 2, PoolMode: benchv1.PoolModeSession})
+	if got := PoolSize(session); got != 573 {
+		t.Errorf("session pool %d, want 573", got)
+	}
+	session.Spec.Database.Postgres.Pooler.DefaultPoolSize = 100
+	if _, err := (Backend{}).Desired(session); err == nil || !strings.Contains(err.Error(), PoolSizeField+" is 100") || !strings.Contains(err.Error(), "set at least 573") {
+		t.Errorf("a session pool of 100 for 1 145 connections: %v", err)
 	}
 }
 
@@ -105,7 +115,7 @@ func TestPoolerObjects(t *testing.T) {
 	}
 
 	// Session pooling: each client holds a server connection; the clients set their level.
-	session := pooledRun(benchv1.PostgresPooler{Instances: 1, PoolMode: benchv1.PoolModeSession, DefaultPoolSize: 50})
+	session := pooledRun(benchv1.PostgresPooler{Instances: 1, PoolMode: benchv1.PoolModeSession})
 	objs, err = Backend{}.Desired(session)
 	if err != nil {
 		t.Fatal(err)

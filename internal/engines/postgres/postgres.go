@@ -203,6 +203,9 @@ func (b Backend) Desired(run *benchv1.BenchmarkRun) ([]*unstructured.Unstructure
 	if err := checkPoolerIsolation(run); err != nil {
 		return nil, err
 	}
+	if err := checkSessionPool(run); err != nil {
+		return nil, err
+	}
 	u, err := toApplyObject(b.Cluster(run))
 	if err != nil {
 		return nil, err
