@@ -86,11 +86,11 @@ func TestPoolerObjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(objs) != 2 || objs[1].GetKind() != "Pooler" || objs[1].GetName() != "pg-db-pooler-rw" {
-		t.Fatalf("objects %v, want the Cluster and the Pooler pg-db-pooler-rw", kinds(objs))
+	if len(objs) != 2 || objs[0].GetKind() != "Pooler" || objs[0].GetName() != "pg-db-pooler-rw" || objs[1].GetKind() != "Cluster" {
+		t.Fatalf("objects %v, want the Pooler pg-db-pooler-rw and the Cluster, last (status.database names it)", kinds(objs))
 	}
 	pooler := &cnpgv1.Pooler{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(objs[1].Object, pooler); err != nil {
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(objs[0].Object, pooler); err != nil {
 		t.Fatal(err)
 	}
 	// 2 vCPU × 4 over 2 PgBouncers: 4, the floor of 5; 2 000 warehouses on 4 pods: 1 145 + 20.
@@ -120,7 +120,7 @@ func TestPoolerObjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mode, _, _ := unstructured.NestedString(objs[1].Object, "spec", "pgbouncer", "poolMode"); mode != "session" {
+	if mode, _, _ := unstructured.NestedString(objs[0].Object, "spec", "pgbouncer", "poolMode"); mode != "session" {
 		t.Errorf("session pool mode %q", mode)
 	}
 	sessionParams := Backend{}.Cluster(session).Spec.PostgresConfiguration.Parameters

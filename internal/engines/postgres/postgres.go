@@ -210,7 +210,9 @@ func (b Backend) Desired(run *benchv1.BenchmarkRun) ([]*unstructured.Unstructure
 	if err != nil {
 		return nil, err
 	}
-	out := []*unstructured.Unstructured{u}
+	// The Cluster comes last: status.database names the last object (the Pooler waits for its
+	// Cluster whichever is applied first).
+	var out []*unstructured.Unstructured
 	if pooler := b.Pooler(run); pooler != nil {
 		p, err := toApplyObject(pooler)
 		if err != nil {
@@ -218,7 +220,7 @@ func (b Backend) Desired(run *benchv1.BenchmarkRun) ([]*unstructured.Unstructure
 		}
 		out = append(out, p)
 	}
-	return out, nil
+	return append(out, u), nil
 }
 
 // saturationTolerantProbes keep a saturated instance in its Services: a benchmark drives the
