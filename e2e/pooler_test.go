@@ -53,7 +53,7 @@ func TestPooledStep(t *testing.T) {
 	most := 0
 	for i := 0; i < 6; i++ {
 		rows := psql(t, ns, cluster.Status.CurrentPrimary,
-			"select coalesce(host(client_addr), 'local') || '|' || count(*) from pg_stat_activity where datname = 'tpcc' and backend_type = 'client backend' and pid <> pg_backend_pid() group by 1")
+			"select coalesce(host(client_addr), 'local') || '|' || count(*) from pg_stat_activity where datname = 'tpcc' and backend_type = 'client backend' and pid <> pg_backend_pid() group by client_addr")
 		t.Logf("sample %d: backends of tpcc by address: %q", i, rows)
 		for _, line := range strings.Split(rows, "\n") {
 			addr, n, ok := strings.Cut(line, "|")
