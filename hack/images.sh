@@ -40,6 +40,7 @@ PG_MAJOR=15
 FIO_VERSION=3.33
 FIO_SHA256=d2410e13e0f379d061d077cc5ae325835bb7c6186aa7bafc1df954cbc9b014fc
 DEBIAN_SUITE=bookworm
+PGBOUNCER_SUITE=trixie
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 export GOFLAGS=-buildvcs=false CGO_ENABLED=0
 
@@ -188,6 +189,7 @@ build_cnpg_images() {
   chmod u+w "$IMAGES/cnpg.upstream.yaml"
 
   build_postgres_image
+  build_pgbouncer_image
 }
 
 build_postgres_image() {
@@ -223,6 +225,36 @@ EOF
       -env "PATH=/usr/lib/postgresql/$PG_MAJOR/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
       -env LANG=C.UTF-8 -o "$IMAGES/postgresql-$(cat "$stamp")-$DEBIAN_SUITE.tar" >&2
   echo "$tag" > "$IMAGES/postgresql.tag"
+}
+
+# build_pgbouncer_image assembles the image CloudNativePG runs a Pooler's PgBouncer in: Debian's
+# pgbouncer package (from $PGBOUNCER_SUITE: CloudNativePG writes auth_dbname, which PgBouncer knows
+# from 1.19, and bookworm's is 1.18), started by CloudNativePG's own manager as /usr/bin/pgbouncer
+# (Debian installs /usr/sbin/pgbouncer) under uid 998.
+build_pgbouncer_image() {
+  local rootfs="$CACHE/pgbouncer-$PGBOUNCER_SUITE/rootfs" stamp="$CACHE/pgbouncer-$PGBOUNCER_SUITE/version"
+  if [ ! -s "$stamp" ]; then
+    [ "$(id -u)" = 0 ] || die "assembling the PgBouncer image runs debootstrap, which needs root"
+    command -v debootstrap >/dev/null || die "debootstrap is missing: apt-get install debootstrap"
+    rm -rf "$rootfs" && mkdir -p "$rootfs" "$CACHE/debs"
+    local start; start=$(date +%s)
+    debootstrap --variant=minbase --cache-dir="$CACHE/debs" --include=pgbouncer \
+      "$PGBOUNCER_SUITE" "$rootfs" "$DEBIAN_MIRROR" >&2
+    chroot "$rootfs" /bin/sh -eu >&2 <<'EOF'
+ln -sf /usr/sbin/pgbouncer /usr/bin/pgbouncer
+apt-get clean
+rm -rf /var/lib/apt/lists/* /var/cache/debconf/*-old /var/log/*
+EOF
+    rm -rf "$rootfs"/usr/share/{doc,man,info,locale}/*
+    chroot "$rootfs" dpkg-query -W -f '${Version}' pgbouncer | sed 's/-.*//' > "$stamp"
+    log "PgBouncer $(cat "$stamp") rootfs assembled in $(($(date +%s) - start))s"
+  fi
+  local tag; tag="localhost/cnpg/pgbouncer:$(cat "$stamp")-$PGBOUNCER_SUITE"
+  packed "pgbouncer-$(cat "$stamp")-$PGBOUNCER_SUITE.tar" ||
+    "$MKIMG" -tag "$tag" -root "$rootfs" -user 998:996 -workdir / \
+      -env "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
+      -env LANG=C.UTF-8 -o "$IMAGES/pgbouncer-$(cat "$stamp")-$PGBOUNCER_SUITE.tar" >&2
+  echo "$tag" > "$IMAGES/pgbouncer.tag"
 }
 
 # build_fio builds fio once per version into $CACHE/fio-$FIO_VERSION/fio: static (the client image
@@ -278,6 +310,10 @@ write_env() { # atomically: another images.sh (.ci/run builds Prometheus beside 
     if [ -f "$IMAGES/postgresql.tag" ]; then
       echo "POSTGRES_IMAGE=$(cat "$IMAGES/postgresql.tag")"
       echo "POSTGRES_ARCHIVE=$IMAGES/postgresql-$(cat "$IMAGES/postgresql.tag" | sed 's/.*://').tar"
+    fi
+    if [ -f "$IMAGES/pgbouncer.tag" ]; then
+      echo "PGBOUNCER_IMAGE=$(cat "$IMAGES/pgbouncer.tag")"
+      echo "PGBOUNCER_ARCHIVE=$IMAGES/pgbouncer-$(cat "$IMAGES/pgbouncer.tag" | sed 's/.*://').tar"
     fi
     echo "CNPG_OPERATOR_ARCHIVE=$IMAGES/cnpg-operator-$CNPG_VERSION.tar"
     echo "CLUSTER_ARCHIVES=\"$IMAGES/pause-3.10.1.tar $IMAGES/busybox.tar $IMAGES/coredns-$COREDNS_VERSION-slim.tar $IMAGES/local-path-provisioner-$LOCAL_PATH_VERSION.tar $IMAGES/metrics-server-$METRICS_SERVER_VERSION.tar\""

@@ -22,6 +22,11 @@ type DatabaseDescription struct {
 	// +listType=atomic
 	// +optional
 	Pods []DatabasePodGroup `json:"pods,omitempty"`
+	// Pooler says which connection pooler the steps' client pods went through, and how it pooled:
+	// "through PgBouncer (CloudNativePG Pooler, 1 instance, transaction pooling, 20 server
+	// connections each)"; empty when they connected directly.
+	// +optional
+	Pooler string `json:"pooler,omitempty"`
 	// Tuning says what the spec asks the engine for beyond the operator's own sizing.
 	Tuning DatabaseTuning `json:"tuning"`
 	// DefaultIsolation is the level the engine's transactions run at when workload.isolation is

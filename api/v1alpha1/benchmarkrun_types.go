@@ -145,6 +145,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="!has(self.external) || !has(self.external.tables) || self.engine == 'PostgreSQL'",fieldPath=".external.tables",message="external.tables applies only to engine PostgreSQL: CockroachDB and YDB have no unlogged tables"
 // +kubebuilder:validation:XValidation:rule="[has(self.postgres), has(self.cockroach), has(self.ydb), has(self.external), has(self.reuse), has(self.snapshot), has(self.restore)] == [has(oldSelf.postgres), has(oldSelf.cockroach), has(oldSelf.ydb), has(oldSelf.external), has(oldSelf.reuse), has(oldSelf.snapshot), has(oldSelf.restore)]",message="the database blocks (postgres, cockroach, ydb, external, reuse, snapshot, restore) cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="!has(self.reuse) || !has(self.postgres) || !has(self.postgres.loadResources)",fieldPath=".postgres.loadResources",message="postgres.loadResources applies while this run loads its data; with reuse the kept database is not loaded again"
+// +kubebuilder:validation:XValidation:rule="!has(self.reuse) || !has(self.postgres) || !has(self.postgres.pooler)",fieldPath=".postgres.pooler",message="postgres.pooler is deployed with the database; with reuse the kept database is taken over as it was deployed"
 // +kubebuilder:validation:XValidation:rule="!has(self.reuse) || !has(self.external)",fieldPath=".reuse",message="reuse applies to a database an earlier run deployed and kept, not to an external one (an external database keeps its data anyway)"
 // +kubebuilder:validation:XValidation:rule="!has(self.snapshot) || self.engine == 'PostgreSQL'",fieldPath=".snapshot",message="snapshot is supported with engine PostgreSQL only: CloudNativePG takes and restores volume snapshots; cockroach-operator and ydb-operator have no such API"
 // +kubebuilder:validation:XValidation:rule="!has(self.restore) || self.engine == 'PostgreSQL'",fieldPath=".restore",message="restore is supported with engine PostgreSQL only: CloudNativePG takes and restores volume snapshots; cockroach-operator and ydb-operator have no such API"
@@ -276,7 +277,53 @@ type PostgresSpec struct {
 	// +kubebuilder:default=Logged
 	// +optional
 	Tables TablePersistence `json:"tables,omitempty"`
+
+	// Pooler puts CloudNativePG's Pooler (PgBouncer) in front of the primary: the steps' client
+	// pods connect through it, the loaders and the checks directly. Reports and a suite's fairness
+	// notes say that a pooler stood in front of the database.
+	// +optional
+	Pooler *PostgresPooler `json:"pooler,omitempty"`
 }
+
+// PostgresPooler is a CloudNativePG Pooler of type rw in front of the run's Cluster.
+type PostgresPooler struct {
+	// Instances is the number of PgBouncer pods.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=16
+	// +kubebuilder:default=1
+	// +optional
+	Instances int32 `json:"instances,omitempty"`
+
+	// PoolMode is when PgBouncer hands a server connection back to its pool: Transaction (default;
+	// at each transaction's end, so a few server connections serve many clients) or Session (when
+	// the client disconnects, so every client connection holds one server connection).
+	// +kubebuilder:default=Transaction
+	// +optional
+	PoolMode PoolMode `json:"poolMode,omitempty"`
+
+	// DefaultPoolSize is each PgBouncer's server connections to the primary (default_pool_size).
+	// 0 sizes it: in Transaction mode 4 per vCPU of an instance (its CPU limit, else its request),
+	// divided among the Pooler's instances, at least 5, and 20 when the instances declare no CPU;
+	// in Session mode each PgBouncer's share of a step's client connections at every loaded
+	// warehouse (a smaller pool is refused: the clients beyond it would wait).
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10000
+	// +optional
+	DefaultPoolSize int32 `json:"defaultPoolSize,omitempty"`
+
+	// Resources of each PgBouncer container.
+	// +optional
+	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
+}
+
+// PoolMode is PgBouncer's pool_mode.
+// +kubebuilder:validation:Enum=Transaction;Session
+type PoolMode string
+
+const (
+	PoolModeTransaction PoolMode = "Transaction"
+	PoolModeSession     PoolMode = "Session"
+)
 
 // TablePersistence is whether the TPC-C tables are written to PostgreSQL's WAL.
 // +kubebuilder:validation:Enum=Logged;Unlogged

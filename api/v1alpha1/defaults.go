@@ -42,6 +42,14 @@ func (d *DatabaseSpec) EffectivePostgres() PostgresSpec {
 		p.Tables = TablesLogged
 	}
 	p.Storage = p.Storage.withDefaults()
+	if p.Pooler != nil {
+		if p.Pooler.Instances == 0 {
+			p.Pooler.Instances = 1
+		}
+		if p.Pooler.PoolMode == "" {
+			p.Pooler.PoolMode = PoolModeTransaction
+		}
+	}
 	return p
 }
 

@@ -74,6 +74,8 @@ type runFlags struct {
 	maxReplicationLag     time.Duration
 	ledgerCheck           bool
 	isolation             string
+	poolerEndpoint        string
+	poolerMode            string
 	showSettings          listFlag
 	noTimeSeries          bool
 	cpuProfile            string
@@ -107,6 +109,8 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.ledgerCheck, "ledger-check", false, "read every home district's d_next_o_id and order count before the terminals start and after they end, and fail (exit 4) unless each grew by the acknowledged New-Orders plus at most those whose COMMIT outcome is unknown ("+strings.Join(drivers.TitlesOf(drivers.With(hasLedger)), ", ")+")")
 	fs.StringVar(&f.isolation, "isolation", "", "isolation level of every transaction: read-committed, repeatable-read or serializable "+
 		"(default: the engine's own, "+drivers.DefaultIsolationHelp()+"); read back from the server before the terminals start")
+	fs.StringVar(&f.poolerEndpoint, "pooler-endpoint", "", "HOST:PORT of a connection pooler in front of the server that the step connects to instead of --url's host, with --url's user, password, database and parameters ("+poolerEngines()+"; needs --pooler-mode)")
+	fs.StringVar(&f.poolerMode, "pooler-mode", "", "pool mode of --pooler-endpoint: transaction (a server connection per transaction: the client keeps no session state, and the server's default isolation level must be the run's, --isolation) or session (as if connected directly)")
 	fs.BoolVar(&f.noTimeSeries, "no-time-series", false, "keep no per-interval series and sample no telemetry, only the run's totals: to measure what the collection costs (hack/bench-collection.sh); the operator never sets it")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run (go tool pprof) to this file: the client's own cost, as hack/bench-client.sh measures it")
 	fs.Var(&f.showSettings, "show-setting", "a server setting the telemetry process reads back and records whatever its value (repeatable): "+settingKinds()+" the run asked for")
@@ -184,11 +188,15 @@ func (f *runFlags) config(fs *flag.FlagSet) (k6ext.Config, sla.Criteria, error) 
 		return cfg, sla.Criteria{}, fmt.Errorf("--ledger-check is not supported with --engine %s (%s only)", d.Name(),
 			tpcc.JoinNames(drivers.NamesOf(drivers.With(hasLedger)), "and"))
 	}
+	url, pooler, err := f.poolerURL(d)
+	if err != nil {
+		return cfg, sla.Criteria{}, err
+	}
 	pod := os.Getenv("HOSTNAME")
 	if pod == "" {
 		pod, _ = os.Hostname()
 	}
-	cfg = k6ext.Config{Engine: d, URL: f.url, Warehouses: f.warehouses, ActiveWarehouses: active, From: r.From, To: r.To,
+	cfg = k6ext.Config{Engine: d, URL: url, Pooler: pooler, Warehouses: f.warehouses, ActiveWarehouses: active, From: r.From, To: r.To,
 		Wait: wait, RampUp: f.rampUp, Duration: f.duration, Connections: f.connections, Seed: f.seed, Paused: f.paused,
 		Pod: pod, Instance: f.instance, Interval: f.interval, IntervalRetention: f.intervalRetention, Telemetry: f.telemetry,
 		Isolation: level, ShowSettings: f.showSettings, NoTimeSeries: f.noTimeSeries}

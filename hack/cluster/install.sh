@@ -129,7 +129,7 @@ if $install_operator; then
   if ours; then
     IMAGES=$("$ROOT/hack/images.sh" cluster cnpg project)
     source "$IMAGES/images.env"
-    import_images "$CNPG_OPERATOR_IMAGE=$CNPG_OPERATOR_ARCHIVE" "$POSTGRES_IMAGE=$POSTGRES_ARCHIVE" \
+    import_images "$CNPG_OPERATOR_IMAGE=$CNPG_OPERATOR_ARCHIVE" "$POSTGRES_IMAGE=$POSTGRES_ARCHIVE" "$PGBOUNCER_IMAGE=$PGBOUNCER_ARCHIVE" \
       "$MANAGER_IMAGE=${PROJECT_ARCHIVES%% *}" "$CLIENT_IMAGE=${PROJECT_ARCHIVES##* }"
     step "images imported into the local cluster's $NODES nodes"
     # The operators run on the system node (common.sh), away from the database nodes.

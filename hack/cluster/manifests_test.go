@@ -79,6 +79,7 @@ func imagesDir(t *testing.T) string {
 		"LOCAL_PATH_IMAGE=localhost/local-path-provisioner:v0.0.30\n" +
 		"CNPG_OPERATOR_IMAGE=localhost/cnpg/cloudnative-pg:1.29.1\n" +
 		"POSTGRES_IMAGE=localhost/cnpg/postgresql:15.18-bookworm\n" +
+		"PGBOUNCER_IMAGE=localhost/cnpg/pgbouncer:1.24.1-trixie\n" +
 		"METRICS_SERVER_IMAGE=localhost/metrics-server:v0.9.0\n"
 	if err := os.WriteFile(filepath.Join(dir, "images.env"), []byte(env), 0o644); err != nil {
 		t.Fatal(err)
@@ -117,8 +118,10 @@ func TestCNPGManifestRunsLocalImages(t *testing.T) {
 			env[m["name"].(string)] = v
 		}
 	}
-	// The instance pods' bootstrap container runs OPERATOR_IMAGE_NAME; runs naming no image get POSTGRES_IMAGE_NAME.
-	if env["OPERATOR_IMAGE_NAME"] != "localhost/cnpg/cloudnative-pg:1.29.1" || env["POSTGRES_IMAGE_NAME"] != "localhost/cnpg/postgresql:15.18-bookworm" {
+	// The instance pods' bootstrap container runs OPERATOR_IMAGE_NAME; runs naming no image get
+	// POSTGRES_IMAGE_NAME, Poolers PGBOUNCER_IMAGE_NAME.
+	if env["OPERATOR_IMAGE_NAME"] != "localhost/cnpg/cloudnative-pg:1.29.1" || env["POSTGRES_IMAGE_NAME"] != "localhost/cnpg/postgresql:15.18-bookworm" ||
+		env["PGBOUNCER_IMAGE_NAME"] != "localhost/cnpg/pgbouncer:1.24.1-trixie" {
 		t.Errorf("env = %v", env)
 	}
 }

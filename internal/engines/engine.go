@@ -84,6 +84,18 @@ type Connection struct {
 	// ReadSettings name the settings the sampling client pod reads back from the database (the
 	// run's requested ones: Tuner), for status.environment.tuning.
 	ReadSettings []string
+	// Pooler is a connection pooler the steps' client pods connect through instead of the URL's
+	// host (the loaders and the checks connect directly); nil when there is none.
+	Pooler *PoolerEndpoint
+}
+
+// PoolerEndpoint is where a connection pooler listens and how it pools: the client's
+// --pooler-endpoint and --pooler-mode.
+type PoolerEndpoint struct {
+	// Endpoint is host:port.
+	Endpoint string
+	// Mode is transaction or session.
+	Mode string
 }
 
 // DatabaseName is the name of the vendor database object of a run (CloudNativePG Cluster,

@@ -153,6 +153,11 @@ func StepJob(run *benchv1.BenchmarkRun, index, active int32, measured time.Durat
 	for _, name := range conn.ReadSettings {
 		args = append(args, "--show-setting", name)
 	}
+	// Through a pooler (engines.PoolerEndpoint): the steps' clients only; loaders and checks
+	// connect directly.
+	if p := conn.Pooler; p != nil {
+		args = append(args, "--pooler-endpoint", p.Endpoint, "--pooler-mode", p.Mode)
+	}
 	job := newJob(run, StepJobName(run, index), ComponentClient, conn, cfg, args)
 	job.Labels[StepLabel] = itoa(index)
 	job.Spec.Template.Labels[StepLabel] = itoa(index)

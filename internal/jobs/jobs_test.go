@@ -179,6 +179,26 @@ func TestStepJobPassesTheSpecsPool(t *testing.T) {
 	}
 }
 
+// Through a pooler only the steps' clients connect to it; the loader and the checks connect
+// directly.
+func TestStepJobThroughAPooler(t *testing.T) {
+	run := testRun(10)
+	conn := secretConn
+	conn.Pooler = &engines.PoolerEndpoint{Endpoint: "r-db-pooler-rw.ns:5432", Mode: "transaction"}
+	args := StepJob(run, 0, 10, 0, conn, Config{}).Spec.Template.Spec.Containers[0].Args
+	if arg(t, args, "--pooler-endpoint") != "r-db-pooler-rw.ns:5432" || arg(t, args, "--pooler-mode") != "transaction" {
+		t.Errorf("step args %v: want the pooler's endpoint and mode", args)
+	}
+	for _, job := range []*batchv1.Job{LoaderJob(run, conn, 0, Config{}), FinalCheckJob(run, conn, Config{})} {
+		if args := job.Spec.Template.Spec.Containers[0].Args; slices.Contains(args, "--pooler-endpoint") {
+			t.Errorf("%s args %v: the loaders and checks connect directly", job.Name, args)
+		}
+	}
+	if args := StepJob(run, 0, 10, 0, secretConn, Config{}).Spec.Template.Spec.Containers[0].Args; slices.Contains(args, "--pooler-endpoint") {
+		t.Errorf("args %v without a pooler", args)
+	}
+}
+
 func TestStepJobUsesTheRunsClientResources(t *testing.T) {
 	run := testRun(10)
 	run.Spec.Workload.Clients.Resources = corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: *resourceCPU("3")}}

@@ -52,6 +52,8 @@ type Config struct {
 	ShowSettings []string
 	// Isolation of every transaction ("" the engine's default); the executor reads it back.
 	Isolation isolation.Level
+	// Pooler is the mode of the connection pooler URL goes through (tpcc.PoolerURL), "" none.
+	Pooler tpcc.PoolerMode
 	// NoTimeSeries keeps no per-interval series (and samples no telemetry): the totals only.
 	// The operator never sets it; it measures what the per-interval collection costs
 	// (hack/bench-collection.sh).
@@ -188,7 +190,8 @@ func (s *Session) connect(ctx context.Context) error {
 			return errors.New(snapshot.RedactCredentials(err.Error()))
 		}
 	}
-	ex, err := tpcc.NewExecutor(ctx, tpcc.ExecutorConfig{Driver: s.cfg.Engine, URL: s.cfg.URL, MaxConns: s.cfg.Connections, Isolation: s.cfg.Isolation})
+	ex, err := tpcc.NewExecutor(ctx, tpcc.ExecutorConfig{Driver: s.cfg.Engine, URL: s.cfg.URL, MaxConns: s.cfg.Connections, Isolation: s.cfg.Isolation,
+		Pooler: s.cfg.Pooler})
 	if err != nil {
 		if sampler != nil {
 			sampler.Close()

@@ -56,6 +56,9 @@ type Database struct {
 	Resources  Resources      `json:"resources"`
 	// Deployment summarises the topology: "PostgreSQL, 3 instances, 2 synchronous (remote_apply)".
 	Deployment string `json:"deployment"`
+	// Pooler is the connection pooler the steps' clients went through; empty when they connected
+	// directly.
+	Pooler string `json:"pooler,omitempty"`
 }
 
 // Run is one run of the suite. Its report ConfigMap holds every step and the merged histograms.
@@ -110,7 +113,7 @@ func Compare(in Input) (Comparison, error) {
 		}
 		descriptions[i] = desc
 		c.Databases = append(c.Databases, Database{Name: d.Name, Engine: d.Database.Engine, Durability: DurabilityOf(desc),
-			Resources: ResourcesOf(desc), Deployment: desc.Deployment})
+			Resources: ResourcesOf(desc), Deployment: desc.Deployment, Pooler: desc.Pooler})
 		r := row(d, desc, c.Repeats, in.Spec.Workload.Warehouses, in.Runs)
 		addEqualTerms(&r, d, desc, in.Spec.Workload, in.Runs)
 		addPricePerformance(&r, d.Name, in.Runs)

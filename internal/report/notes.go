@@ -10,9 +10,10 @@ import (
 
 // Notes say where the databases of a comparison are not measured on equal terms: a commit of one
 // waits for less than another's (durability not at parity), their pods request different CPU or
-// memory, a run's placement put two instances on one machine or clients beside the database, the
-// workload has no waits, a database has fewer results than planned. A note informs; it refuses
-// nothing. The order is stable: durability, resources, placement, workload, runs.
+// memory, some reached through a connection pooler and others not, a run's placement put two
+// instances on one machine or clients beside the database, the workload has no waits, a database
+// has fewer results than planned. A note informs; it refuses nothing. The order is stable:
+// durability, resources, pooler, placement, workload, runs.
 func Notes(c Comparison, runs []benchv1.SuiteRunRecord) []string {
 	var notes []string
 	notes = append(notes, durabilityNotes(c.Databases)...)
@@ -20,6 +21,9 @@ func Notes(c Comparison, runs []benchv1.SuiteRunRecord) []string {
 		notes = append(notes, n)
 	}
 	if n := resourceNote(c.Databases); n != "" {
+		notes = append(notes, n)
+	}
+	if n := poolerNote(c.Databases); n != "" {
 		notes = append(notes, n)
 	}
 	for _, r := range runs {
@@ -104,6 +108,28 @@ func resourceNote(dbs []Database) string {
 		parts[i] = fmt.Sprintf("%s %s", d.Name, d.Resources)
 	}
 	return "resources: the database pods request different totals: " + strings.Join(parts, "; ")
+}
+
+// poolerNote names the databases whose steps' clients went through a connection pooler when others'
+// did not: the pooler adds a hop to every transaction and caps the server connections, and its
+// pods' resources count among the database's.
+func poolerNote(dbs []Database) string {
+	var pooled, direct []string
+	for _, d := range dbs {
+		if d.Pooler != "" {
+			pooled = append(pooled, fmt.Sprintf("%s %s", d.Name, d.Pooler))
+		} else {
+			direct = append(direct, d.Name)
+		}
+	}
+	if len(pooled) == 0 {
+		return ""
+	}
+	note := "pooler: the clients reached " + strings.Join(pooled, "; ")
+	if len(direct) > 0 {
+		note += "; " + strings.Join(direct, ", ") + " directly"
+	}
+	return note + ": a pooler adds a hop to every transaction and caps the database's server connections, and its pods count among the database's resources"
 }
 
 // precisionNote warns when ratios rest on too little: a database with fewer than 3 runs with a

@@ -69,6 +69,9 @@ type Capabilities struct {
 	RefusedIsolation map[isolation.Level]string
 	// SettingKind is what a server setting is called on this engine, in help texts.
 	SettingKind string
+	// Pooler: a step can run through a connection pooler in front of the server (PoolerRouter,
+	// tpcc run --pooler-endpoint), in transaction or session mode.
+	Pooler bool
 }
 
 // SupportsIsolation says why the engine cannot run level l ("" when it can).

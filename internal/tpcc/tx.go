@@ -34,6 +34,9 @@ type ExecutorConfig struct {
 	// A driver whose server reports the level reads it back when connecting and refuses to run
 	// at another level than asked.
 	Isolation isolation.Level
+	// Pooler is the mode of the connection pooler URL goes through (PoolerURL); PoolerNone: URL
+	// is the server's. Through a transaction-mode pooler no session state outlives a transaction.
+	Pooler PoolerMode
 }
 
 func (c *ExecutorConfig) validate() error {
@@ -60,6 +63,14 @@ func (c *ExecutorConfig) validate() error {
 	}
 	if why := c.Driver.Capabilities().SupportsIsolation(c.Isolation); why != "" {
 		return fmt.Errorf("executor: isolation %s: %s", c.Isolation, why)
+	}
+	if c.Pooler != PoolerNone {
+		if _, err := ParsePoolerMode(string(c.Pooler)); err != nil {
+			return fmt.Errorf("executor: %w", err)
+		}
+		if !c.Driver.Capabilities().Pooler {
+			return fmt.Errorf("executor: engine %s does not run through a connection pooler", c.Driver.Name())
+		}
 	}
 	return nil
 }

@@ -30,7 +30,8 @@ func peakConnections(run *benchv1.BenchmarkRun) int {
 }
 
 // checkConnectionBudget refuses a run whose own max_connections cannot hold what its Jobs open at
-// once (peakConnections: the loaders, or a step's client pods and the telemetry sampler)
+// once (DatabaseConnections: the loaders, or a step's client pods and the telemetry sampler, or a
+// pooler's server connections)
 // plus the ConnectionHeadroom the instance manager and superusers keep, naming the field, both
 // numbers and the ways out. A run that leaves max_connections to the operator gets it sized
 // (MaxConnections), with or without a memory request.
@@ -39,7 +40,7 @@ func checkConnectionBudget(run *benchv1.BenchmarkRun) error {
 	if !set || err != nil {
 		return err
 	}
-	peak := peakConnections(run)
+	peak := DatabaseConnections(run)
 	if need := peak + ConnectionHeadroom; limit < need {
 		origin, lower := peakOrigin(run)
 		return fmt.Errorf("%s is %d, but the run opens up to %d connections at once (%s) and PostgreSQL keeps %d for superusers and CloudNativePG's instance manager: "+
@@ -51,10 +52,18 @@ func checkConnectionBudget(run *benchv1.BenchmarkRun) error {
 
 // peakOrigin says which of the run's Jobs open the peak connections, and which fields lower them.
 func peakOrigin(run *benchv1.BenchmarkRun) (origin, lower string) {
+	spec := run.Spec.Database.EffectivePostgres()
 	step := workload.StepConnections(run, run.Spec.Workload.Warehouses)
+	if spec.Pooler != nil {
+		step = PoolerServerConnections(run)
+	}
 	if load := workload.LoadConnections(run, loadCPU(run)); load > step {
 		return fmt.Sprintf("%d loader pods, %d connections each", workload.LoaderPods(run, loadCPU(run)), workload.LoaderThreads+1),
 			"spec.workload.loader.pods"
+	}
+	if spec.Pooler != nil {
+		return fmt.Sprintf("the pooler's server connections: %d PgBouncer instances × default_pool_size %d", max(spec.Pooler.Instances, 1), PoolSize(run)),
+			"spec.database.postgres.pooler.defaultPoolSize or .instances"
 	}
 	pods := workload.ClientPods(run, run.Spec.Workload.Warehouses)
 	return fmt.Sprintf("a step of all %d warehouses: %d client pods' pools and the telemetry sampler", run.Spec.Workload.Warehouses, pods),

@@ -10,7 +10,8 @@ import (
 
 // Describe implements engines.Engine: the instances and how many of them are synchronous, what a
 // commit waits for under synchronous_commit (or that it waits for no disk: unlogged tables, fsync
-// off), the instances' resources and volume, and the postgres.parameters the run sets.
+// off), the instances' resources and volume (and the pooler's PgBouncer pods'), the pooler the
+// steps' clients went through, and the postgres.parameters the run sets.
 func (Engine) Describe(db benchv1.DatabaseSpec) benchv1.DatabaseDescription {
 	p := db.EffectivePostgres()
 	pods := benchv1.DatabasePodGroup{Role: "instance", Count: p.Instances, Resources: p.Resources, Storage: engines.VolumeSize(p.Storage)}
@@ -22,12 +23,18 @@ func (Engine) Describe(db benchv1.DatabaseSpec) benchv1.DatabaseDescription {
 	if n := len(p.Parameters); n > 0 {
 		tuning = benchv1.DatabaseTuning{Words: fmt.Sprintf("sets %d postgres.parameters", n), Settings: int32(n)}
 	}
-	return benchv1.DatabaseDescription{
+	desc := benchv1.DatabaseDescription{
 		Deployment: deployment(p),
 		Durability: durability(p),
 		Pods:       []benchv1.DatabasePodGroup{pods},
 		Tuning:     tuning,
 	}
+	if words := poolerWords(p); words != "" {
+		desc.Deployment += ", " + words
+		desc.Pooler = words
+		desc.Pods = append(desc.Pods, benchv1.DatabasePodGroup{Role: "pgbouncer", Count: p.Pooler.Instances, Resources: p.Pooler.Resources})
+	}
+	return desc
 }
 
 // deployment summarises the instances: "PostgreSQL, 3 instances, 2 synchronous (remote_apply)".

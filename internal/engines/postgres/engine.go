@@ -8,10 +8,12 @@ import (
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
 )
 
-// Operator RBAC for the objects this engine writes and reads: CloudNativePG's Cluster and its
-// volume-snapshot Backups.
+// Operator RBAC for the objects this engine writes and reads: CloudNativePG's Cluster, its
+// volume-snapshot Backups, its Pooler and the Deployment CloudNativePG runs PgBouncer in.
 // +kubebuilder:rbac:groups=postgresql.cnpg.io,resources=clusters,verbs=get;create;patch;delete
 // +kubebuilder:rbac:groups=postgresql.cnpg.io,resources=backups,verbs=get;create
+// +kubebuilder:rbac:groups=postgresql.cnpg.io,resources=poolers,verbs=get;create;patch;delete
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get
 
 // Engine is PostgreSQL with synchronous replicas, deployed through CloudNativePG.
 type Engine struct{}
@@ -70,4 +72,5 @@ func (Engine) LegacyImageFlag() (string, string) { return "postgres-image", "TPC
 const (
 	SourceParameters        = "postgres.parameters"
 	SourceSynchronousCommit = "postgres.synchronousCommit"
+	SourcePooler            = "postgres.pooler"
 )

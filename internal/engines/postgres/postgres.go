@@ -43,7 +43,7 @@ func (Backend) Sizing(run *benchv1.BenchmarkRun) *benchv1.DatabaseSizing {
 	if !ok {
 		return nil
 	}
-	connections := peakConnections(run)
+	connections := DatabaseConnections(run)
 	in := SizingInput{
 		Memory: memory, Connections: connections,
 		Warehouses: int(run.Spec.Workload.Warehouses), Storage: spec.Storage.Size.Value(),
@@ -75,7 +75,12 @@ func (b Backend) Cluster(run *benchv1.BenchmarkRun) *cnpgv1.Cluster {
 		}
 	} else {
 		// Without memory nothing else is sized, but the connections are known all the same.
-		parameters["max_connections"] = fmt.Sprint(MaxConnections(peakConnections(run)))
+		parameters["max_connections"] = fmt.Sprint(MaxConnections(DatabaseConnections(run)))
+	}
+	// Through a transaction-mode pooler a session's SET does not stay with the client: the level
+	// of the single-statement transactions is the server's default.
+	if level, ok := poolerIsolation(run); ok {
+		parameters["default_transaction_isolation"] = level
 	}
 	for k, v := range spec.Parameters {
 		parameters[k] = v
@@ -179,6 +184,8 @@ func (b Backend) Tuning(run *benchv1.BenchmarkRun) []benchv1.EngineSetting {
 			source = SourceParameters
 		case name == "synchronous_commit":
 			source = SourceSynchronousCommit
+		case name == "default_transaction_isolation" && spec.Pooler != nil:
+			source = SourcePooler
 		}
 		out = append(out, benchv1.EngineSetting{Name: name, Source: source, Requested: value})
 	}
@@ -193,11 +200,27 @@ func (b Backend) Desired(run *benchv1.BenchmarkRun) ([]*unstructured.Unstructure
 	if err := checkConnectionBudget(run); err != nil {
 		return nil, err
 	}
+	if err := checkPoolerIsolation(run); err != nil {
+		return nil, err
+	}
+	if err := checkSessionPool(run); err != nil {
+		return nil, err
+	}
 	u, err := toApplyObject(b.Cluster(run))
 	if err != nil {
 		return nil, err
 	}
-	return []*unstructured.Unstructured{u}, nil
+	// The Cluster comes last: status.database names the last object (the Pooler waits for its
+	// Cluster whichever is applied first).
+	var out []*unstructured.Unstructured
+	if pooler := b.Pooler(run); pooler != nil {
+		p, err := toApplyObject(pooler)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return append(out, u), nil
 }
 
 // saturationTolerantProbes keep a saturated instance in its Services: a benchmark drives the
@@ -277,9 +300,14 @@ func toApplyObject(obj runtime.Object) (*unstructured.Unstructured, error) {
 	return u, nil
 }
 
-// Observed implements engines.Backend.
+// Observed implements engines.Backend: the Cluster, and with a pooler the Pooler and the
+// Deployment CloudNativePG runs PgBouncer in.
 func (Backend) Observed(run *benchv1.BenchmarkRun) []engines.Ref {
-	return []engines.Ref{{GVK: ClusterGVK, Name: engines.DatabaseName(run)}}
+	refs := []engines.Ref{{GVK: ClusterGVK, Name: engines.DatabaseName(run)}}
+	if run.Spec.Database.EffectivePostgres().Pooler != nil {
+		refs = append(refs, engines.Ref{GVK: PoolerGVK, Name: PoolerName(run)}, engines.Ref{GVK: DeploymentGVK, Name: PoolerName(run)})
+	}
+	return refs
 }
 
 // Readiness implements engines.Backend: the Cluster's Ready condition, and every instance ready.
@@ -303,19 +331,32 @@ func (Backend) Readiness(run *benchv1.BenchmarkRun, observed map[engines.Ref]*un
 	if int32(cluster.Status.ReadyInstances) < want {
 		return engines.Readiness{Reason: "InstancesNotReady", Message: fmt.Sprintf("%d/%d instances ready", cluster.Status.ReadyInstances, want)}
 	}
-	return engines.Readiness{Ready: true, Reason: "ClusterReady", Message: fmt.Sprintf("CloudNativePG Cluster %s is ready with %d instances", cluster.Name, want)}
+	message := fmt.Sprintf("CloudNativePG Cluster %s is ready with %d instances", cluster.Name, want)
+	if pooler := poolerReadiness(run, observed); !pooler.Ready {
+		pooler.Message = message + "; " + pooler.Message
+		return pooler
+	} else if pooler.Message != "" {
+		message += "; " + pooler.Message
+	}
+	return engines.Readiness{Ready: true, Reason: "ClusterReady", Message: message}
 }
 
-// DatabasePods implements engines.Backend: CloudNativePG labels its instances with their Cluster.
+// DatabasePods implements engines.Backend: CloudNativePG labels its instances with their Cluster;
+// with a pooler, whose PgBouncer pods carry that label too, the instances' pod role as well.
 func (Backend) DatabasePods(run *benchv1.BenchmarkRun) map[string]string {
-	return map[string]string{"cnpg.io/cluster": engines.DatabaseName(run)}
+	labels := map[string]string{"cnpg.io/cluster": engines.DatabaseName(run)}
+	if run.Spec.Database.EffectivePostgres().Pooler != nil {
+		labels["cnpg.io/podRole"] = "instance"
+	}
+	return labels
 }
 
 // Connection implements engines.Backend: the `uri` of CloudNativePG's application Secret, which
-// points at the read-write Service.
+// points at the read-write Service; with a pooler the steps' clients connect to the Pooler's
+// Service instead, with the same credentials.
 func (b Backend) Connection(run *benchv1.BenchmarkRun) engines.Connection {
 	name := engines.DatabaseName(run)
-	return engines.Connection{
+	conn := engines.Connection{
 		Engine:       Engine{}.Dialect(),
 		ReadSettings: engines.SettingNames(b.Tuning(run)),
 		URLFrom: &corev1.SecretKeySelector{
@@ -325,4 +366,12 @@ func (b Backend) Connection(run *benchv1.BenchmarkRun) engines.Connection {
 		Endpoint:     fmt.Sprintf("%s-rw.%s:5432/%s", name, run.Namespace, Database),
 		DatabasePods: Backend{}.DatabasePods(run),
 	}
+	if p := run.Spec.Database.EffectivePostgres().Pooler; p != nil {
+		mode := "transaction"
+		if p.PoolMode == benchv1.PoolModeSession {
+			mode = "session"
+		}
+		conn.Pooler = &engines.PoolerEndpoint{Endpoint: fmt.Sprintf("%s.%s:%d", PoolerName(run), run.Namespace, PoolerPort), Mode: mode}
+	}
+	return conn
 }

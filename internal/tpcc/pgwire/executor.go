@@ -19,7 +19,8 @@ import (
 // pgwireExecutor runs the transactions over pgx for PostgreSQL and CockroachDB. Each read-write
 // transaction is one pipelined batch (BEGIN … COMMIT in one round trip) except New-Order, which
 // needs two: the client must see whether every item exists before it commits or rolls back.
-// Statements are prepared once per connection by pgx's statement cache.
+// Statements are prepared once per connection by pgx's statement cache, except through a
+// transaction-mode pooler (execMode).
 type pgwireExecutor struct {
 	pool      *pgxpool.Pool
 	sql       pgwireStatements
@@ -39,13 +40,17 @@ func (f *Flavour) NewExecutor(ctx context.Context, cfg tpcc.ExecutorConfig) (tpc
 		return nil, fmt.Errorf("executor: parse URL: %w", err)
 	}
 	poolCfg.MaxConns = int32(cfg.MaxConns)
-	poolCfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+	poolCfg.ConnConfig.DefaultQueryExecMode = execMode(cfg.Pooler)
 	// Order-Status and Stock-Level are single statements in implicit transactions: they run at
-	// the session's default level, set to the run's on every connection.
-	setDefault := SetDefault(cfg.Isolation)
-	poolCfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
-		_, err := conn.Exec(ctx, setDefault)
-		return err
+	// the session's default level, set to the run's on every connection. Through a
+	// transaction-mode pooler a SET would stay on whichever server connection ran it: the
+	// server's own default must be the run's level instead (Verify checks it).
+	if cfg.Pooler != tpcc.PoolerTransaction {
+		setDefault := SetDefault(cfg.Isolation)
+		poolCfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+			_, err := conn.Exec(ctx, setDefault)
+			return err
+		}
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, poolCfg)
 	if err != nil {
@@ -56,7 +61,7 @@ func (f *Flavour) NewExecutor(ctx context.Context, cfg tpcc.ExecutorConfig) (tpc
 		pool.Close()
 		return nil, fmt.Errorf("executor: connect to %s: %w", f.name, err)
 	}
-	err = Verify(ctx, conn.Conn(), cfg.Isolation, f.isolationHint)
+	err = Verify(ctx, conn.Conn(), cfg.Isolation, f.isolationHint, cfg.Pooler == tpcc.PoolerTransaction)
 	conn.Release()
 	if err != nil {
 		pool.Close()

@@ -59,7 +59,7 @@ var Postgres = &Flavour{
 		Title: "PostgreSQL", URLSchemes: urlSchemes, URLForm: "postgres://…",
 		Ledger: true, UnloggedTables: true, KeysAfterLoad: true, VacuumAfterLoad: true, ReplicationLag: true,
 		DefaultIsolation: isolation.ReadCommitted, DefaultIsolationNote: "read committed with row locks",
-		SettingKind: "a PostgreSQL parameter",
+		SettingKind: "a PostgreSQL parameter", Pooler: true,
 	},
 	intType: "integer", copyFormat: CopyBinary, statisticsTargets: true, advisoryLock: true,
 	warehouseInOneTx: true, analyzeAfterLoad: true, checkpointAfterLoad: true,

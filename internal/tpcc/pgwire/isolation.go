@@ -43,13 +43,18 @@ func DeliveryPick(l isolation.Level) (clause string, skipLocked bool) {
 // Verify reads back the level a transaction begun with Begin(l) runs at, and the level of an
 // implicit transaction (SetDefault), on conn: the server must run what was asked for. CockroachDB
 // runs a level it has not enabled as SERIALIZABLE, with a notice only; a flavour's hint (may be
-// nil) makes the error say how the engine is made to run the level (isolation.Check).
-func Verify(ctx context.Context, conn *pgx.Conn, l isolation.Level, hint func(isolation.Level) string) error {
+// nil) makes the error say how the engine is made to run the level (isolation.Check). Through a
+// transaction-mode pooler (serverDefault) no SetDefault was sent: the implicit transactions run
+// at the server's default_transaction_isolation, which must be l.
+func Verify(ctx context.Context, conn *pgx.Conn, l isolation.Level, hint func(isolation.Level) string, serverDefault bool) error {
 	var implicit, explicit string
 	if err := conn.QueryRow(ctx, ShowIsolation).Scan(&implicit); err != nil {
 		return fmt.Errorf("isolation: %s: %w", ShowIsolation, err)
 	}
 	if err := isolation.Check(l, implicit, hint); err != nil {
+		if serverDefault {
+			return fmt.Errorf("single-statement transactions: %w: through a transaction-mode pooler the server's default_transaction_isolation must be set to '%s' (postgresql.conf; a session's SET does not stick to a client)", err, l.Reported())
+		}
 		return fmt.Errorf("single-statement transactions: %w", err)
 	}
 	// The read-write transactions' own BEGIN, in one round trip as the executor sends it.

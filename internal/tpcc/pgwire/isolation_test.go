@@ -45,12 +45,12 @@ func TestVerifyAgainstPostgres(t *testing.T) {
 		if _, err := conn.Exec(ctx, SetDefault(l)); err != nil {
 			t.Fatalf("%s: %v", SetDefault(l), err)
 		}
-		if err := Verify(ctx, conn, l, nil); err != nil {
+		if err := Verify(ctx, conn, l, nil, false); err != nil {
 			t.Errorf("%s: %v", l, err)
 		}
 	}
 	// The session's default is now SERIALIZABLE: a run asking for READ COMMITTED is refused.
-	err = Verify(ctx, conn, isolation.ReadCommitted, nil)
+	err = Verify(ctx, conn, isolation.ReadCommitted, nil, false)
 	if err == nil || !strings.Contains(err.Error(), `runs the transaction as "serializable"`) || !strings.Contains(err.Error(), "single-statement") {
 		t.Errorf("Verify(ReadCommitted) on a serializable session = %v, want a refusal naming what the server ran", err)
 	}
