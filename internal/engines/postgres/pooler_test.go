@@ -140,7 +140,9 @@ func TestPoolerObjects(t *testing.T) {
 }
 
 // Desired is Backend{}.Desired.
-func Desired(r *benchv1.BenchmarkRun) ([]*unstructured.Unstructured, error) { return Backend{}.Desired(r) }
+func Desired(r *benchv1.BenchmarkRun) ([]*unstructured.Unstructured, error) {
+	return Backend{}.Desired(r)
+}
 
 func kinds(objs []*unstructured.Unstructured) []string {
 	var out []string
