@@ -82,6 +82,9 @@ func runHead(in RunInput) string {
 	}
 	p.para(fmt.Sprintf("Workload: %s; %s.", workloadWords(run.Spec.Workload), slaWords(run.Spec.SLA)))
 	p.para(DurabilitySentence(DescriptionOf(run)))
+	if s := PoolerSentence(DescriptionOf(run)); s != "" {
+		p.para(s)
+	}
 	p.para(IsolationSentence(run, result))
 	if s := DataOrigin(run); s != "" {
 		p.para(s)

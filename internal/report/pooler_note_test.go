@@ -1,6 +1,22 @@
 package report
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+)
+
+// A run's report says the pooler its clients went through, and nothing without one.
+func TestPoolerSentence(t *testing.T) {
+	pooled := "through PgBouncer (CloudNativePG Pooler, 1 instance, transaction pooling, 3 server connections each)"
+	if got := PoolerSentence(benchv1.DatabaseDescription{Pooler: pooled}); !strings.HasPrefix(got, "Connections: the steps' clients reached the database "+pooled+";") {
+		t.Errorf("sentence %q", got)
+	}
+	if got := PoolerSentence(benchv1.DatabaseDescription{}); got != "" {
+		t.Errorf("without a pooler: %q", got)
+	}
+}
 
 // The pooler note names each database's pooler and those reached directly, and is silent when no
 // database had one.

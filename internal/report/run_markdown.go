@@ -38,6 +38,9 @@ func RunMarkdown(run *benchv1.BenchmarkRun, result benchv1.Result) string {
 		fmt.Fprintf(&b, "%s\n\n", s)
 	}
 	fmt.Fprintf(&b, "%s\n\n", DurabilitySentence(DescriptionOf(run)))
+	if s := PoolerSentence(DescriptionOf(run)); s != "" {
+		fmt.Fprintf(&b, "%s\n\n", s)
+	}
 	fmt.Fprintf(&b, "%s\n\n", IsolationSentence(run, result))
 	if s := DataOrigin(run); s != "" {
 		fmt.Fprintf(&b, "%s\n\n", s)
