@@ -70,3 +70,9 @@ const (
 	SourceParameters        = "postgres.parameters"
 	SourceSynchronousCommit = "postgres.synchronousCommit"
 )
+
+// SeparateNodes implements engines.Engine: CloudNativePG's required anti-affinity keeps every
+// instance on a node of its own.
+func (Engine) SeparateNodes(db benchv1.DatabaseSpec) int {
+	return int(db.EffectivePostgres().Instances)
+}
