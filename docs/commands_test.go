@@ -67,6 +67,10 @@ var checked = map[string]how{
 	"helm repo add ydb https://charts.ydb.tech && helm install ydb-operator ydb/ydb-operator --version 0.8.0":                                                                                                                                                                                                        {manual: "no internet and no YDB images here (docs/engines.md)"},
 	`helm upgrade tpcc-operator charts/tpcc-operator --namespace tpcc-operator-system --reuse-values --wait --set metrics.secure=true --set 'metrics.readerSubjects[0].kind=ServiceAccount' --set "metrics.readerSubjects[0].name=$PROMETHEUS_SA" --set "metrics.readerSubjects[0].namespace=$PROMETHEUS_NAMESPACE"`: {block: "metrics-prometheus"},
 
+	"DRY_RUN=1 hack/uninstall.sh": {manual: "hack/uninstall_test.go runs it against envtest (TestUninstall); the e2e runs README's uninstall block"},
+	"hack/uninstall.sh":           {manual: "hack/uninstall_test.go runs it against envtest (TestUninstall); the e2e runs README's uninstall block"},
+	"UNINSTALL_RETAINED=1 UNINSTALL_DB_OPERATORS=1 hack/uninstall.sh": {manual: "hack/uninstall_test.go runs its dry run against envtest (TestUninstall): no database operator to remove here beyond CRDs"},
+
 	// docs/engines.md
 	"TPCC_E2E_COCKROACH_URL='postgres://root:PASSWORD@crdb-public.crdb:26257/defaultdb?sslmode=require' TPCC_E2E_YDB_ENDPOINT='grpc://ydb-grpc.ydb:2135/Root/testdb' make e2e-external": {manual: "no CockroachDB or YDB server here; .ci/run runs make e2e-external without them and with a malformed URL"},
 

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -213,7 +215,7 @@ func TestSuiteDefaultsAndUpdates(t *testing.T) {
 
 // The suite samples are accepted as written.
 func TestSuiteSamplesAreAccepted(t *testing.T) {
-	for _, file := range []string{"suite.yaml", "suite-demo.yaml", "suite-reuse.yaml", "suite-snapshot.yaml"} {
+	for _, file := range []string{"suite.yaml", "suite-demo.yaml", "suite-reuse.yaml", "suite-snapshot.yaml", "compare-postgres-cockroach.yaml"} {
 		t.Run(file, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join(repo, "config", "samples", file))
 			if err != nil {
@@ -228,5 +230,93 @@ func TestSuiteSamplesAreAccepted(t *testing.T) {
 				t.Fatalf("sample rejected: %v", err)
 			}
 		})
+	}
+}
+
+// isSuiteSample says whether a sample file is a BenchmarkSuite.
+func isSuiteSample(t *testing.T, path string) bool {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var head metav1.TypeMeta
+	if err := yaml.Unmarshal(data, &head); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return head.Kind == "BenchmarkSuite"
+}
+
+// compare-postgres-cockroach.yaml compares on equal terms: PostgreSQL with two synchronous
+// standbys (remote_apply) and CockroachDB on three nodes, every database pod with the same CPU
+// and memory, requests equal to limits, the same storage class and size, an explicit isolation
+// level, and repeats enough for confidence intervals; the API server accepts it as written
+// (TestSuiteSamplesAreAccepted) and stores those values.
+func TestComparePostgresCockroachSampleIsOnEqualTerms(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(repo, "config", "samples", "compare-postgres-cockroach.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	suite := &benchv1.BenchmarkSuite{}
+	if err := yaml.UnmarshalStrict(data, suite); err != nil {
+		t.Fatal(err)
+	}
+	suite.Namespace, suite.Name = "default", "compare-equal-terms"
+	if err := k8s.Create(context.Background(), suite, client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
+		t.Fatalf("sample rejected: %v", err)
+	}
+	stored := &benchv1.BenchmarkSuite{}
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(suite), stored); err != nil {
+		t.Fatal(err)
+	}
+	spec := stored.Spec
+	if len(spec.Databases) != 2 {
+		t.Fatalf("%d databases, want PostgreSQL and CockroachDB", len(spec.Databases))
+	}
+	var pg *benchv1.PostgresSpec
+	var crdb *benchv1.CockroachSpec
+	for _, d := range spec.Databases {
+		switch {
+		case d.Database.Postgres != nil:
+			pg = d.Database.Postgres
+		case d.Database.Cockroach != nil:
+			crdb = d.Database.Cockroach
+		}
+	}
+	if pg == nil || crdb == nil {
+		t.Fatalf("want one postgres and one cockroach block: %+v", spec.Databases)
+	}
+	if pg.Instances != 3 || pg.SynchronousReplicas == nil || *pg.SynchronousReplicas != 2 || pg.SynchronousCommit != "remote_apply" {
+		t.Errorf("postgres: %d instances, %v synchronous, %q; want 3, 2, remote_apply", pg.Instances, pg.SynchronousReplicas, pg.SynchronousCommit)
+	}
+	if crdb.Nodes != 3 {
+		t.Errorf("cockroach: %d nodes, want 3", crdb.Nodes)
+	}
+	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		values := map[string]resource.Quantity{
+			"postgres.resources.requests": pg.Resources.Requests[name], "postgres.resources.limits": pg.Resources.Limits[name],
+			"cockroach.resources.requests": crdb.Resources.Requests[name], "cockroach.resources.limits": crdb.Resources.Limits[name],
+		}
+		want := pg.Resources.Requests[name]
+		if want.IsZero() {
+			t.Errorf("postgres.resources.requests.%s is not set", name)
+		}
+		for field, q := range values {
+			if q.Cmp(want) != 0 {
+				t.Errorf("%s.%s = %s, want %s like every database pod", field, name, q.String(), want.String())
+			}
+		}
+	}
+	if pg.Storage.Size.Cmp(crdb.Storage.Size) != 0 || pg.Storage.Size.IsZero() {
+		t.Errorf("storage.size: postgres %s, cockroach %s; want equal and set", pg.Storage.Size.String(), crdb.Storage.Size.String())
+	}
+	if pg.Storage.StorageClass != crdb.Storage.StorageClass {
+		t.Errorf("storage.storageClass: postgres %q, cockroach %q; want equal", pg.Storage.StorageClass, crdb.Storage.StorageClass)
+	}
+	if spec.Workload.Isolation == "" {
+		t.Error("workload.isolation is not stated: each engine would run its own default")
+	}
+	if spec.Repeats < 3 {
+		t.Errorf("repeats = %d, want at least 3 for confidence intervals", spec.Repeats)
 	}
 }

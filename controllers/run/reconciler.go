@@ -168,7 +168,7 @@ func (r *Reconciler) reconcilePhases(ctx context.Context, run *benchv1.Benchmark
 			return ctrl.Result{}, err
 		}
 	}
-	for _, p := range []phase{r.reconcileOperator, r.reconcileOwnership, r.reconcileDatabase, r.reconcileStorageCalibration, r.reconcileLoad, r.reconcileSnapshot, r.reconcileResourceSwitch, r.reconcileFaultCheck, r.reconcileSteps, r.reconcileFinalCheck, r.reconcileResult} {
+	for _, p := range []phase{r.reconcileOperator, r.reconcileOwnership, r.reconcilePlacementCheck, r.reconcileDatabase, r.reconcileStorageCalibration, r.reconcileLoad, r.reconcileSnapshot, r.reconcileResourceSwitch, r.reconcileFaultCheck, r.reconcileSteps, r.reconcileFinalCheck, r.reconcileResult} {
 		done, result, err := p(ctx, run)
 		if conflict := kube.AsConflict(err); conflict != nil {
 			// Someone else's object has a name the run needs: stop, having touched nothing of it.

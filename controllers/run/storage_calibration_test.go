@@ -35,12 +35,14 @@ func TestStorageCalibrationBeforeTheLoad(t *testing.T) {
 	cfg := testConfig(pods)
 	cfg.StorageCalibration = 7 * time.Second
 	startManager(t, ns, cfg)
-	for i := 1; i <= 2; i++ {
+	// Three nodes for the three instances (the placement check), of which two run one.
+	for i := 1; i <= 3; i++ {
 		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("sc-n%d", i), Labels: map[string]string{corev1.LabelHostname: fmt.Sprintf("host-%d", i)}}}
 		if err := k8s.Create(ctx, node); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = k8s.Delete(ctx, node) })
+		makeSchedulable(t, node)
 	}
 	run := ct.NewRun(ns, "sc", 8, 8)
 	run.Spec.Search.Mode = benchv1.SearchFixed

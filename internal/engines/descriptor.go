@@ -30,6 +30,10 @@ type Engine interface {
 	// topology, what a commit waits for, the pods and what db asks of the engine. The registry
 	// adds the isolation fields from Capabilities.
 	Describe(db benchv1.DatabaseSpec) benchv1.DatabaseDescription
+	// SeparateNodes is how many of the pods of a database it deploys from db (defaults applied)
+	// the default placement (InstancesOnePerNode) puts each on a node of its own: the nodes a run
+	// needs before anything is deployed (FitNodes).
+	SeparateNodes(db benchv1.DatabaseSpec) int
 	// Representative sets every optional field of db's engine block, so that every field Backend
 	// writes is checked against the served CRDs (the manager's start-up check).
 	Representative(db *benchv1.DatabaseSpec)
@@ -114,13 +118,14 @@ func (u unknown) err() error {
 	return fmt.Errorf("spec.database.engine %q is not an engine this operator knows (it knows %s)", u.name, strings.Join(names, ", "))
 }
 
-func (u unknown) Name() benchv1.Engine                 { return u.name }
-func (u unknown) Dialect() string                      { return "" }
-func (u unknown) Capabilities() Capabilities           { return Capabilities{} }
-func (u unknown) Representative(*benchv1.DatabaseSpec) {}
-func (u unknown) WithoutLoad(*benchv1.DatabaseSpec)    {}
-func (u unknown) LegacyImageFlag() (string, string)    { return "", "" }
-func (u unknown) Backend(string) Backend               { return unknownBackend{u} }
+func (u unknown) Name() benchv1.Engine                   { return u.name }
+func (u unknown) Dialect() string                        { return "" }
+func (u unknown) Capabilities() Capabilities             { return Capabilities{} }
+func (u unknown) Representative(*benchv1.DatabaseSpec)   {}
+func (u unknown) SeparateNodes(benchv1.DatabaseSpec) int { return 0 }
+func (u unknown) WithoutLoad(*benchv1.DatabaseSpec)      {}
+func (u unknown) LegacyImageFlag() (string, string)      { return "", "" }
+func (u unknown) Backend(string) Backend                 { return unknownBackend{u} }
 
 func (u unknown) Describe(benchv1.DatabaseSpec) benchv1.DatabaseDescription {
 	return benchv1.DatabaseDescription{Engine: u.name, Deployment: u.err().Error(),

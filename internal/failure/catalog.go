@@ -57,9 +57,14 @@ var catalog = withEngines([]Reason{
 		Action:  "Upgrade the database operator to the supported version named in the message (`kubectl get crd NAME -o yaml` shows what is installed), then delete and re-create the run.",
 	},
 	{
+		Name: "PlacementUnsatisfiable", Kind: Run, Phase: "Deploying",
+		Meaning: "Before anything was deployed, the cluster's nodes could not hold the database: fewer schedulable nodes (not cordoned, not NotReady) matching placement.database's nodeSelector and required node affinity, with no NoSchedule or NoExecute taint it does not tolerate, than the database needs — one per instance under the default required pod anti-affinity (docs/placement.md). The message names the count it needs and found, and why each other node was left out. Without it the database's pods would stay Pending and the run fail with DatabaseNotReady after --database-ready-timeout.",
+		Action:  "Add or uncordon nodes, or make placement.database (nodeSelector, nodeAffinity, tolerations) match the nodes you have; or deploy fewer instances; or let instances share nodes with `placement.database.affinity.podAntiAffinity: {}` (the report then says the database does not survive the loss of a machine). Then delete and re-create the run.",
+	},
+	{
 		Name: "DatabaseNotReady", Kind: Run, Phase: "Deploying, Loading, Running",
 		Meaning: "The database was not ready within the manager's --database-ready-timeout (30m by default): after it was deployed, after the switch from the load's resources to the measured ones, or — between steps — not ready again after a step (the message names that step and the one that never started); the message carries the database operator's own status (or, for spec.database.external, the missing Secret or key).",
-		Action:  "`kubectl describe` the database object (`kubectl get {kinds} -l bench.oltp.io/run=RUN`) and its pods: Pending pods usually mean the storage class or the requested CPU and memory do not fit; a pod restarting after a step (its liveness probe failed under load, or it was OOM-killed) means the database cannot hold the load it was given at its resources — give it more, or start the search lower. For external, create the Secret with the key `uri`. Large databases may need a longer --database-ready-timeout.",
+		Action:  "`kubectl describe` the database object (`kubectl get {kinds} -l bench.oltp.io/run=RUN`) and its pods: Pending pods usually mean the storage class or the requested CPU and memory do not fit (too few nodes for the instances is caught before deployment: PlacementUnsatisfiable); a pod restarting after a step (its liveness probe failed under load, or it was OOM-killed) means the database cannot hold the load it was given at its resources — give it more, or start the search lower. For external, create the Secret with the key `uri`. Large databases may need a longer --database-ready-timeout.",
 	},
 	{
 		Name: "LoadFailed", Kind: Run, Phase: "Loading",

@@ -62,10 +62,6 @@ func TestNightlySuiteExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	objs := decodeAll(t, body)
-	if err := k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench", Labels: map[string]string{
-		"pod-security.kubernetes.io/enforce": "restricted", "pod-security.kubernetes.io/enforce-version": "latest"}}}); err != nil {
-		t.Fatal(err)
-	}
 	kinds := map[string]*unstructured.Unstructured{}
 	for _, o := range objs {
 		kinds[o.GetKind()] = o
@@ -73,7 +69,7 @@ func TestNightlySuiteExample(t *testing.T) {
 			t.Fatalf("%s %s: %v", o.GetKind(), o.GetName(), err)
 		}
 	}
-	for _, kind := range []string{"ServiceAccount", "Role", "RoleBinding", "ConfigMap", "CronJob"} {
+	for _, kind := range []string{"Namespace", "ServiceAccount", "Role", "RoleBinding", "ConfigMap", "CronJob"} {
 		if kinds[kind] == nil {
 			t.Fatalf("the example has no %s", kind)
 		}

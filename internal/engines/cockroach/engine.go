@@ -73,3 +73,8 @@ func (Engine) LegacyImageFlag() (string, string) { return "cockroach-image", "TP
 // SourceClusterSettings is the source of the cluster settings a run asks for
 // (benchv1.EngineSetting.Source), beside the sizing and workload.isolation.
 const SourceClusterSettings = "cockroach.clusterSettings"
+
+// SeparateNodes implements engines.Engine: every node pod on a node of its own.
+func (Engine) SeparateNodes(db benchv1.DatabaseSpec) int {
+	return int(db.EffectiveCockroach().Nodes)
+}

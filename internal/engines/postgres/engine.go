@@ -74,3 +74,9 @@ const (
 	SourceSynchronousCommit = "postgres.synchronousCommit"
 	SourcePooler            = "postgres.pooler"
 )
+
+// SeparateNodes implements engines.Engine: CloudNativePG's required anti-affinity keeps every
+// instance on a node of its own.
+func (Engine) SeparateNodes(db benchv1.DatabaseSpec) int {
+	return int(db.EffectivePostgres().Instances)
+}

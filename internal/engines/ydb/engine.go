@@ -81,3 +81,11 @@ func (Engine) LegacyImageFlag() (string, string) { return "ydb-image", "TPCC_YDB
 // SourceYDBConfig is the source of the configuration a run asks YDB for
 // (benchv1.EngineSetting.Source), beside the sizing.
 const SourceYDBConfig = "ydb.config"
+
+// SeparateNodes implements engines.Engine: storage nodes each on a node of their own, and database
+// nodes each on a node of their own, a storage and a database node may share one: the larger
+// count.
+func (Engine) SeparateNodes(db benchv1.DatabaseSpec) int {
+	y := db.EffectiveYDB()
+	return int(max(y.StorageNodes, y.DatabaseNodes))
+}

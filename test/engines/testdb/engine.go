@@ -138,3 +138,6 @@ func (Backend) Sizing(*benchv1.BenchmarkRun) *benchv1.DatabaseSizing { return ni
 func (Backend) Operator() *engines.Operator {
 	return &engines.Operator{Name: "the Kubernetes API (ConfigMap)", Version: "v1", Install: "nothing to install"}
 }
+
+// SeparateNodes implements engines.Engine: its one ConfigMap needs no node.
+func (Engine) SeparateNodes(benchv1.DatabaseSpec) int { return 0 }
