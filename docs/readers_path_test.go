@@ -40,8 +40,8 @@ func TestREADMEQuickStartIsTwoCommands(t *testing.T) {
 
 // history: CI runs by number, CI stops, and a particular CI run's date belong in docs/testing.md.
 var history = []*regexp.Regexp{
-	regexp.MustCompile(`\brun[0-9]+\b([^.]|$)`),         // run16 (run20.md, run20.html are test data files)
-	regexp.MustCompile(`(?i)\bstop [0-9]+`),          // "stop 35's CI"
+	regexp.MustCompile(`\brun[0-9]+\b([^.]|$)`), // run16 (run20.md, run20.html are test data files)
+	regexp.MustCompile(`(?i)\bstop [0-9]+`),     // "stop 35's CI"
 	regexp.MustCompile(`(?i)\bin CI on\b|\bCI run of\b|\bCI's .{0,20} of 20[0-9]{2}`),
 	regexp.MustCompile(`\buntil 20[0-9]{2}-[0-9]{2}-[0-9]{2}`), // a change's history, not the product
 }
@@ -72,8 +72,8 @@ func TestNoCIHistoryOutsideTesting(t *testing.T) {
 var pending = map[string]string{
 	"../config/samples/compare-postgres-cockroach.yaml": "the comparison sample, being written",
 	"config/samples/compare-postgres-cockroach.yaml":    "the comparison sample, being written",
-	"scale.md#a-pooler":                                 "the PgBouncer pooler's section, being written",
-	"docs/scale.md#a-pooler":                            "the PgBouncer pooler's section, being written",
+	"scale.md#a-pooler":      "the PgBouncer pooler's section, being written",
+	"docs/scale.md#a-pooler": "the PgBouncer pooler's section, being written",
 }
 
 var (
