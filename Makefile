@@ -103,6 +103,11 @@ cluster-down: ## Stop the local cluster and restore the machine as it was.
 demo: ## Run config/samples/demo.yaml end to end (local cluster; a cluster of yours only with what it needs installed) and print its result.
 	hack/demo.sh
 
+.PHONY: report-png
+REPORT_HTML ?= $(BIN)/demo.html
+report-png: ## Render the top of a report (REPORT_HTML, by default make demo's bin/demo.html) in headless Chromium into docs/report.png, the picture README shows.
+	go run ./hack/reportpng $(REPORT_HTML) docs/report.png
+
 .PHONY: demo-suite
 demo-suite: ## Run config/samples/suite-demo.yaml (PostgreSQL: remote_apply, remote_write, async) end to end and print the comparison.
 	hack/demo-suite.sh

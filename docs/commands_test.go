@@ -38,7 +38,7 @@ type how struct {
 // checked is every documented command, by its text (continuations joined, comments stripped,
 // spaces collapsed).
 var checked = map[string]how{
-	// README: quick start, install, follow, uninstall.
+	// README: quick start, install, follow, uninstall; docs/quickstart.md: following the demo.
 	"make demo": {ci: true},
 	"make test": {ci: true},
 	"make docker-build docker-push IMG_PREFIX=registry.example.com/tpcc-operator TAG=0.1.0":                                                                                        {manual: "no Docker daemon here; make -n renders it (TestDockerTargets), hack/images.sh builds the same binaries into the images the e2e installs"},
@@ -62,9 +62,14 @@ var checked = map[string]how{
 	"make e2e":                {ci: true},
 	"make e2e-long":           {manual: "the long e2e tier, ~1.5 hours on 2 cores: past CI's budget; make e2e runs the same suite's CI tier and its cases run by hand (docs/testing.md)"},
 
+	// docs/supported-versions.md
+	"kubectl apply -f https://raw.githubusercontent.com/cockroachdb/cockroach-operator/v2.18.3/install/crds.yaml -f https://raw.githubusercontent.com/cockroachdb/cockroach-operator/v2.18.3/install/operator.yaml":  {manual: "no internet and no CockroachDB images here (docs/engines.md)"},
+	"helm repo add ydb https://charts.ydb.tech && helm install ydb-operator ydb/ydb-operator --version 0.8.0":                                                                                                        {manual: "no internet and no YDB images here (docs/engines.md)"},
+	"kubectl delete -f https://raw.githubusercontent.com/cloudnative-pg/cloudnative-pg/v1.29.1/releases/cnpg-1.29.1.yaml":                                                                                            {manual: "no internet here; the local cluster is removed whole (make cluster-down)"},
+	"kubectl delete -f https://raw.githubusercontent.com/cockroachdb/cockroach-operator/v2.18.3/install/operator.yaml -f https://raw.githubusercontent.com/cockroachdb/cockroach-operator/v2.18.3/install/crds.yaml": {manual: "no internet and no CockroachDB images here (docs/engines.md)"},
+	"helm uninstall ydb-operator": {manual: "no internet and no YDB images here (docs/engines.md)"},
+
 	// docs/operations.md
-	"kubectl apply -f https://raw.githubusercontent.com/cockroachdb/cockroach-operator/v2.18.3/install/crds.yaml -f https://raw.githubusercontent.com/cockroachdb/cockroach-operator/v2.18.3/install/operator.yaml":                                                                                                  {manual: "no internet and no CockroachDB images here (docs/engines.md)"},
-	"helm repo add ydb https://charts.ydb.tech && helm install ydb-operator ydb/ydb-operator --version 0.8.0":                                                                                                                                                                                                        {manual: "no internet and no YDB images here (docs/engines.md)"},
 	`helm upgrade tpcc-operator charts/tpcc-operator --namespace tpcc-operator-system --reuse-values --wait --set metrics.secure=true --set 'metrics.readerSubjects[0].kind=ServiceAccount' --set "metrics.readerSubjects[0].name=$PROMETHEUS_SA" --set "metrics.readerSubjects[0].namespace=$PROMETHEUS_NAMESPACE"`: {block: "metrics-prometheus"},
 
 	"DRY_RUN=1 hack/uninstall.sh": {manual: "hack/uninstall_test.go runs it against envtest (TestUninstall); the e2e runs README's uninstall block"},

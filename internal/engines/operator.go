@@ -16,7 +16,7 @@ import (
 // how to install that version.
 type Operator struct {
 	Name, Version string
-	// Install is the command that installs Version (for messages and docs/operations.md).
+	// Install is the command that installs Version (for messages and docs/supported-versions.md).
 	Install string
 }
 

@@ -67,6 +67,18 @@ func StartWithoutOperators() (*Env, error) {
 	})
 }
 
+// StartWithCloudNativePG starts an API server with the operator's own CRDs and CloudNativePG's of
+// version (a tag of its Go module): the cluster of someone who installed that release.
+func StartWithCloudNativePG(version string) (*Env, error) {
+	return start(func(root string) ([]string, error) {
+		cnpg, err := moduleDir(CloudNativePGModule, version)
+		if err != nil {
+			return nil, err
+		}
+		return []string{filepath.Join(root, "config", "crd", "bases"), filepath.Join(cnpg, "config", "crd", "bases")}, nil
+	})
+}
+
 // StartEmpty starts an API server with no CRD at all: a cluster nothing of this project touched.
 func StartEmpty() (*Env, error) {
 	return start(func(string) ([]string, error) { return nil, nil })
