@@ -73,17 +73,10 @@ func TestLoadResourcesSwitchBeforeTheSteps(t *testing.T) {
 	}
 
 	// CloudNativePG's three instances, as it created them from the Cluster: under loadResources.
-	instance := func(i int, res corev1.ResourceRequirements) *corev1.Pod {
-		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("sw-db-%d", i), Labels: map[string]string{"cnpg.io/cluster": "sw-db"}},
-			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "postgres", Image: "postgres:test", Resources: res}}}}
-		if err := k8s.Create(ctx, pod); err != nil {
+	instance := func(i int, res corev1.ResourceRequirements) {
+		if err := createInstance(ctx, ns, "sw-db", i, res); err != nil {
 			t.Fatal(err)
 		}
-		pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}
-		if err := k8s.Status().Update(ctx, pod); err != nil {
-			t.Fatal(err)
-		}
-		return pod
 	}
 	for i := 1; i <= 3; i++ {
 		instance(i, loading)
@@ -247,17 +240,23 @@ func restoreForTheCheck(ctx context.Context, ns string, clusterResources func() 
 				return fmt.Errorf("pod %s not gone", name)
 			}
 		}
-		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"cnpg.io/cluster": "sw-db"}},
-			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "postgres", Image: "postgres:test", Resources: loading}}}}
-		if err := k8s.Create(ctx, pod); err != nil {
-			return err
-		}
-		pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}
-		if err := k8s.Status().Update(ctx, pod); err != nil {
+		if err := createInstance(ctx, ns, "sw-db", i, loading); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// createInstance plays CloudNativePG creating instance i of cluster with its postgres container
+// under res, running and ready.
+func createInstance(ctx context.Context, ns, cluster string, i int, res corev1.ResourceRequirements) error {
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("%s-%d", cluster, i), Labels: map[string]string{"cnpg.io/cluster": cluster}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "postgres", Image: "postgres:test", Resources: res}}}}
+	if err := k8s.Create(ctx, pod); err != nil {
+		return err
+	}
+	pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}
+	return k8s.Status().Update(ctx, pod)
 }
 
 // A database that does not return to its load resources within the data wait after the last step
@@ -284,13 +283,7 @@ func TestLoadResourcesNotRestoredLeavesTheCheckWithoutAVerdict(t *testing.T) {
 	// The instances run with the measured resources from the start, so the switch before the first
 	// step is immediate, and never move back.
 	for i := 1; i <= 3; i++ {
-		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("nr-db-%d", i), Labels: map[string]string{"cnpg.io/cluster": "nr-db"}},
-			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "postgres", Image: "postgres:test", Resources: measured}}}}
-		if err := k8s.Create(ctx, pod); err != nil {
-			t.Fatal(err)
-		}
-		pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}
-		if err := k8s.Status().Update(ctx, pod); err != nil {
+		if err := createInstance(ctx, ns, "nr-db", i, measured); err != nil {
 			t.Fatal(err)
 		}
 	}
