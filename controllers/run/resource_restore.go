@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/controllers/run/plan"
@@ -51,17 +50,11 @@ func (r *Reconciler) restoreLoadResources(ctx context.Context, run *benchv1.Benc
 		})
 		return false, "", ctrl.Result{Requeue: true}, err
 	}
-	pods := &corev1.PodList{}
-	if err := r.APIReader.List(ctx, pods, client.InNamespace(run.Namespace), client.MatchingLabels(backend.DatabasePods(run))); err != nil {
-		return false, "", ctrl.Result{}, fmt.Errorf("listing the database's pods: %w", err)
-	}
-	progress := back.Progress(pods.Items)
-	observed, err := r.observe(ctx, run, backend.Observed(run))
+	progress, readiness, switched, err := r.switchState(ctx, run, backend, back)
 	if err != nil {
 		return false, "", ctrl.Result{}, err
 	}
-	readiness := backend.Readiness(run, observed)
-	if progress.Done(back) && len(pods.Items) == back.Pods && readiness.Ready {
+	if switched {
 		message := fmt.Sprintf("every instance runs with the load resources (%s) again for the consistency check after the last step; %s", report.RequirementsWords(back.Want), readiness.Message)
 		if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
 			s.Database.ResourcesRestoredTime = ptr(metav1.Now())

@@ -32,17 +32,11 @@ func (r *Reconciler) reconcileResourceSwitch(ctx context.Context, run *benchv1.B
 	if !switches || engines.Loading(run) || (run.Status.Database != nil && run.Status.Database.ResourcesSwitchTime != nil) {
 		return true, ctrl.Result{}, nil
 	}
-	pods := &corev1.PodList{}
-	if err := r.APIReader.List(ctx, pods, client.InNamespace(run.Namespace), client.MatchingLabels(backend.DatabasePods(run))); err != nil {
-		return false, ctrl.Result{}, fmt.Errorf("listing the database's pods: %w", err)
-	}
-	progress := sw.Progress(pods.Items)
-	observed, err := r.observe(ctx, run, backend.Observed(run))
+	progress, readiness, switched, err := r.switchState(ctx, run, backend, sw)
 	if err != nil {
 		return false, ctrl.Result{}, err
 	}
-	readiness := backend.Readiness(run, observed)
-	if progress.Done(sw) && len(pods.Items) == sw.Pods && readiness.Ready {
+	if switched {
 		message := fmt.Sprintf("every instance runs with the measured resources (%s) after the load under loadResources; %s", report.RequirementsWords(sw.Want), readiness.Message)
 		if err := r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
 			if s.Database == nil {
@@ -73,4 +67,20 @@ func (r *Reconciler) reconcileResourceSwitch(ctx context.Context, run *benchv1.B
 		}
 	}
 	return false, ctrl.Result{RequeueAfter: r.Config.PollInterval}, nil
+}
+
+// switchState reads how far the database's pods are from sw and whether the database is ready:
+// switched when every one of its sw.Pods pods runs with sw.Want, ready, and the database too.
+func (r *Reconciler) switchState(ctx context.Context, run *benchv1.BenchmarkRun, backend engines.Backend, sw engines.ResourceSwitch) (engines.SwitchProgress, engines.Readiness, bool, error) {
+	pods := &corev1.PodList{}
+	if err := r.APIReader.List(ctx, pods, client.InNamespace(run.Namespace), client.MatchingLabels(backend.DatabasePods(run))); err != nil {
+		return engines.SwitchProgress{}, engines.Readiness{}, false, fmt.Errorf("listing the database's pods: %w", err)
+	}
+	progress := sw.Progress(pods.Items)
+	observed, err := r.observe(ctx, run, backend.Observed(run))
+	if err != nil {
+		return progress, engines.Readiness{}, false, err
+	}
+	readiness := backend.Readiness(run, observed)
+	return progress, readiness, progress.Done(sw) && len(pods.Items) == sw.Pods && readiness.Ready, nil
 }
