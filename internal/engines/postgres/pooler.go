@@ -178,7 +178,7 @@ func poolerReadiness(run *benchv1.BenchmarkRun, observed map[engines.Ref]*unstru
 	if d.Status.ReadyReplicas < p.Instances || d.Status.UpdatedReplicas < p.Instances {
 		return engines.Readiness{Reason: "PoolerNotReady", Message: fmt.Sprintf("Pooler %s: %d/%d PgBouncer instances ready", name, d.Status.ReadyReplicas, p.Instances)}
 	}
-	return engines.Readiness{Ready: true, Message: fmt.Sprintf("Pooler %s ready with %d PgBouncer %s", name, p.Instances, map[bool]string{true: "instance", false: "instances"}[p.Instances == 1])}
+	return engines.Readiness{Ready: true, Message: fmt.Sprintf("Pooler %s ready with %s", name, plural(p.Instances, "PgBouncer instance", "PgBouncer instances"))}
 }
 
 // poolerWords says it for the database's description: "through PgBouncer (CloudNativePG Pooler,
