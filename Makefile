@@ -47,7 +47,8 @@ manifests: $(CONTROLLER_GEN) ## Generate the CRD and the manager's RBAC role fro
 	$(CONTROLLER_GEN) crd:allowDangerousTypes=true paths=./api/... output:crd:artifacts:config=config/crd/bases
 	go run ./hack/crdtrim config/crd/bases/*.yaml
 	$(CONTROLLER_GEN) rbac:roleName=manager-role paths=./controllers/... paths=./internal/... output:rbac:artifacts:config=config/rbac
-	cp config/crd/bases/bench.oltp.io_benchmarkruns.yaml config/crd/bases/bench.oltp.io_benchmarksuites.yaml charts/tpcc-operator/files/
+	$(CONTROLLER_GEN) rbac:roleName=fault-injector paths=./cmd/fault-injector/... output:rbac:artifacts:config=config/fault-injector
+	cp config/crd/bases/bench.oltp.io_benchmarkruns.yaml config/crd/bases/bench.oltp.io_benchmarksuites.yaml config/crd/bases/bench.oltp.io_networkfaults.yaml charts/tpcc-operator/files/
 
 .PHONY: verify
 verify: $(CONTROLLER_GEN) ## Fail when generated files are stale, code is unformatted or vet complains.

@@ -15,6 +15,7 @@ cp api/v1alpha1/zz_generated.deepcopy.go "$scratch/deepcopy.before"
 "$controller_gen" crd:allowDangerousTypes=true paths=./api/... output:crd:artifacts:config="$scratch/crd"
 go run ./hack/crdtrim "$scratch"/crd/*.yaml
 "$controller_gen" rbac:roleName=manager-role paths=./controllers/... paths=./internal/... output:rbac:artifacts:config="$scratch/rbac"
+"$controller_gen" rbac:roleName=fault-injector paths=./cmd/fault-injector/... output:rbac:artifacts:config="$scratch/injector-rbac"
 
 stale=0
 diff -u api/v1alpha1/zz_generated.deepcopy.go "$scratch/object/zz_generated.deepcopy.go" || stale=1
@@ -22,6 +23,8 @@ diff -ru config/crd/bases "$scratch/crd" || stale=1
 diff -u config/rbac/role.yaml "$scratch/rbac/role.yaml" || stale=1
 diff -u "$scratch/crd/bench.oltp.io_benchmarkruns.yaml" charts/tpcc-operator/files/bench.oltp.io_benchmarkruns.yaml || stale=1
 diff -u "$scratch/crd/bench.oltp.io_benchmarksuites.yaml" charts/tpcc-operator/files/bench.oltp.io_benchmarksuites.yaml || stale=1
+diff -u "$scratch/crd/bench.oltp.io_networkfaults.yaml" charts/tpcc-operator/files/bench.oltp.io_networkfaults.yaml || stale=1
+diff -u config/fault-injector/role.yaml "$scratch/injector-rbac/role.yaml" || stale=1
 if [ $stale -ne 0 ]; then
   echo "verify: generated files are stale; run 'make generate manifests' and commit the result" >&2
   exit 1

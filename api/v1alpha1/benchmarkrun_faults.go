@@ -5,7 +5,7 @@ import (
 )
 
 // FaultAction is what a fault does to the run's database.
-// +kubebuilder:validation:Enum=KillPrimary;KillPod;Mark
+// +kubebuilder:validation:Enum=KillPrimary;KillPod;Mark;NetworkDelay;Partition
 type FaultAction string
 
 const (
@@ -23,6 +23,41 @@ const (
 	// switch a machine off, cut a network, restart a zone — with your own tooling, after the mark
 	// (docs/failover.md). The only fault allowed on an external database: it touches nothing.
 	FaultMark FaultAction = "Mark"
+	// FaultNetworkDelay adds latency (delay ± jitter) to the traffic between the target pods and
+	// the database's other pods for the fault's duration, then heals: every TCP connection between
+	// them gets delay added to its round trip, the clients' connections none (docs/failover.md,
+	// "Network faults"). Needs the fault injector (hack/fault-injector.sh).
+	FaultNetworkDelay FaultAction = "NetworkDelay"
+	// FaultPartition cuts the target pods off from the database's other pods (their packets
+	// dropped both ways) for the fault's duration, then heals. clients says whether the clients
+	// still reach them. Needs the fault injector (hack/fault-injector.sh).
+	FaultPartition FaultAction = "Partition"
+)
+
+// FaultTarget names the database pods a network fault applies to.
+// +kubebuilder:validation:Enum=Primary;Standbys;Pod
+type FaultTarget string
+
+const (
+	// FaultTargetPrimary: the pod serving writes (PostgreSQL: CloudNativePG's currentPrimary).
+	FaultTargetPrimary FaultTarget = "Primary"
+	// FaultTargetStandbys: every instance but the primary (PostgreSQL).
+	FaultTargetStandbys FaultTarget = "Standbys"
+	// FaultTargetPod: the database pod of ordinal, named as KillPod names it.
+	FaultTargetPod FaultTarget = "Pod"
+)
+
+// FaultClients says whether a Partition also cuts the clients off.
+// +kubebuilder:validation:Enum=Reach;Cut
+type FaultClients string
+
+const (
+	// FaultClientsReach: the clients still reach the partitioned pods (a partition between the
+	// database's own pods only).
+	FaultClientsReach FaultClients = "Reach"
+	// FaultClientsCut: the partitioned pods reach nothing but their node (whose kubelet probes
+	// them), the clients included.
+	FaultClientsCut FaultClients = "Cut"
 )
 
 // FaultScope says which steps a fault is applied in.
@@ -41,9 +76,18 @@ const (
 // Fault is one disruption injected into a step's measured interval.
 //
 // +kubebuilder:validation:XValidation:rule="self.action != 'KillPod' || has(self.ordinal)",fieldPath=".ordinal",message="ordinal is required with action KillPod"
-// +kubebuilder:validation:XValidation:rule="self.action == 'KillPod' || !has(self.ordinal)",fieldPath=".ordinal",message="ordinal applies only to action KillPod"
+// +kubebuilder:validation:XValidation:rule="!has(self.target) || self.target != 'Pod' || has(self.ordinal)",fieldPath=".ordinal",message="ordinal is required with target Pod"
+// +kubebuilder:validation:XValidation:rule="self.action == 'KillPod' || (has(self.target) && self.target == 'Pod') || !has(self.ordinal)",fieldPath=".ordinal",message="ordinal applies only to action KillPod and target Pod"
+// +kubebuilder:validation:XValidation:rule="!(self.action in ['NetworkDelay', 'Partition']) || has(self.target)",fieldPath=".target",message="target is required with actions NetworkDelay and Partition"
+// +kubebuilder:validation:XValidation:rule="self.action in ['NetworkDelay', 'Partition'] || !has(self.target)",fieldPath=".target",message="target applies only to actions NetworkDelay and Partition"
+// +kubebuilder:validation:XValidation:rule="!(self.action in ['NetworkDelay', 'Partition']) || has(self.duration)",fieldPath=".duration",message="duration is required with actions NetworkDelay and Partition"
+// +kubebuilder:validation:XValidation:rule="self.action in ['NetworkDelay', 'Partition'] || !has(self.duration)",fieldPath=".duration",message="duration applies only to actions NetworkDelay and Partition"
+// +kubebuilder:validation:XValidation:rule="self.action != 'NetworkDelay' || has(self.delay)",fieldPath=".delay",message="delay is required with action NetworkDelay"
+// +kubebuilder:validation:XValidation:rule="self.action == 'NetworkDelay' || (!has(self.delay) && !has(self.jitter))",fieldPath=".delay",message="delay and jitter apply only to action NetworkDelay"
+// +kubebuilder:validation:XValidation:rule="!has(self.jitter) || !has(self.delay) || duration(self.jitter) <= duration(self.delay)",fieldPath=".jitter",message="jitter must not exceed delay"
+// +kubebuilder:validation:XValidation:rule="self.action == 'Partition' || !has(self.clients)",fieldPath=".clients",message="clients applies only to action Partition"
 type Fault struct {
-	// Action: KillPrimary or KillPod.
+	// Action: KillPrimary, KillPod, Mark, NetworkDelay or Partition.
 	Action FaultAction `json:"action"`
 
 	// At is the offset into the measured interval at which the pod is deleted; it must be shorter
@@ -58,11 +102,43 @@ type Fault struct {
 	// +optional
 	In FaultScope `json:"in,omitempty"`
 
-	// Ordinal of the database pod KillPod deletes (0-based; below the engine's instance, node or
-	// storage node count).
+	// Ordinal of the database pod KillPod deletes, or target Pod names (0-based; below the
+	// engine's instance, node or storage node count).
 	// +kubebuilder:validation:Minimum=0
 	// +optional
 	Ordinal *int32 `json:"ordinal,omitempty"`
+
+	// Target is the database pods NetworkDelay and Partition apply to: Primary, Standbys
+	// (PostgreSQL) or Pod (with ordinal).
+	// +optional
+	Target FaultTarget `json:"target,omitempty"`
+
+	// Duration of a NetworkDelay or Partition: it heals at at + duration, which must end inside
+	// the measured interval, leaving time to measure the recovery.
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s')",message="duration must be at least 1s"
+	// +optional
+	Duration *metav1.Duration `json:"duration,omitempty"`
+
+	// Delay a NetworkDelay adds to the round trip of every connection between the target pods and
+	// the database's other pods (1ms to 10s).
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1ms') && duration(self) <= duration('10s')",message="delay must be between 1ms and 10s"
+	// +optional
+	Delay *metav1.Duration `json:"delay,omitempty"`
+
+	// Jitter: each delay is drawn uniformly within delay ± jitter (default 0; at most delay).
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('0s')",message="jitter must not be negative"
+	// +optional
+	Jitter *metav1.Duration `json:"jitter,omitempty"`
+
+	// Clients, for a Partition: Reach (default: the clients still reach the target pods) or Cut.
+	// +optional
+	Clients FaultClients `json:"clients,omitempty"`
 }
 
 // FaultRecord is what a step's fault did and what the measurements around it show.
@@ -127,6 +203,18 @@ type FaultInjection struct {
 	// instances ready than desired after the mark (polled: up to a poll late).
 	// +optional
 	DegradedTime *metav1.MicroTime `json:"degradedTime,omitempty"`
+	// Pods are the database pods a NetworkDelay or Partition applied to.
+	// +listType=atomic
+	// +optional
+	Pods []string `json:"pods,omitempty"`
+	// Mechanism says how a network fault was applied: "netem" (the kernel's netem qdisc on the
+	// pods' interface), "toxiproxy" (a proxy in the pods' network namespace with a latency toxic,
+	// where the kernel has no netem), "iptables" (packets dropped, for a Partition).
+	// +optional
+	Mechanism string `json:"mechanism,omitempty"`
+	// HealedTime is when the fault injector removed a network fault from every target pod.
+	// +optional
+	HealedTime *metav1.MicroTime `json:"healedTime,omitempty"`
 	// ReadyTime is when every instance of the database was ready again, as its operator reports:
 	// the deleted pod replaced and ready, or, for Mark, whole again after DegradedTime.
 	// +optional
