@@ -246,7 +246,7 @@ func TestChartDefaultsMatchKustomize(t *testing.T) {
 
 // TestChartCRDIsTheGeneratedOne: the chart ships controller-gen's CRDs unchanged.
 func TestChartCRDIsTheGeneratedOne(t *testing.T) {
-	for _, crdName := range []string{"benchmarkruns", "benchmarksuites"} {
+	for _, crdName := range []string{"benchmarkruns", "benchmarksuites", "networkfaults"} {
 		generated := filepath.Join(repoRoot, "config/crd/bases/bench.oltp.io_"+crdName+".yaml")
 		shipped := filepath.Join(chartDir, "files/bench.oltp.io_"+crdName+".yaml")
 		want, err := os.ReadFile(generated)

@@ -13,11 +13,13 @@
 #   project   the tpcc-operator manager and the tpcc client, from this checkout; the client image
 #             also holds fio 3.33 (the storage calibration's tool), built statically from Debian
 #             bookworm's source package with its I/O engines for Ceph, GlusterFS, RDMA, PMEM off
+#   injector  the opt-in fault injector (hack/fault-injector.sh): this checkout's cmd/fault-injector
+#             on Debian bookworm's iptables, iproute2 and util-linux (nsenter), runs as root
 #   monitoring  Prometheus 3.16.0 (its Go module v0.316.0, with no service discovery but static
 #             targets: build tag remove_all_sd), which scrapes the operator in the e2e
 #             (hack/cluster/install.sh prometheus; make demo does not build it)
 #
-# usage: hack/images.sh [cluster|cnpg|project|monitoring]...   (default: cluster, cnpg, project)
+# usage: hack/images.sh [cluster|cnpg|project|injector|monitoring]...   (default: cluster, cnpg, project)
 # Prints the folder holding the archives and images.env (the image names to use).
 # env:   TPCC_CACHE (~/.cache/tpcc-operator): heavy third-party builds are cached there by version,
 #        so a warm machine rebuilds only the project's images.
@@ -297,6 +299,35 @@ build_project_images() {
   echo "$tag" > "$IMAGES/project.tag"
 }
 
+# build_injector_image: the fault injector's tools from Debian (a rootfs assembled once, cached) and
+# its binary from this checkout, tagged by content.
+build_injector_image() {
+  local rootfs="$CACHE/injector-$DEBIAN_SUITE/rootfs" stamp="$CACHE/injector-$DEBIAN_SUITE/version"
+  if [ ! -s "$stamp" ]; then
+    [ "$(id -u)" = 0 ] || die "assembling the fault injector's image runs debootstrap, which needs root"
+    command -v debootstrap >/dev/null || die "debootstrap is missing: apt-get install debootstrap"
+    rm -rf "$rootfs" && mkdir -p "$rootfs" "$CACHE/debs"
+    local start; start=$(date +%s)
+    debootstrap --variant=minbase --cache-dir="$CACHE/debs" --include=iptables,iproute2,util-linux \
+      "$DEBIAN_SUITE" "$rootfs" "$DEBIAN_MIRROR" >&2
+    chroot "$rootfs" /bin/sh -eu >&2 <<'EOS'
+apt-get clean
+rm -rf /var/lib/apt/lists/* /var/cache/debconf/*-old /var/log/*
+EOS
+    rm -rf "$rootfs"/usr/share/{doc,man,info,locale}/*
+    chroot "$rootfs" dpkg-query -W -f '${Version}' iptables > "$stamp"
+    log "fault injector rootfs (iptables $(cat "$stamp")) assembled in $(($(date +%s) - start))s"
+  fi
+  local work; work=$(mktemp -d -p "$WORK")
+  (cd "$ROOT" && go build -trimpath -ldflags "-s -w" -o "$work/fault-injector" ./cmd/fault-injector)
+  local tag; tag=$(cat "$work/fault-injector" "$stamp" | sha256sum | cut -c1-12)
+  mkdir -p "$IMAGES/project"
+  "$MKIMG" -tag "localhost/tpcc-operator/fault-injector:$tag" -root "$rootfs" -file "$work/fault-injector=/fault-injector:0755" \
+    -user 0:0 -workdir / -entrypoint /fault-injector \
+    -env "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" -o "$IMAGES/project/fault-injector.tar" >&2
+  echo "$tag" > "$IMAGES/injector.tag"
+}
+
 write_env() { # atomically: another images.sh (.ci/run builds Prometheus beside make demo) may be reading it
   {
     echo "PAUSE_IMAGE=registry.k8s.io/pause:3.10.1"
@@ -317,6 +348,10 @@ write_env() { # atomically: another images.sh (.ci/run builds Prometheus beside 
     fi
     echo "CNPG_OPERATOR_ARCHIVE=$IMAGES/cnpg-operator-$CNPG_VERSION.tar"
     echo "CLUSTER_ARCHIVES=\"$IMAGES/pause-3.10.1.tar $IMAGES/busybox.tar $IMAGES/coredns-$COREDNS_VERSION-slim.tar $IMAGES/local-path-provisioner-$LOCAL_PATH_VERSION.tar $IMAGES/metrics-server-$METRICS_SERVER_VERSION.tar\""
+    if [ -f "$IMAGES/injector.tag" ]; then
+      echo "FAULT_INJECTOR_IMAGE=localhost/tpcc-operator/fault-injector:$(cat "$IMAGES/injector.tag")"
+      echo "FAULT_INJECTOR_ARCHIVE=$IMAGES/project/fault-injector.tar"
+    fi
     if [ -f "$IMAGES/project.tag" ]; then
       echo "MANAGER_IMAGE=localhost/tpcc-operator/manager:$(cat "$IMAGES/project.tag")"
       echo "CLIENT_IMAGE=localhost/tpcc-operator/tpcc:$(cat "$IMAGES/project.tag")"
@@ -334,8 +369,9 @@ for target in "${targets[@]}"; do
     cluster) build_cluster_images ;;
     cnpg) build_cnpg_images ;;
     project) build_project_images ;;
+    injector) build_injector_image ;;
     monitoring) build_monitoring_images ;;
-    *) die "unknown target '$target': want cluster, cnpg, project or monitoring" ;;
+    *) die "unknown target '$target': want cluster, cnpg, project, injector or monitoring" ;;
   esac
   log "$target images ready in $(($(date +%s) - start))s"
 done

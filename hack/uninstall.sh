@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Removes what README's install added, from the cluster of KUBECONFIG: every BenchmarkSuite and
 # BenchmarkRun (and, through owner references, their databases, Jobs, report ConfigMaps), the Helm
-# release tpcc-operator, the CRDs benchmarkruns.bench.oltp.io and benchmarksuites.bench.oltp.io,
-# and the namespace tpcc-operator-system. Optionally the database operators too.
+# release tpcc-operator, the fault injector (hack/fault-injector.sh) where installed, the CRDs
+# benchmarkruns, benchmarksuites and networkfaults.bench.oltp.io, and the namespace
+# tpcc-operator-system. Optionally the database operators too.
 #
 # What it leaves unless told:
 #   - databases runs kept (teardown: Retain): they are no run's any more; it lists them
@@ -35,7 +36,7 @@ NAMESPACE=${NAMESPACE:-tpcc-operator-system}
 NAMESPACE_WAIT=${NAMESPACE_WAIT:-true}
 CNPG_MANIFEST=${CNPG_MANIFEST:-https://raw.githubusercontent.com/cloudnative-pg/cloudnative-pg/v1.29.1/releases/cnpg-1.29.1.yaml}
 COCKROACH_MANIFESTS=${COCKROACH_MANIFESTS:-https://raw.githubusercontent.com/cockroachdb/cockroach-operator/v2.18.3/install/operator.yaml https://raw.githubusercontent.com/cockroachdb/cockroach-operator/v2.18.3/install/crds.yaml}
-OWN_CRDS=(benchmarkruns.bench.oltp.io benchmarksuites.bench.oltp.io)
+OWN_CRDS=(benchmarkruns.bench.oltp.io benchmarksuites.bench.oltp.io networkfaults.bench.oltp.io)
 # The database operators' kinds, by CRD: what removing each deletes.
 CNPG_KINDS=clusters.postgresql.cnpg.io
 COCKROACH_KINDS=crdbclusters.crdb.cockroachlabs.com
@@ -101,7 +102,12 @@ if [[ -n $kinds ]]; then
   fi
 fi
 
-# 3. The operator: its release (the chart keeps the CRDs), its CRDs, its namespace.
+# 3. The fault injector where it was installed (the runs are gone, so it has healed every network
+# fault), then the operator: its release (the chart keeps the CRDs), its CRDs, its namespace.
+if "$KUBECTL" get namespace tpcc-fault-injector -o name >/dev/null 2>&1; then
+  run "$KUBECTL" delete namespace tpcc-fault-injector --wait="$NAMESPACE_WAIT"
+  run "$KUBECTL" delete --ignore-not-found clusterrolebinding/tpcc-fault-injector clusterrole/tpcc-fault-injector
+fi
 if "$HELM" status "$RELEASE" --namespace "$NAMESPACE" >/dev/null 2>&1; then
   run "$HELM" uninstall "$RELEASE" --namespace "$NAMESPACE" --wait
 fi

@@ -21,8 +21,9 @@ import (
 )
 
 // Faults (spec.faults) are applied while a step measures: at the planned offset into its measured
-// interval the operator deletes one pod of the run's own database, exactly once, and watches what
-// the engine's operator does. The step then records the outage the clients saw (from their
+// interval the operator deletes one pod of the run's own database, exactly once, or asks the fault
+// injector for a network fault on some of them (faults_network.go), and watches what the engine's
+// operator does. The step then records the outage the clients saw (from their
 // one-second series), the ledger of acknowledged New-Orders against the database, and, after the
 // step, the TPC-C consistency conditions.
 //
@@ -130,7 +131,11 @@ func (r *Reconciler) applyFaults(ctx context.Context, run *benchv1.BenchmarkRun,
 		if err != nil {
 			done.Message = "the outage cannot be measured from every client: " + err.Error()
 		}
-		if inj.Pod != "" {
+		if isNetworkFault(f.Action) {
+			if err := r.injectNetwork(ctx, run, index, *inj, f); err != nil {
+				done.State, done.Message = benchv1.FaultFailed, err.Error()
+			}
+		} else if inj.Pod != "" {
 			if deleted, err := r.deletePod(ctx, run, inj.Pod, types.UID(inj.PodUID)); err != nil {
 				done.State, done.Message = benchv1.FaultFailed, err.Error()
 			} else if deleted { // a repeated deletion (after a restart) that found the pod gone says nothing
@@ -179,6 +184,9 @@ func (r *Reconciler) decideInjection(ctx context.Context, run *benchv1.Benchmark
 	if f.Action == benchv1.FaultMark {
 		inj.State, inj.Time = benchv1.FaultInjecting, &metav1.MicroTime{Time: time.Now()}
 		return inj, nil
+	}
+	if isNetworkFault(f.Action) {
+		return r.decideNetwork(ctx, run, targets, inj, f, observed, roles)
 	}
 	name, err := targets.FaultPod(run, f, observed)
 	if err != nil {

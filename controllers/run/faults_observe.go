@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -39,7 +40,7 @@ func (r *Reconciler) observeFailover(ctx context.Context, run *benchv1.Benchmark
 			return err
 		}
 	}
-	updated, err := r.failoverSeen(ctx, run, targets, pending)
+	updated, err := r.failoverSeen(ctx, run, index, targets, pending)
 	if err != nil {
 		return err
 	}
@@ -54,7 +55,7 @@ func (r *Reconciler) observeFailover(ctx context.Context, run *benchv1.Benchmark
 // failoverSeen reads what the engine's operator reports now and returns the injections whose
 // record it changes: the new primary and its promotion time, and the time the deleted pod's
 // replacement (another UID) and every instance were ready again.
-func (r *Reconciler) failoverSeen(ctx context.Context, run *benchv1.BenchmarkRun, targets engines.FaultTargets, pending []benchv1.FaultInjection) ([]benchv1.FaultInjection, error) {
+func (r *Reconciler) failoverSeen(ctx context.Context, run *benchv1.BenchmarkRun, index int32, targets engines.FaultTargets, pending []benchv1.FaultInjection) ([]benchv1.FaultInjection, error) {
 	if len(pending) == 0 {
 		return nil, nil
 	}
@@ -76,7 +77,13 @@ func (r *Reconciler) failoverSeen(ctx context.Context, run *benchv1.BenchmarkRun
 			changed.PromotedTime = &metav1.MicroTime{Time: at}
 		}
 		whole := roles.Instances > 0 && roles.Ready >= roles.Instances
-		if inj.Pod == "" {
+		if len(inj.Pods) > 0 {
+			nfs, err := r.networkFaults(ctx, run, index, inj.Fault)
+			if err != nil {
+				return nil, err
+			}
+			changed = networkSeen(changed, nfs, whole, now)
+		} else if inj.Pod == "" {
 			// Mark: the disruption is the user's. Whole again counts once the engine's operator
 			// was seen degraded after the mark (fewer instances ready than desired).
 			if !whole && inj.DegradedTime == nil && roles.Instances > 0 {
@@ -96,7 +103,7 @@ func (r *Reconciler) failoverSeen(ctx context.Context, run *benchv1.BenchmarkRun
 				changed.ReadyTime = &metav1.MicroTime{Time: now}
 			}
 		}
-		if changed.PrimaryAfter != inj.PrimaryAfter || changed.ReadyTime != nil || changed.DegradedTime != inj.DegradedTime {
+		if !apiequality.Semantic.DeepEqual(changed, inj) {
 			out = append(out, changed)
 		}
 	}
@@ -119,14 +126,14 @@ func (r *Reconciler) awaitRecovery(ctx context.Context, run *benchv1.BenchmarkRu
 	var pending []benchv1.FaultInjection
 	for _, inj := range run.Status.Steps[step].Fault.Injections {
 		if inj.State == benchv1.FaultInjected && inj.ReadyTime == nil && inj.Time != nil && time.Since(inj.Time.Time) < readyWait &&
-			(inj.Pod != "" || inj.DegradedTime != nil) { // a Mark nobody saw degrade has nothing to recover from
+			(inj.Pod != "" || len(inj.Pods) > 0 || inj.DegradedTime != nil) { // a Mark nobody saw degrade has nothing to recover from
 			pending = append(pending, inj)
 		}
 	}
 	if len(pending) == 0 {
 		return true, nil
 	}
-	updated, err := r.failoverSeen(ctx, run, targets, pending)
+	updated, err := r.failoverSeen(ctx, run, run.Status.Steps[step].Index, targets, pending)
 	if err != nil {
 		return false, err
 	}

@@ -31,7 +31,7 @@ func (Engine) Backend(image string) engines.Backend { return Backend{DefaultImag
 // ledger read through SQL, SERIALIZABLE by default.
 func (Engine) Capabilities() engines.Capabilities {
 	return engines.Capabilities{
-		Faults:    []benchv1.FaultAction{benchv1.FaultKillPod},
+		Faults:    []benchv1.FaultAction{benchv1.FaultKillPod, benchv1.FaultNetworkDelay, benchv1.FaultPartition},
 		Ledger:    true,
 		Isolation: engines.IsolationSupport{Default: benchv1.IsolationSerializable},
 	}

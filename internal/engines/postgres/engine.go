@@ -35,7 +35,7 @@ func (Engine) Backend(image string) engines.Backend { return Backend{DefaultImag
 func (Engine) Capabilities() engines.Capabilities {
 	return engines.Capabilities{
 		Snapshot:       true,
-		Faults:         []benchv1.FaultAction{benchv1.FaultKillPrimary, benchv1.FaultKillPod},
+		Faults:         []benchv1.FaultAction{benchv1.FaultKillPrimary, benchv1.FaultKillPod, benchv1.FaultNetworkDelay, benchv1.FaultPartition},
 		Replication:    true,
 		Ledger:         true,
 		UnloggedTables: true,

@@ -28,7 +28,7 @@ func (Engine) Backend(image string) engines.Backend { return Backend{DefaultImag
 // READ COMMITTED for read-write transactions.
 func (Engine) Capabilities() engines.Capabilities {
 	return engines.Capabilities{
-		Faults: []benchv1.FaultAction{benchv1.FaultKillPod},
+		Faults: []benchv1.FaultAction{benchv1.FaultKillPod, benchv1.FaultNetworkDelay, benchv1.FaultPartition},
 		Isolation: engines.IsolationSupport{
 			Default: benchv1.IsolationSerializable,
 			Refused: map[benchv1.Isolation]string{benchv1.IsolationReadCommitted: benchv1.IsolationYDBReadCommittedMessage},
