@@ -3,7 +3,6 @@ package report
 import (
 	"encoding/xml"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -209,18 +208,5 @@ func TestCompareRunsGolden(t *testing.T) {
 	}
 	if strings.Count(page, `class="bar"`) != 3 {
 		t.Error("a bar per run")
-	}
-}
-
-func TestNiceTicks(t *testing.T) {
-	for _, tc := range []struct {
-		lo, hi float64
-		want   string
-	}{
-		{0, 100, "[0 20 40 60 80 100]"}, {0, 2480, "[0 500 1000 1500 2000 2500]"}, {0.5, 0.9, "[0.5 0.6 0.7 0.8 0.9]"}, {5, 5, "[5 5.2 5.4 5.6 5.8 6]"},
-	} {
-		if got := fmt.Sprint(niceTicks(tc.lo, tc.hi, 5)); got != tc.want {
-			t.Errorf("niceTicks(%v, %v) = %s, want %s", tc.lo, tc.hi, got, tc.want)
-		}
 	}
 }

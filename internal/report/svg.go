@@ -69,30 +69,8 @@ const (
 	legendWidth = 190
 )
 
-// niceTicks returns about n round tick values covering [lo, hi].
-func niceTicks(lo, hi float64, n int) []float64 {
-	if hi <= lo {
-		hi = lo + 1
-	}
-	raw := (hi - lo) / float64(n)
-	mag := math.Pow(10, math.Floor(math.Log10(raw)))
-	step := mag
-	for _, m := range []float64{1, 2, 2.5, 5, 10} {
-		if m*mag >= raw {
-			step = m * mag
-			break
-		}
-	}
-	var ticks []float64
-	first, last := math.Floor(lo/step+1e-9), math.Ceil(hi/step-1e-9)
-	for k := first; k <= last; k++ {
-		v, _ := strconv.ParseFloat(strconv.FormatFloat(k*step, 'g', 12, 64), 64)
-		ticks = append(ticks, v+0) // +0: no "-0"
-	}
-	return ticks
-}
-
-// num formats a tick or a figure compactly: 1200 → 1200, 0.25 → 0.25, 1.5e6 → 1.5M.
+// num formats a figure compactly: 1200 → 1200, 0.25 → 0.25, 1.5e6 → 1.5M (an axis's ticks are
+// formatted by tickLabels, at the precision their step needs).
 func num(v float64) string {
 	a := math.Abs(v)
 	switch {
@@ -259,23 +237,26 @@ func (a plotArea) writeBands(b *strings.Builder, bands []band) {
 
 // writeYGrid draws a grid line across the plot at each y tick, with its value left of the axis.
 func (a plotArea) writeYGrid(b *strings.Builder) {
-	for _, t := range a.yticks {
+	labels := tickLabels(a.yticks)
+	for i, t := range a.yticks {
 		y := a.sy(t)
 		fmt.Fprintf(b, `<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#ddd"/>`, padLeft, f1(y), a.w-padRight, f1(y))
-		fmt.Fprintf(b, `<text x="%d" y="%s" class="tick" text-anchor="end">%s</text>`, padLeft-4, f1(y+4), num(t))
+		fmt.Fprintf(b, `<text x="%d" y="%s" class="tick" text-anchor="end">%s</text>`, padLeft-4, f1(y+4), labels[i])
 	}
 }
 
 // writeXTicks draws the x ticks inside the x range below the plot, whole numbers only when
 // whole, each with its value.
 func (a plotArea) writeXTicks(b *strings.Builder, whole bool) {
-	for _, t := range niceTicks(a.xmin, a.xmax, 8) {
+	ticks := niceTicks(a.xmin, a.xmax, 8)
+	labels := tickLabels(ticks)
+	for i, t := range ticks {
 		if t < a.xmin-1e-9 || t > a.xmax+1e-9 || (whole && t != math.Trunc(t)) {
 			continue
 		}
 		x := a.sx(t)
 		fmt.Fprintf(b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#888"/>`, f1(x), f1(padTop+a.ph), f1(x), f1(padTop+a.ph+4))
-		fmt.Fprintf(b, `<text x="%s" y="%s" class="tick" text-anchor="middle">%s</text>`, f1(x), f1(padTop+a.ph+16), num(t))
+		fmt.Fprintf(b, `<text x="%s" y="%s" class="tick" text-anchor="middle">%s</text>`, f1(x), f1(padTop+a.ph+16), labels[i])
 	}
 }
 
@@ -378,10 +359,11 @@ func barChart(title, ylabel string, bars []bar) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="chart bars" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s">`, w, h, w, h, esc(title))
 	fmt.Fprintf(&b, `<title>%s</title><text x="%d" y="16" class="title">%s</text>`, esc(title), padLeft, esc(title))
-	for _, t := range yticks {
+	ylabels := tickLabels(yticks)
+	for i, t := range yticks {
 		y := sy(t)
 		fmt.Fprintf(&b, `<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#ddd"/>`, padLeft, f1(y), w-padRight, f1(y))
-		fmt.Fprintf(&b, `<text x="%d" y="%s" class="tick" text-anchor="end">%s</text>`, padLeft-4, f1(y+4), num(t))
+		fmt.Fprintf(&b, `<text x="%d" y="%s" class="tick" text-anchor="end">%s</text>`, padLeft-4, f1(y+4), ylabels[i])
 	}
 	fmt.Fprintf(&b, `<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#444"/>`, padLeft, f1(padTop+ph), w-padRight, f1(padTop+ph))
 	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%s" stroke="#444"/>`, padLeft, padTop, padLeft, f1(padTop+ph))
