@@ -23,6 +23,9 @@ type point struct {
 	X, Y   float64
 	Marked bool
 	Title  string // hover text
+	// Break starts a new stretch of the line: it is not joined to the point before it (the gap
+	// between two steps on the run's timeline).
+	Break bool
 }
 
 // line is one series of a chart.
@@ -42,10 +45,15 @@ type vmark struct {
 	Color string
 }
 
-// band is a shaded stretch of the x axis (an outage).
+// band is a shaded stretch of the x axis (an outage, a step's measured interval), its label
+// written at its top left (upright, or along the band when Vertical), its Title the hover text
+// (else the label). It is orange unless coloured.
 type band struct {
 	From, To float64
 	Label    string
+	Title    string
+	Color    string
+	Vertical bool
 }
 
 // chart is a line chart.
@@ -229,9 +237,26 @@ func lineColor(i int, l line) string {
 func (a plotArea) writeBands(b *strings.Builder, bands []band) {
 	for _, bd := range bands {
 		x0, x1 := a.sx(math.Max(bd.From, a.xmin)), a.sx(math.Min(bd.To, a.xmax))
-		fmt.Fprintf(b, `<rect class="band" x="%s" y="%d" width="%s" height="%s" fill="#d55e00" fill-opacity="0.18"><title>%s</title></rect>`,
-			f1(x0), padTop, f1(math.Max(1, x1-x0)), f1(a.ph), esc(bd.Label))
-		fmt.Fprintf(b, `<text x="%s" y="%d" class="note">%s</text>`, f1(x0+2), padTop+10, esc(bd.Label))
+		col, title := bd.Color, bd.Title
+		if col == "" {
+			col = "#d55e00"
+		}
+		if title == "" {
+			title = bd.Label
+		}
+		fmt.Fprintf(b, `<rect class="band" x="%s" y="%d" width="%s" height="%s" fill="%s" fill-opacity="0.18">`, f1(x0), padTop, f1(math.Max(1, x1-x0)), f1(a.ph), col)
+		if title != "" {
+			fmt.Fprintf(b, `<title>%s</title>`, esc(title))
+		}
+		b.WriteString(`</rect>`)
+		switch {
+		case bd.Label == "":
+		case bd.Vertical:
+			x := x0 + 10
+			fmt.Fprintf(b, `<text x="%s" y="%d" class="note" transform="rotate(-90 %s %d)" text-anchor="end">%s</text>`, f1(x), padTop+2, f1(x), padTop+2, esc(bd.Label))
+		default:
+			fmt.Fprintf(b, `<text x="%s" y="%d" class="note">%s</text>`, f1(x0+2), padTop+10, esc(bd.Label))
+		}
 	}
 }
 
@@ -295,17 +320,49 @@ func (a plotArea) writeLines(b *strings.Builder, lines []line) {
 	}
 }
 
-// writePolyline joins a line's points, dashed when the line is.
+// writePolyline joins a line's points, dashed when the line is. A line with breaks is a group,
+// named once, of one polyline per stretch between breaks (a stretch of one point a dot).
 func (a plotArea) writePolyline(b *strings.Builder, l line, col string) {
-	pts := make([]string, len(l.Points))
-	for j, p := range l.Points {
-		pts[j] = f1(a.sx(p.X)) + "," + f1(a.sy(p.Y))
-	}
 	dash := ""
 	if l.Dashed {
 		dash = ` stroke-dasharray="6 3"`
 	}
-	fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="1.5"%s points="%s"><title>%s</title></polyline>`, col, dash, strings.Join(pts, " "), esc(l.Name))
+	parts := stretches(l.Points)
+	if len(parts) == 1 {
+		fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="1.5"%s points="%s"><title>%s</title></polyline>`, col, dash, a.coords(parts[0]), esc(l.Name))
+		return
+	}
+	fmt.Fprintf(b, `<g fill="none" stroke="%s" stroke-width="1.5"%s><title>%s</title>`, col, dash, esc(l.Name))
+	for _, stretch := range parts {
+		if len(stretch) == 1 {
+			fmt.Fprintf(b, `<circle cx="%s" cy="%s" r="1.5" fill="%s"/>`, f1(a.sx(stretch[0].X)), f1(a.sy(stretch[0].Y)), col)
+			continue
+		}
+		fmt.Fprintf(b, `<polyline points="%s"/>`, a.coords(stretch))
+	}
+	b.WriteString(`</g>`)
+}
+
+// coords are the points' positions, as a polyline's points attribute.
+func (a plotArea) coords(points []point) string {
+	pts := make([]string, len(points))
+	for j, p := range points {
+		pts[j] = f1(a.sx(p.X)) + "," + f1(a.sy(p.Y))
+	}
+	return strings.Join(pts, " ")
+}
+
+// stretches cuts points at each Break: the runs of points a line joins.
+func stretches(points []point) [][]point {
+	var out [][]point
+	from := 0
+	for i := 1; i <= len(points); i++ {
+		if i == len(points) || points[i].Break {
+			out = append(out, points[from:i])
+			from = i
+		}
+	}
+	return out
 }
 
 // writeMarkers draws a circle at each point: filled for a marked point, hollow otherwise.
