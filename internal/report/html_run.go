@@ -290,7 +290,7 @@ func stepSeriesCharts(p *page, run string, s benchv1.StepResult, st *measure.Ind
 		p.para(fmt.Sprintf("This step's older intervals are downsampled to keep its series bounded: a point there stands for up to %d intervals of %gs (its p90 the largest of theirs, an upper bound; replay lag the largest).",
 			slices.Max(st.Series.Spans), ax.length))
 	}
-	p.raw(ax.chart("p90 response time over time", "p90 (ms)", 220, latencyLines(st, ax)))
+	p.raw(ax.chart("p90 response time over time", "p90 (ms)", 220, latencyLines(st, ax)) + "\n")
 	if lags := st.Series.ReplayLagMillis; len(lags) > 0 {
 		chartOrZero(p, replayLagLines(run, lags, ax), fmt.Sprintf("Step %d: the standbys' replay lag", s.Index), replayLagZeroReason, func(ll []line) string {
 			return ax.chart("standby replay lag", "replay lag (ms)", 180, ll)
