@@ -63,6 +63,10 @@ type Chart struct {
 	Lines       int      `json:"lines"`      // polyline
 	Markers     int      `json:"markers"`    // circle: a step, a sample
 	AxisLabels  []string `json:"axisLabels"` // text.axis, in document order
+	// Top is where the chart starts, in pixels from the top of the page. Folded is a chart
+	// inside a closed <details>: not laid out until the reader opens it.
+	Top    float64 `json:"top"`
+	Folded bool    `json:"folded"`
 }
 
 // Page is what the browser showed.
@@ -71,6 +75,9 @@ type Page struct {
 	Title  string  `json:"title"`
 	Charts []Chart `json:"charts"`
 	Tables int     `json:"tables"`
+	// Details counts the <details> elements, OpenDetails those open as the page loads.
+	Details     int `json:"details"`
+	OpenDetails int `json:"openDetails"`
 	// ScrollWidth is the page's width; wider than ViewportWidth, the reader scrolls sideways, and
 	// Overflowing names the innermost elements that stick out (at most 5).
 	ViewportWidth int      `json:"viewportWidth"`
@@ -128,14 +135,17 @@ func (c Chart) Problems() []string {
 	return out
 }
 
-// ChartProblems are the Problems of every chart, and "no chart" for a page without one.
+// ChartProblems are the Problems of every chart not folded away, and "no chart" for a page
+// without one.
 func (p *Page) ChartProblems() []string {
 	if len(p.Charts) == 0 {
 		return []string{"no chart"}
 	}
 	var out []string
 	for _, c := range p.Charts {
-		out = append(out, c.Problems()...)
+		if !c.Folded {
+			out = append(out, c.Problems()...)
+		}
 	}
 	return out
 }
@@ -160,7 +170,8 @@ const layoutScript = `(() => {
       width: r.width, height: r.height, drawnWidth: bb.width, drawnHeight: bb.height,
       bars: s.querySelectorAll('rect.bar').length, lines: s.querySelectorAll('polyline').length,
       markers: s.querySelectorAll('circle').length,
-      axisLabels: [...s.querySelectorAll('text.axis')].map(t => t.textContent.trim())};
+      axisLabels: [...s.querySelectorAll('text.axis')].map(t => t.textContent.trim()),
+      top: r.top + window.scrollY, folded: !!s.closest('details:not([open])')};
   });
   const overflowing = [...document.body.querySelectorAll('*')]
     .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1 && ![...e.children].some(c => c.getBoundingClientRect().right > window.innerWidth + 1))
@@ -168,6 +179,7 @@ const layoutScript = `(() => {
   return JSON.stringify({url: document.URL, title: document.title, charts, viewportWidth: window.innerWidth,
     scrollWidth: document.documentElement.scrollWidth, overflowing,
     tables: document.querySelectorAll('table').length, scripts: document.scripts.length,
+    details: document.querySelectorAll('details').length, openDetails: document.querySelectorAll('details[open]').length,
     brokenImages: [...document.images].filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src)});
 })()`
 

@@ -55,6 +55,27 @@ func TestOpenSelfContained(t *testing.T) {
 	}
 }
 
+// A chart in a closed <details> is folded (not laid out, not judged by ChartProblems); one in
+// an open one, or below another, is laid out further down the page.
+func TestOpenFoldedCharts(t *testing.T) {
+	Require(t)
+	path := write(t, "folded.html", `<!doctype html><html><head><meta charset="utf-8"><title>f</title></head><body>`+chart+
+		`<details open><summary>open</summary>`+chart+`</details><details><summary>closed</summary>`+chart+`</details></body></html>`)
+	p, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Charts) != 3 || p.Details != 2 || p.OpenDetails != 1 {
+		t.Fatalf("page %+v", p)
+	}
+	if c := p.Charts; c[0].Folded || c[1].Folded || !c[2].Folded || c[1].Top < c[0].Top+200 {
+		t.Errorf("charts %+v", c)
+	}
+	if probs := p.ChartProblems(); len(probs) > 0 {
+		t.Errorf("a folded chart judged as laid out: %q", probs)
+	}
+}
+
 // What a report must never do is each caught: a request for the network, a missing file, a
 // script that throws or logs an error, a broken image.
 func TestOpenReportsWhatFailed(t *testing.T) {

@@ -3,7 +3,6 @@ package report
 import (
 	"encoding/xml"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -113,10 +112,21 @@ func TestRunGolden(t *testing.T) {
 	golden(t, "run20.md", md)
 	page := RunHTML(RunInput{Run: described(run), Result: *run.Status.Result, Series: series20(run), Generated: t0.Add(3 * time.Hour)})
 	golden(t, "run20.html", page)
-	// 2 capacity charts, the p90 per step, and per step p90 over time, replay lag, database CPU.
-	// ... and the fault step's disk and network of the pods.
-	if n := wellFormed(t, page); n != 3+3*20+2 {
-		t.Errorf("%d svg elements, want %d", n, 3+3*20+2)
+	// The timeline's 4 panels, 2 capacity charts, the p90 per step, and per step p90 over time,
+	// replay lag, database CPU; the fault step's disk and network of the pods, and step 18's
+	// network (its disk reads zero: a sentence).
+	if n := wellFormed(t, page); n != 4+3+3*20+2+1 {
+		t.Errorf("%d svg elements, want %d", n, 4+3+3*20+2+1)
+	}
+	if err := contains(page, "Step 18: per-pod disk I/O reads zero throughout: the kubelet reported the pods&#39; network traffic but no disk traffic, as on nodes under cgroup v1",
+		`<details class="step"><summary>Step 15 — 131 active warehouses (Full): 1625.8 tpmC, compliant</summary>`); err != nil {
+		t.Error(err)
+	}
+	if strings.Contains(page, "<details open") {
+		t.Error("a step's details are open: they fold under the timeline")
+	}
+	if i, j := strings.Index(page, "Run timeline: New-Order throughput"), strings.Index(page, "<h2>Capacity</h2>"); i < 0 || i > j {
+		t.Error("the timeline does not lead the page: it is not before the capacity curve")
 	}
 	if err := contains(page, "active warehouses", "efficiency %", "p90 (ms)", "replay lag (ms)", "CPU (cores)", "minutes",
 		`class="band"`, "outage 8.2s", "<title>KillPrimary db-1</title>", "<title>db-2</title>", "1 checkpoint(s)", "Response times at 131 active warehouses",
@@ -132,7 +142,7 @@ func TestRunHTMLDropsTheSeriesWhenTooLarge(t *testing.T) {
 	run := run20()
 	full := RunHTML(RunInput{Run: described(run), Result: *run.Status.Result, Series: series20(run), Generated: t0})
 	small := RunHTML(RunInput{Run: described(run), Result: *run.Status.Result, Series: series20(run), Generated: t0, MaxBytes: len(full) - 1})
-	if wellFormed(t, small) != 3 || !strings.Contains(small, "The time-series charts are left out") || len(small) >= len(full) {
+	if wellFormed(t, small) != 3 || !strings.Contains(small, "The time-series charts are left out (the run&#39;s timeline and each step&#39;s)") || len(small) >= len(full) {
 		t.Errorf("the page over its bound keeps its time series (%d of %d bytes)", len(small), len(full))
 	}
 	none := RunHTML(RunInput{Run: described(run), Result: *run.Status.Result, SeriesNote: "series.json.gz was too large for the report ConfigMap", Generated: t0})
@@ -209,18 +219,5 @@ func TestCompareRunsGolden(t *testing.T) {
 	}
 	if strings.Count(page, `class="bar"`) != 3 {
 		t.Error("a bar per run")
-	}
-}
-
-func TestNiceTicks(t *testing.T) {
-	for _, tc := range []struct {
-		lo, hi float64
-		want   string
-	}{
-		{0, 100, "[0 20 40 60 80 100]"}, {0, 2480, "[0 500 1000 1500 2000 2500]"}, {0.5, 0.9, "[0.5 0.6 0.7 0.8 0.9]"}, {5, 5, "[5 5.2 5.4 5.6 5.8 6]"},
-	} {
-		if got := fmt.Sprint(niceTicks(tc.lo, tc.hi, 5)); got != tc.want {
-			t.Errorf("niceTicks(%v, %v) = %s, want %s", tc.lo, tc.hi, got, tc.want)
-		}
 	}
 }

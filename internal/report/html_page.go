@@ -18,7 +18,8 @@ table{border-collapse:collapse;margin:8px 0;font-size:.85em}th,td{border:1px sol
 th{background:#f3f3f3}td.l,th.l{text-align:left}tr.yes td.c{color:#067d3c}tr.no td.c{color:#b00020}tr.inconclusive td{color:#7a6a00}tr.inconclusive td.c{font-style:italic}
 .note{font-size:10px;fill:#a33}.notice{background:#fff6e0;border-left:4px solid #e69f00;padding:6px 10px}
 svg.chart{display:block;margin:10px 0}svg .title{font-size:13px;font-weight:600}svg .tick{font-size:10px;fill:#444}
-svg .axis{font-size:11px;fill:#222}svg .legend{font-size:11px}.muted{color:#666;font-size:.85em}`
+svg .axis{font-size:11px;fill:#222}svg .legend{font-size:11px}.muted{color:#666;font-size:.85em}
+.timeline svg.chart{margin:0}details.step{margin:4px 0;border:1px solid #ddd;padding:2px 8px}details.step>summary{cursor:pointer;font-weight:600;padding:2px 0}`
 
 func newPage(title string) *page {
 	p := &page{}

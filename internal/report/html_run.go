@@ -44,22 +44,28 @@ func PartialResult(run *benchv1.BenchmarkRun) benchv1.Result {
 // each bucket (a latency or lag peak stays visible).
 const maxSeriesPoints = 240
 
-// RunHTML is a run's report.html: the capacity curve, the steps, the latency percentiles per
-// transaction per step and, where telemetry was recorded, each step's latency, replication lag
-// and database CPU over time with checkpoints and fault outages on the time axis.
+// RunHTML is a run's report.html: the summary, the run's timeline (every step on one time axis),
+// the capacity curve, the steps, the latency percentiles per transaction per step and, where
+// telemetry was recorded, each step's latency, replication lag and database CPU over time with
+// checkpoints and fault outages on the time axis, folded under the step's name.
 func RunHTML(in RunInput) string {
+	summary := runSummary(in)
+	timeline := runTimelineSection(in)
 	head := runHead(in)
 	tail := runTail(in)
 	series := runSeriesSection(in)
-	if in.MaxBytes > 0 && len(head)+len(series)+len(tail) > in.MaxBytes {
+	size := len(summary) + len(timeline) + len(head) + len(series) + len(tail)
+	if in.MaxBytes > 0 && size > in.MaxBytes {
+		timeline = ""
 		series = fmt.Sprintf("<h2>Over time</h2>\n<p class=\"notice\">%s</p>\n", esc(fmt.Sprintf(
-			"The time-series charts are left out: with them this page (%d KiB) would not fit the report ConfigMap. "+
-				"kubectl tpcc report %s -o html draws them from series.json.gz.", (len(head)+len(series)+len(tail))>>10, in.Run.Name)))
+			"The time-series charts are left out (the run's timeline and each step's): with them this page (%d KiB) would not fit the report ConfigMap. "+
+				"kubectl tpcc report %s -o html draws them from series.json.gz.", size>>10, in.Run.Name)))
 	}
-	return head + series + tail
+	return summary + timeline + head + series + tail
 }
 
-func runHead(in RunInput) string {
+// runSummary opens the page: the run, its result and the terms it was measured on.
+func runSummary(in RunInput) string {
 	run, result := in.Run, in.Result
 	p := newPage(fmt.Sprintf("BenchmarkRun %s/%s", run.Namespace, run.Name))
 	p.h(1, fmt.Sprintf("BenchmarkRun %s/%s — %s", run.Namespace, run.Name, run.Spec.Database.Engine))
@@ -89,7 +95,13 @@ func runHead(in RunInput) string {
 	if s := DataOrigin(run); s != "" {
 		p.para(s)
 	}
+	return p.b.String()
+}
 
+// runHead is what follows the timeline: the capacity curve, the steps and their response times.
+func runHead(in RunInput) string {
+	run, result := in.Run, in.Result
+	p := &page{}
 	steps := run.Status.Steps
 	p.h(2, "Capacity")
 	if len(steps) == 0 {
@@ -254,7 +266,7 @@ func runSeriesSection(in RunInput) string {
 		p.para(note)
 		return p.b.String()
 	}
-	p.para(fmt.Sprintf("Per step, minutes into the measured interval; p90 per transaction per interval (the largest of each bucket when a step has more than %d intervals; no point where none of the type completed). Dashed verticals: checkpoints (grey) and faults (red); shaded: the outage the clients saw.", maxSeriesPoints))
+	p.para(fmt.Sprintf("Each step's own charts, folded under its name (click to open). Per step, minutes into the measured interval; p90 per transaction per interval (the largest of each bucket when a step has more than %d intervals; no point where none of the type completed). Dashed verticals: checkpoints (grey) and faults (red); shaded: the outage the clients saw.", maxSeriesPoints))
 	for _, s := range in.Run.Status.Steps {
 		st := in.Series.Step(s.Index)
 		if st == nil || len(st.Series.Index) == 0 {
@@ -265,32 +277,43 @@ func runSeriesSection(in RunInput) string {
 	return p.b.String()
 }
 
-// stepSeriesCharts is one step's part of the section: its heading, a note when its series is
-// downsampled, and its charts: p90 per transaction, the standbys' replay lag (when recorded), the
-// database pods' CPU and the pods' disk and network (when there are any).
+// stepSeriesCharts is one step's part of the section, folded (a closed <details>) under the
+// step's name, number, warehouses, tpmC and verdict: a note when its series is downsampled, and
+// its charts: p90 per transaction, the standbys' replay lag (when recorded), the database pods'
+// CPU and the pods' disk and network (when there are any). A chart whose lines all read zero is
+// one sentence instead.
 func stepSeriesCharts(p *page, run string, s benchv1.StepResult, st *measure.IndexedSeries) {
-	p.h(3, fmt.Sprintf("Step %d — %d active warehouses (%s)", s.Index, s.ActiveWarehouses, orDash(string(s.Kind))))
+	p.printf("<details class=\"step\"><summary>%s</summary>\n", esc(stepSummary(s)))
+	defer p.raw("</details>\n")
 	ax := newStepAxis(run, s, st)
 	if st.Series.Downsampled() {
 		p.para(fmt.Sprintf("This step's older intervals are downsampled to keep its series bounded: a point there stands for up to %d intervals of %gs (its p90 the largest of theirs, an upper bound; replay lag the largest).",
 			slices.Max(st.Series.Spans), ax.length))
 	}
-	p.raw(ax.chart("p90 response time over time", "p90 (ms)", 220, latencyLines(st, ax)))
+	p.raw(ax.chart("p90 response time over time", "p90 (ms)", 220, latencyLines(st, ax)) + "\n")
 	if lags := st.Series.ReplayLagMillis; len(lags) > 0 {
-		p.raw(ax.chart("standby replay lag", "replay lag (ms)", 180, replayLagLines(run, lags, ax)))
+		chartOrZero(p, replayLagLines(run, lags, ax), fmt.Sprintf("Step %d: the standbys' replay lag", s.Index), replayLagZeroReason, func(ll []line) string {
+			return ax.chart("standby replay lag", "replay lag (ms)", 180, ll)
+		})
 	}
 	if cpu := databaseCPULines(run, st, ax); len(cpu) > 0 {
-		p.raw(ax.chart("CPU of the database pods", "CPU (cores)", 180, cpu))
+		chartOrZero(p, cpu, fmt.Sprintf("Step %d: the database pods' CPU", s.Index), "", func(ll []line) string {
+			return ax.chart("CPU of the database pods", "CPU (cores)", 180, ll)
+		})
 	}
+	disk := podIOLines(run, st, ax, func(p *snapshot.PodSeries) ([]int64, []int64) { return p.DiskReadBytes, p.DiskWriteBytes })
+	network := podIOLines(run, st, ax, func(p *snapshot.PodSeries) ([]int64, []int64) { return p.NetReceiveBytes, p.NetTransmitBytes })
 	for _, io := range []struct {
-		what string
-		of   func(p *snapshot.PodSeries) ([]int64, []int64)
+		what, sentence, why string
+		lines               []line
 	}{
-		{"disk read + write", func(p *snapshot.PodSeries) ([]int64, []int64) { return p.DiskReadBytes, p.DiskWriteBytes }},
-		{"network in + out", func(p *snapshot.PodSeries) ([]int64, []int64) { return p.NetReceiveBytes, p.NetTransmitBytes }},
+		{"disk read + write", "per-pod disk I/O", diskZeroReason(network), disk},
+		{"network in + out", "per-pod network I/O", "", network},
 	} {
-		if ll := podIOLines(run, st, ax, io.of); len(ll) > 0 {
-			p.raw(ax.chart("disk and network of the pods: "+io.what, "MB/s", 180, ll))
+		if len(io.lines) > 0 {
+			chartOrZero(p, io.lines, fmt.Sprintf("Step %d: %s", s.Index, io.sentence), io.why, func(ll []line) string {
+				return ax.chart("disk and network of the pods: "+io.what, "MB/s", 180, ll)
+			})
 		}
 	}
 }
@@ -300,6 +323,10 @@ func stepSeriesCharts(p *page, run string, s benchv1.StepResult, st *measure.Ind
 type stepAxis struct {
 	step   int32
 	length float64 // seconds per interval
+	// offset is the minute at which the axis places the series' origin (0 on the step's own
+	// charts, the step's start on the run's timeline); points the most points a line gets.
+	offset float64
+	points int
 	// lasts are the last interval of each entry of the series.
 	lasts  []int
 	lo, hi float64
@@ -310,7 +337,7 @@ type stepAxis struct {
 // newStepAxis lays out a step's time axis. An interval is the series' length, else the step's,
 // else 10 s; the axis starts at the series' origin (else its start) and ends with its last entry.
 func newStepAxis(run string, s benchv1.StepResult, st *measure.IndexedSeries) stepAxis {
-	ax := stepAxis{step: s.Index, length: st.Series.LengthSeconds}
+	ax := stepAxis{step: s.Index, length: st.Series.LengthSeconds, points: maxSeriesPoints}
 	if ax.length <= 0 {
 		ax.length = st.LengthSeconds
 	}
@@ -333,7 +360,7 @@ func newStepAxis(run string, s benchv1.StepResult, st *measure.IndexedSeries) st
 }
 
 // xOf is the minute at which interval index ends.
-func (ax stepAxis) xOf(index int) float64 { return float64(index+1) * ax.length / 60 }
+func (ax stepAxis) xOf(index int) float64 { return ax.offset + float64(index+1)*ax.length/60 }
 
 // chart is one of the step's charts over its time axis, with its marks and bands, from 0 up.
 func (ax stepAxis) chart(what, ylabel string, height int, lines []line) string {
@@ -349,7 +376,7 @@ func latencyLines(st *measure.IndexedSeries, ax stepAxis) []line {
 		if col == nil {
 			continue
 		}
-		lat = append(lat, line{Name: string(t), Color: color(i), Points: p90Points(ax.lasts, col, ax.xOf)})
+		lat = append(lat, line{Name: string(t), Color: color(i), Points: p90Points(ax.lasts, col, ax.xOf, ax.points)})
 	}
 	return lat
 }
@@ -358,7 +385,7 @@ func latencyLines(st *measure.IndexedSeries, ax stepAxis) []line {
 func replayLagLines(run string, lags map[string][]int64, ax stepAxis) []line {
 	var ll []line
 	for i, name := range sortedKeys(lags) {
-		ll = append(ll, line{Name: shortPod(run, name), Color: color(i), Points: reduce(ax.lasts, lags[name], ax.xOf, func(v int64) float64 { return float64(v) }, -1)})
+		ll = append(ll, line{Name: shortPod(run, name), Color: color(i), Points: reduce(ax.lasts, lags[name], ax.xOf, func(v int64) float64 { return float64(v) }, -1, ax.points)})
 	}
 	return ll
 }
@@ -372,7 +399,7 @@ func databaseCPULines(run string, st *measure.IndexedSeries, ax stepAxis) []line
 		if pod.Role != "Database" {
 			continue
 		}
-		cpu = append(cpu, line{Name: shortPod(run, name), Color: color(i), Points: reduce(pod.Index, pod.CPUMillis, ax.xOf, func(v int64) float64 { return float64(v) / 1000 }, -1)})
+		cpu = append(cpu, line{Name: shortPod(run, name), Color: color(i), Points: reduce(pod.Index, pod.CPUMillis, ax.xOf, func(v int64) float64 { return float64(v) / 1000 }, -1, ax.points)})
 	}
 	return cpu
 }
@@ -392,10 +419,13 @@ func podIOLines(run string, st *measure.IndexedSeries, ax stepAxis, of func(p *s
 			total[j] = a[j] + b[j]
 		}
 		ll = append(ll, line{Name: fmt.Sprintf("%s (%s)", shortPod(run, name), strings.ToLower(pod.Role)), Color: color(i),
-			Points: reduce(pod.IOIndex, total, ax.xOf, func(v int64) float64 { return float64(v) / 1e6 }, -1)})
+			Points: reduce(pod.IOIndex, total, ax.xOf, func(v int64) float64 { return float64(v) / 1e6 }, -1, ax.points)})
 	}
 	return ll
 }
+
+// The marks' colours: a checkpoint grey, a fault red.
+const checkpointColor, faultColor = "#888", "#d55e00"
 
 // timeMarks are a step's checkpoints and faults (pods named as shortPod does) on its time axis,
 // and its outage as a band.
@@ -404,7 +434,7 @@ func timeMarks(run string, st *measure.IndexedSeries, s benchv1.StepResult, orig
 	for i, n := range st.Series.Checkpoints {
 		if n > 0 && i < len(st.Series.Index) {
 			// in the middle of the entry (of one interval, or of several when downsampled)
-			marks = append(marks, vmark{X: xOf(st.Series.End(i)-1) - float64(st.Series.SpanOf(i))*length/120, Label: fmt.Sprintf("%d checkpoint(s)", n), Color: "#888"})
+			marks = append(marks, vmark{X: xOf(st.Series.End(i)-1) - float64(st.Series.SpanOf(i))*length/120, Label: fmt.Sprintf("%d checkpoint(s)", n), Color: checkpointColor})
 		}
 	}
 	var bands []band
@@ -412,7 +442,7 @@ func timeMarks(run string, st *measure.IndexedSeries, s benchv1.StepResult, orig
 	if f := s.Fault; f != nil && !origin.IsZero() {
 		for _, inj := range f.Injections {
 			if inj.Time != nil {
-				marks = append(marks, vmark{X: at(inj.Time.Time), Label: fmt.Sprintf("%s %s", inj.Action, shortPod(run, inj.Pod)), Color: "#d55e00"})
+				marks = append(marks, vmark{X: at(inj.Time.Time), Label: fmt.Sprintf("%s %s", inj.Action, shortPod(run, inj.Pod)), Color: faultColor})
 			}
 		}
 		if m := f.Measurement; m != nil && m.UnavailableFrom != nil && m.Unavailability.Duration > 0 {
@@ -425,7 +455,7 @@ func timeMarks(run string, st *measure.IndexedSeries, s benchv1.StepResult, orig
 
 // p90Points are a transaction type's p90 per interval in milliseconds. An interval in which none
 // of the type completed has no p90: it gets no point, not 0 (an outage is not fast).
-func p90Points(index []int, col *snapshot.CompactColumns, xOf func(int) float64) []point {
+func p90Points(index []int, col *snapshot.CompactColumns, xOf func(int) float64, limit int) []point {
 	p90 := make([]int64, len(col.P90))
 	for j, v := range col.P90 {
 		p90[j] = v
@@ -433,14 +463,15 @@ func p90Points(index []int, col *snapshot.CompactColumns, xOf func(int) float64)
 			p90[j] = -1
 		}
 	}
-	return reduce(index, p90, xOf, func(v int64) float64 { return float64(v) / 1000 }, -1)
+	return reduce(index, p90, xOf, func(v int64) float64 { return float64(v) / 1000 }, -1, limit)
 }
 
-// reduce turns a column into at most maxSeriesPoints points, keeping the largest value of each
-// bucket; values equal to skip are gaps (not reported).
-func reduce(index []int, values []int64, xOf func(int) float64, scale func(int64) float64, skip int64) []point {
+// reduce turns a column into at most limit points (at least one), keeping the largest value of
+// each bucket; values equal to skip are gaps (not reported).
+func reduce(index []int, values []int64, xOf func(int) float64, scale func(int64) float64, skip int64, limit int) []point {
 	n := min(len(index), len(values))
-	bucket := (n + maxSeriesPoints - 1) / maxSeriesPoints
+	limit = max(1, limit)
+	bucket := (n + limit - 1) / limit
 	bucket = max(1, bucket)
 	var out []point
 	for i := 0; i < n; i += bucket {

@@ -346,7 +346,7 @@ func TestPrecisionNote(t *testing.T) {
 
 func TestP90PointsLeaveOutIntervalsWithoutCompletions(t *testing.T) {
 	col := &snapshot.CompactColumns{Completed: []int64{5, 0, 3, 0}, P90: []int64{40_000, 0, 90_000, 0}}
-	got := p90Points([]int{0, 1, 2, 3}, col, func(i int) float64 { return float64(i) })
+	got := p90Points([]int{0, 1, 2, 3}, col, func(i int) float64 { return float64(i) }, maxSeriesPoints)
 	want := []point{{X: 0, Y: 40}, {X: 2, Y: 90}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("points %+v, want %+v (no point where nothing completed)", got, want)

@@ -23,6 +23,9 @@ type point struct {
 	X, Y   float64
 	Marked bool
 	Title  string // hover text
+	// Break starts a new stretch of the line: it is not joined to the point before it (the gap
+	// between two steps on the run's timeline).
+	Break bool
 }
 
 // line is one series of a chart.
@@ -42,10 +45,15 @@ type vmark struct {
 	Color string
 }
 
-// band is a shaded stretch of the x axis (an outage).
+// band is a shaded stretch of the x axis (an outage, a step's measured interval), its label
+// written at its top left (upright, or along the band when Vertical), its Title the hover text
+// (else the label). It is orange unless coloured.
 type band struct {
 	From, To float64
 	Label    string
+	Title    string
+	Color    string
+	Vertical bool
 }
 
 // chart is a line chart.
@@ -69,30 +77,8 @@ const (
 	legendWidth = 190
 )
 
-// niceTicks returns about n round tick values covering [lo, hi].
-func niceTicks(lo, hi float64, n int) []float64 {
-	if hi <= lo {
-		hi = lo + 1
-	}
-	raw := (hi - lo) / float64(n)
-	mag := math.Pow(10, math.Floor(math.Log10(raw)))
-	step := mag
-	for _, m := range []float64{1, 2, 2.5, 5, 10} {
-		if m*mag >= raw {
-			step = m * mag
-			break
-		}
-	}
-	var ticks []float64
-	first, last := math.Floor(lo/step+1e-9), math.Ceil(hi/step-1e-9)
-	for k := first; k <= last; k++ {
-		v, _ := strconv.ParseFloat(strconv.FormatFloat(k*step, 'g', 12, 64), 64)
-		ticks = append(ticks, v+0) // +0: no "-0"
-	}
-	return ticks
-}
-
-// num formats a tick or a figure compactly: 1200 → 1200, 0.25 → 0.25, 1.5e6 → 1.5M.
+// num formats a figure compactly: 1200 → 1200, 0.25 → 0.25, 1.5e6 → 1.5M (an axis's ticks are
+// formatted by tickLabels, at the precision their step needs).
 func num(v float64) string {
 	a := math.Abs(v)
 	switch {
@@ -251,31 +237,51 @@ func lineColor(i int, l line) string {
 func (a plotArea) writeBands(b *strings.Builder, bands []band) {
 	for _, bd := range bands {
 		x0, x1 := a.sx(math.Max(bd.From, a.xmin)), a.sx(math.Min(bd.To, a.xmax))
-		fmt.Fprintf(b, `<rect class="band" x="%s" y="%d" width="%s" height="%s" fill="#d55e00" fill-opacity="0.18"><title>%s</title></rect>`,
-			f1(x0), padTop, f1(math.Max(1, x1-x0)), f1(a.ph), esc(bd.Label))
-		fmt.Fprintf(b, `<text x="%s" y="%d" class="note">%s</text>`, f1(x0+2), padTop+10, esc(bd.Label))
+		col, title := bd.Color, bd.Title
+		if col == "" {
+			col = "#d55e00"
+		}
+		if title == "" {
+			title = bd.Label
+		}
+		fmt.Fprintf(b, `<rect class="band" x="%s" y="%d" width="%s" height="%s" fill="%s" fill-opacity="0.18">`, f1(x0), padTop, f1(math.Max(1, x1-x0)), f1(a.ph), col)
+		if title != "" {
+			fmt.Fprintf(b, `<title>%s</title>`, esc(title))
+		}
+		b.WriteString(`</rect>`)
+		switch {
+		case bd.Label == "":
+		case bd.Vertical:
+			x := x0 + 10
+			fmt.Fprintf(b, `<text x="%s" y="%d" class="note" transform="rotate(-90 %s %d)" text-anchor="end">%s</text>`, f1(x), padTop+2, f1(x), padTop+2, esc(bd.Label))
+		default:
+			fmt.Fprintf(b, `<text x="%s" y="%d" class="note">%s</text>`, f1(x0+2), padTop+10, esc(bd.Label))
+		}
 	}
 }
 
 // writeYGrid draws a grid line across the plot at each y tick, with its value left of the axis.
 func (a plotArea) writeYGrid(b *strings.Builder) {
-	for _, t := range a.yticks {
+	labels := tickLabels(a.yticks)
+	for i, t := range a.yticks {
 		y := a.sy(t)
 		fmt.Fprintf(b, `<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#ddd"/>`, padLeft, f1(y), a.w-padRight, f1(y))
-		fmt.Fprintf(b, `<text x="%d" y="%s" class="tick" text-anchor="end">%s</text>`, padLeft-4, f1(y+4), num(t))
+		fmt.Fprintf(b, `<text x="%d" y="%s" class="tick" text-anchor="end">%s</text>`, padLeft-4, f1(y+4), labels[i])
 	}
 }
 
 // writeXTicks draws the x ticks inside the x range below the plot, whole numbers only when
 // whole, each with its value.
 func (a plotArea) writeXTicks(b *strings.Builder, whole bool) {
-	for _, t := range niceTicks(a.xmin, a.xmax, 8) {
+	ticks := niceTicks(a.xmin, a.xmax, 8)
+	labels := tickLabels(ticks)
+	for i, t := range ticks {
 		if t < a.xmin-1e-9 || t > a.xmax+1e-9 || (whole && t != math.Trunc(t)) {
 			continue
 		}
 		x := a.sx(t)
 		fmt.Fprintf(b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#888"/>`, f1(x), f1(padTop+a.ph), f1(x), f1(padTop+a.ph+4))
-		fmt.Fprintf(b, `<text x="%s" y="%s" class="tick" text-anchor="middle">%s</text>`, f1(x), f1(padTop+a.ph+16), num(t))
+		fmt.Fprintf(b, `<text x="%s" y="%s" class="tick" text-anchor="middle">%s</text>`, f1(x), f1(padTop+a.ph+16), labels[i])
 	}
 }
 
@@ -314,17 +320,49 @@ func (a plotArea) writeLines(b *strings.Builder, lines []line) {
 	}
 }
 
-// writePolyline joins a line's points, dashed when the line is.
+// writePolyline joins a line's points, dashed when the line is. A line with breaks is a group,
+// named once, of one polyline per stretch between breaks (a stretch of one point a dot).
 func (a plotArea) writePolyline(b *strings.Builder, l line, col string) {
-	pts := make([]string, len(l.Points))
-	for j, p := range l.Points {
-		pts[j] = f1(a.sx(p.X)) + "," + f1(a.sy(p.Y))
-	}
 	dash := ""
 	if l.Dashed {
 		dash = ` stroke-dasharray="6 3"`
 	}
-	fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="1.5"%s points="%s"><title>%s</title></polyline>`, col, dash, strings.Join(pts, " "), esc(l.Name))
+	parts := stretches(l.Points)
+	if len(parts) == 1 {
+		fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="1.5"%s points="%s"><title>%s</title></polyline>`, col, dash, a.coords(parts[0]), esc(l.Name))
+		return
+	}
+	fmt.Fprintf(b, `<g fill="none" stroke="%s" stroke-width="1.5"%s><title>%s</title>`, col, dash, esc(l.Name))
+	for _, stretch := range parts {
+		if len(stretch) == 1 {
+			fmt.Fprintf(b, `<circle cx="%s" cy="%s" r="1.5" fill="%s"/>`, f1(a.sx(stretch[0].X)), f1(a.sy(stretch[0].Y)), col)
+			continue
+		}
+		fmt.Fprintf(b, `<polyline points="%s"/>`, a.coords(stretch))
+	}
+	b.WriteString(`</g>`)
+}
+
+// coords are the points' positions, as a polyline's points attribute.
+func (a plotArea) coords(points []point) string {
+	pts := make([]string, len(points))
+	for j, p := range points {
+		pts[j] = f1(a.sx(p.X)) + "," + f1(a.sy(p.Y))
+	}
+	return strings.Join(pts, " ")
+}
+
+// stretches cuts points at each Break: the runs of points a line joins.
+func stretches(points []point) [][]point {
+	var out [][]point
+	from := 0
+	for i := 1; i <= len(points); i++ {
+		if i == len(points) || points[i].Break {
+			out = append(out, points[from:i])
+			from = i
+		}
+	}
+	return out
 }
 
 // writeMarkers draws a circle at each point: filled for a marked point, hollow otherwise.
@@ -378,10 +416,11 @@ func barChart(title, ylabel string, bars []bar) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="chart bars" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-label="%s">`, w, h, w, h, esc(title))
 	fmt.Fprintf(&b, `<title>%s</title><text x="%d" y="16" class="title">%s</text>`, esc(title), padLeft, esc(title))
-	for _, t := range yticks {
+	ylabels := tickLabels(yticks)
+	for i, t := range yticks {
 		y := sy(t)
 		fmt.Fprintf(&b, `<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#ddd"/>`, padLeft, f1(y), w-padRight, f1(y))
-		fmt.Fprintf(&b, `<text x="%d" y="%s" class="tick" text-anchor="end">%s</text>`, padLeft-4, f1(y+4), num(t))
+		fmt.Fprintf(&b, `<text x="%d" y="%s" class="tick" text-anchor="end">%s</text>`, padLeft-4, f1(y+4), ylabels[i])
 	}
 	fmt.Fprintf(&b, `<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#444"/>`, padLeft, f1(padTop+ph), w-padRight, f1(padTop+ph))
 	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%s" stroke="#444"/>`, padLeft, padTop, padLeft, f1(padTop+ph))
