@@ -18,7 +18,6 @@ func netPod(name, ip string, l map[string]string) corev1.Pod {
 	return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: l, UID: k8stypes.UID("uid-" + name)}, Status: corev1.PodStatus{PodIP: ip}}
 }
 
-
 func svc(name, ip string, sel map[string]string) corev1.Service {
 	return corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.ServiceSpec{ClusterIP: ip, Selector: sel}}
 }
