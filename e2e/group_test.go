@@ -14,4 +14,5 @@ func TestFailoverSuiteAndPlugin(t *testing.T) {
 	t.Run("PostgresFailover", func(t *testing.T) { t.Parallel(); testPostgresFailover(t) })
 	t.Run("DemoSuite", func(t *testing.T) { t.Parallel(); testDemoSuite(t) })
 	t.Run("PluginFollowsAndReports", func(t *testing.T) { t.Parallel(); testPluginFollowsAndReports(t) })
+	t.Run("NetworkFaults", func(t *testing.T) { t.Parallel(); testNetworkFaults(t) })
 }

@@ -444,6 +444,10 @@ func timeMarks(run string, st *measure.IndexedSeries, s benchv1.StepResult, orig
 			if inj.Time != nil {
 				marks = append(marks, vmark{X: at(inj.Time.Time), Label: fmt.Sprintf("%s %s", inj.Action, shortPod(run, inj.Pod)), Color: faultColor})
 			}
+			if inj.Time != nil && inj.HealedTime != nil { // a network fault, from applied to healed
+				bands = append(bands, band{From: at(inj.Time.Time), To: at(inj.HealedTime.Time), Color: faultColor,
+					Label: string(inj.Action), Title: strings.TrimSpace(fmt.Sprintf("%s on %s, %s", inj.Action, strings.Join(inj.Pods, ", "), mechanismText(inj.Mechanism)))})
+			}
 		}
 		if m := f.Measurement; m != nil && m.UnavailableFrom != nil && m.Unavailability.Duration > 0 {
 			from := at(m.UnavailableFrom.Time)
