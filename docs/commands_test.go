@@ -82,7 +82,6 @@ var checked = map[string]how{
 	// docs/benchmarks.md
 	"hack/pg-sync.sh up": {manual: "a benchmark's setup: make test starts the same cluster (hack/with-pg-sync.sh)"},
 	"GO_TPC=/tmp/gotpc-build/go-tpc BENCH_WAREHOUSES=4 BENCH_RUNS=15 hack/bench-load.sh":                                                                                     {manual: "a benchmark against go-tpc, built outside the repository"},
-	`KUBEBUILDER_ASSETS="$(hack/envtest-assets.sh)" go test -count=1 -vet=off -run XXX -bench StudyScale -benchtime 1x -count 3 -timeout 60m ./controllers/run`:              {manual: "a benchmark of several minutes against envtest; make test runs the package's tests"},
 	`KUBEBUILDER_ASSETS="$(hack/envtest-assets.sh)" nice -n 19 go test -count=1 -vet=off -run XXX -bench 'StudyScale/pods=' -benchtime 1x -timeout 60m ./controllers/run`:    {manual: "a benchmark of several minutes against envtest; make test runs the package's tests"},
 	"TPCC_CHECK_BENCH_WAREHOUSES=10,40,80 hack/with-pg-sync.sh bash -c 'go test -run ^$ -bench BenchmarkCheck$ -benchtime 1x ./internal/tpcc/pgwire'":                        {manual: "a benchmark loading 130 warehouses (minutes); make test runs the package's tests"},
 	"TPCC_PG_URL=$(hack/pg-sync.sh url) go test -run XXX -bench CopyWarehouse -benchtime 4x -count 4 -benchmem ./internal/tpcc/pgwire":                                       {manual: "a benchmark; make test runs the package's tests"},

@@ -44,7 +44,12 @@ var history = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)\bstop [0-9]+`),     // "stop 35's CI"
 	regexp.MustCompile(`(?i)\bin CI on\b|\bCI run of\b|\bCI's .{0,20} of 20[0-9]{2}`),
 	regexp.MustCompile(`\buntil 20[0-9]{2}-[0-9]{2}-[0-9]{2}`), // a change's history, not the product
+	regexp.MustCompile(`(?i)\bmeasured (in CI|on 20[0-9]{2})|\blast CI\b`),
+	regexp.MustCompile(`(?i)\b(at|of) commit [0-9a-f]{7,}\b`), // a measurement tied to an old build
 }
+
+// code spans are example output and values (a timestamp in JSON, a --since date), not history.
+var codeSpan = regexp.MustCompile("`[^`]*`")
 
 var date = regexp.MustCompile(`\b20[0-9]{2}-[0-9]{2}-[0-9]{2}\b`)
 
@@ -57,11 +62,22 @@ func TestNoCIHistoryOutsideTesting(t *testing.T) {
 		if filepath.Base(file) == "testing.md" {
 			continue
 		}
+		inFence := false
 		for i, line := range strings.Split(readFile(t, file), "\n") {
 			for _, re := range history {
 				if m := re.FindString(line); m != "" {
 					t.Errorf("%s:%d: %q is CI history: keep it in docs/testing.md", file, i+1, strings.TrimSpace(m))
 				}
+			}
+			if fence.MatchString(line) {
+				inFence = !inFence
+			}
+			if inFence {
+				continue
+			}
+			// A day in prose dates a measurement: state the current figure and its command instead.
+			if d := date.FindString(codeSpan.ReplaceAllString(line, "")); d != "" {
+				t.Errorf("%s:%d: %s dates a measurement: give the current figure and the command that measures it (history belongs in docs/testing.md)", file, i+1, d)
 			}
 		}
 	}
