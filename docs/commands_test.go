@@ -45,15 +45,15 @@ var checked = map[string]how{
 	"kubectl apply --server-side -f https://raw.githubusercontent.com/cloudnative-pg/cloudnative-pg/v1.29.1/releases/cnpg-1.29.1.yaml":                                             {manual: "no internet here: hack/cluster/install.sh applies the same manifest from CloudNativePG's Go module v1.29.1"},
 	`helm upgrade --install tpcc-operator charts/tpcc-operator --namespace tpcc-operator-system --create-namespace --set image.prefix="$IMG_PREFIX" --set image.tag="$TAG" --wait`: {block: "install-operator"},
 	"kubectl label namespace tpcc-operator-system pod-security.kubernetes.io/enforce=restricted --overwrite":                                                                       {block: "install-operator"},
-	"kubectl apply -f config/samples/demo.yaml":                                    {ci: true}, // make demo applies it (hack/demo.sh)
-	"kubectl get br -w":                                                            {manual: "follows until interrupted; the e2e runs kubectl get br -o wide and kubectl tpcc status -w"},
-	"kubectl get br -o wide":                                                       {e2e: "TestKubectlWaitEndsOnFailure"},
-	"kubectl wait br/demo --for=condition=Ended --timeout=30m":                     {e2e: "TestKubectlWaitEndsOnFailure"},
-	`kubectl get br demo -o jsonpath='{.status.result.message}{"\n"}'`:             {manual: "names the demo's run: make demo prints the result with kubectl tpcc report"},
-	"kubectl delete benchmarksuites,benchmarkruns --all --all-namespaces --wait":   {block: "uninstall"},
-	"helm uninstall tpcc-operator --namespace tpcc-operator-system --wait":         {block: "uninstall"},
-	"kubectl delete crd benchmarkruns.bench.oltp.io benchmarksuites.bench.oltp.io": {block: "uninstall"},
-	"kubectl delete namespace tpcc-operator-system":                                {block: "uninstall"},
+	"kubectl apply -f config/samples/demo.yaml":                                                                {ci: true}, // make demo applies it (hack/demo.sh)
+	"kubectl get br -w":                                                                                        {manual: "follows until interrupted; the e2e runs kubectl get br -o wide and kubectl tpcc status -w"},
+	"kubectl get br -o wide":                                                                                   {e2e: "TestKubectlWaitEndsOnFailure"},
+	"kubectl wait br/demo --for=condition=Ended --timeout=30m":                                                 {e2e: "TestKubectlWaitEndsOnFailure"},
+	`kubectl get br demo -o jsonpath='{.status.result.message}{"\n"}'`:                                         {manual: "names the demo's run: make demo prints the result with kubectl tpcc report"},
+	"kubectl delete benchmarksuites,benchmarkruns --all --all-namespaces --wait":                               {block: "uninstall"},
+	"helm uninstall tpcc-operator --namespace tpcc-operator-system --wait":                                     {block: "uninstall"},
+	"kubectl delete crd benchmarkruns.bench.oltp.io benchmarksuites.bench.oltp.io networkfaults.bench.oltp.io": {block: "uninstall"},
+	"kubectl delete namespace tpcc-operator-system":                                                            {block: "uninstall"},
 
 	// CONTRIBUTING
 	"make verify":             {ci: true},
@@ -68,6 +68,12 @@ var checked = map[string]how{
 	"kubectl delete -f https://raw.githubusercontent.com/cloudnative-pg/cloudnative-pg/v1.29.1/releases/cnpg-1.29.1.yaml":                                                                                            {manual: "no internet here; the local cluster is removed whole (make cluster-down)"},
 	"kubectl delete -f https://raw.githubusercontent.com/cockroachdb/cockroach-operator/v2.18.3/install/operator.yaml -f https://raw.githubusercontent.com/cockroachdb/cockroach-operator/v2.18.3/install/crds.yaml": {manual: "no internet and no CockroachDB images here (docs/engines.md)"},
 	"helm uninstall ydb-operator": {manual: "no internet and no YDB images here (docs/engines.md)"},
+
+	// docs/failover.md: the fault injector
+	"hack/fault-injector.sh install":   {e2e: "testNetworkFaults"},
+	"hack/fault-injector.sh status":    {e2e: "testNetworkFaults"},
+	"hack/fault-injector.sh uninstall": {e2e: "testNetworkFaults"},
+	"FAULT_INJECTOR_IMAGE=registry.example.com/tpcc-operator/fault-injector:TAG hack/fault-injector.sh install": {manual: "no registry here: the local cluster imports hack/images.sh injector's archive instead, the rest of install is the same (testNetworkFaults)"},
 
 	// docs/operations.md
 	`helm upgrade tpcc-operator charts/tpcc-operator --namespace tpcc-operator-system --reuse-values --wait --set metrics.secure=true --set 'metrics.readerSubjects[0].kind=ServiceAccount' --set "metrics.readerSubjects[0].name=$PROMETHEUS_SA" --set "metrics.readerSubjects[0].namespace=$PROMETHEUS_NAMESPACE"`: {block: "metrics-prometheus"},

@@ -120,6 +120,20 @@ func testNetworkFaults(t *testing.T) {
 		t.Errorf("report.md does not name the network faults:\n%s", md)
 	}
 	onlyTheInjectorIsPrivileged(t)
+
+	// The injector's status lists its pods and the run's NetworkFaults; uninstalling removes it.
+	script := filepath.Join(repoRoot, "hack/fault-injector.sh")
+	status, err := exec.Command(script, "status").CombinedOutput()
+	if err != nil || !strings.Contains(string(status), "fault-injector-") || (len(nfs.Items) > 0 && !strings.Contains(string(status), nfs.Items[0].Name)) {
+		t.Errorf("hack/fault-injector.sh status: %v\n%s", err, status)
+	}
+	if out, err := exec.Command(script, "uninstall").CombinedOutput(); err != nil {
+		t.Fatalf("hack/fault-injector.sh uninstall: %v\n%s", err, out)
+	}
+	var left appsv1.DaemonSetList
+	if err := k8s.List(ctx, &left, client.InNamespace("tpcc-fault-injector")); err != nil || len(left.Items) > 0 {
+		t.Errorf("after uninstall: %d DaemonSets left in tpcc-fault-injector (%v)", len(left.Items), err)
+	}
 }
 
 // installFaultInjector installs the fault injector on the local cluster (hack/fault-injector.sh),
