@@ -15,4 +15,5 @@ func TestFailoverSuiteAndPlugin(t *testing.T) {
 	t.Run("DemoSuite", func(t *testing.T) { t.Parallel(); testDemoSuite(t) })
 	t.Run("PluginFollowsAndReports", func(t *testing.T) { t.Parallel(); testPluginFollowsAndReports(t) })
 	t.Run("NetworkFaults", func(t *testing.T) { t.Parallel(); testNetworkFaults(t) })
+	t.Run("Adversity", func(t *testing.T) { t.Parallel(); testAdversity(t) })
 }

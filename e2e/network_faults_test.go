@@ -7,6 +7,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,11 +92,19 @@ func testNetworkFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	p90s := newOrderP90s(t, report)
+	var perSecond strings.Builder
+	for _, x := range p90s {
+		fmt.Fprintf(&perSecond, " %+.0fs:%d/%s", x.at.Sub(dl.ClientTime.Time).Seconds(), x.completed, x.p90.Round(time.Millisecond))
+	}
+	t.Logf("New-Orders completed and their p90 per interval, from the delay's mark:%s", perSecond.String())
 	at := dl.ClientTime.Time
 	healed := at.Add(dl.HealedTime.Sub(dl.Time.Time))
-	before := medianIn(p90s, at.Add(-30*time.Second), at)
-	during := medianIn(p90s, at.Add(10*time.Second), healed)
-	after := medianIn(p90s, healed.Add(10*time.Second), part.ClientTime.Time)
+	before, nb := medianIn(p90s, at.Add(-30*time.Second), at)
+	during, nd := medianIn(p90s, at.Add(10*time.Second), healed)
+	after, na := medianIn(p90s, healed.Add(10*time.Second), part.ClientTime.Time)
+	if nb < 10 || nd < 10 || na < 10 {
+		t.Errorf("seconds with New-Orders completed: %d before the delay, %d under it, %d after it healed: want at least 10 in each to compare", nb, nd, na)
+	}
 	t.Logf("New-Order p90, median of the seconds: %s before the delay, %s under %s of delay, %s after it healed", before, during, delay, after)
 	if during-before < delay {
 		t.Errorf("under a %s delay the New-Order p90 rose by %s: want at least the added round trip", delay, during-before)
@@ -209,8 +218,8 @@ func newOrderP90s(t *testing.T, report *corev1.ConfigMap) []secondP90 {
 	return out
 }
 
-// medianIn is the median p90 of the intervals with completions in [from, to).
-func medianIn(s []secondP90, from, to time.Time) time.Duration {
+// medianIn is the median p90 of the intervals with completions in [from, to), and their number.
+func medianIn(s []secondP90, from, to time.Time) (time.Duration, int) {
 	var v []time.Duration
 	for _, x := range s {
 		if !x.at.Before(from) && x.at.Before(to) && x.completed > 0 {
@@ -218,10 +227,10 @@ func medianIn(s []secondP90, from, to time.Time) time.Duration {
 		}
 	}
 	if len(v) == 0 {
-		return 0
+		return 0, 0
 	}
 	sort.Slice(v, func(i, j int) bool { return v[i] < v[j] })
-	return v[(len(v)-1)/2]
+	return v[(len(v)-1)/2], len(v)
 }
 
 // sumIn is the New-Orders completed per interval in [from, to).

@@ -35,7 +35,7 @@ const (
 )
 
 // FaultTarget names the database pods a network fault applies to.
-// +kubebuilder:validation:Enum=Primary;Standbys;Pod
+// +kubebuilder:validation:Enum=Primary;Standbys;Standby;Pod
 type FaultTarget string
 
 const (
@@ -43,6 +43,9 @@ const (
 	FaultTargetPrimary FaultTarget = "Primary"
 	// FaultTargetStandbys: every instance but the primary (PostgreSQL).
 	FaultTargetStandbys FaultTarget = "Standbys"
+	// FaultTargetStandby: one pod that does not serve writes — the first instance by name that
+	// is not the primary, or, on an engine whose operator reports no primary, the last pod.
+	FaultTargetStandby FaultTarget = "Standby"
 	// FaultTargetPod: the database pod of ordinal, named as KillPod names it.
 	FaultTargetPod FaultTarget = "Pod"
 )
@@ -109,7 +112,7 @@ type Fault struct {
 	Ordinal *int32 `json:"ordinal,omitempty"`
 
 	// Target is the database pods NetworkDelay and Partition apply to: Primary, Standbys
-	// (PostgreSQL) or Pod (with ordinal).
+	// (PostgreSQL), Standby (one of them) or Pod (with ordinal).
 	// +optional
 	Target FaultTarget `json:"target,omitempty"`
 

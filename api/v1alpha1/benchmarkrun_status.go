@@ -332,7 +332,7 @@ const (
 )
 
 // StepKind is a step's length class.
-// +kubebuilder:validation:Enum=Full;Probe;Fault;Sustain
+// +kubebuilder:validation:Enum=Full;Probe;Fault;Sustain;Adversity
 type StepKind string
 
 const (
@@ -346,6 +346,9 @@ const (
 	// StepSustain is the long step after the search at spec.sustain.percent of the largest
 	// compliant load, its SLA judged window by window. The search does not count it.
 	StepSustain StepKind = "Sustain"
+	// StepAdversity is the step after the search that walks spec.adversity's states at a share
+	// of the largest compliant load. The search does not count it, nor does the result's SLA.
+	StepAdversity StepKind = "Adversity"
 )
 
 // StepProgress is the live state of the step under way, refreshed while it runs.
@@ -473,6 +476,9 @@ type StepResult struct {
 	// Sustain is what a sustained step showed window by window (kind Sustain).
 	// +optional
 	Sustain *SustainRecord `json:"sustain,omitempty"`
+	// Adversity is what the adversity step showed state by state (kind Adversity).
+	// +optional
+	Adversity *AdversityRecord `json:"adversity,omitempty"`
 
 	// NewOrders is the step's New-Order ledger summed over its pods: what the check after the
 	// run's last step compares the orders the database gained with.

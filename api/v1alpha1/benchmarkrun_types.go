@@ -55,7 +55,9 @@ type BenchmarkRunList struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.database.postgres) || self.faults.all(f, !has(f.ordinal) || f.ordinal < self.database.postgres.instances)",fieldPath=".faults",message="faults: ordinal must be below database.postgres.instances"
 // +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.database.cockroach) || self.faults.all(f, !has(f.ordinal) || f.ordinal < self.database.cockroach.nodes)",fieldPath=".faults",message="faults: ordinal must be below database.cockroach.nodes"
 // +kubebuilder:validation:XValidation:rule="!has(self.faults) || !has(self.database.ydb) || self.faults.all(f, !has(f.ordinal) || f.ordinal < self.database.ydb.storageNodes)",fieldPath=".faults",message="faults: ordinal must be below database.ydb.storageNodes"
-// +kubebuilder:validation:XValidation:rule="!has(self.sla.maxUnavailability) || has(self.faults)",fieldPath=".sla.maxUnavailability",message="sla.maxUnavailability needs faults: it bounds the outage a fault causes"
+// +kubebuilder:validation:XValidation:rule="!has(self.adversity) || !has(self.database.external)",fieldPath=".adversity",message="adversity applies only to a database the operator deploys: its states delete and cut the database's own pods"
+// +kubebuilder:validation:XValidation:rule="!has(self.adversity) || !has(self.adversity.warehouses) || self.adversity.warehouses <= self.workload.warehouses",fieldPath=".adversity.warehouses",message="adversity.warehouses must not exceed workload.warehouses"
+// +kubebuilder:validation:XValidation:rule="!has(self.sla.maxUnavailability) || has(self.faults) || has(self.adversity)",fieldPath=".sla.maxUnavailability",message="sla.maxUnavailability needs faults: it bounds the outage a fault causes"
 // +kubebuilder:validation:XValidation:rule="has(self.placement) == has(oldSelf.placement)",message="placement cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="!has(self.placement) || !has(self.placement.database) || !has(self.database.external)",fieldPath=".placement.database",message="placement.database applies only to a database the operator deploys: an external database has no pods of the run to place"
 // +kubebuilder:validation:XValidation:rule="!has(self.placement) || !has(self.placement.database) || !has(self.placement.database.topologySpreadConstraints) || self.database.engine != 'YDB'",fieldPath=".placement.database.topologySpreadConstraints",message="placement.database.topologySpreadConstraints is not supported with engine YDB: ydb-operator's Storage and Database take nodeSelector, tolerations and affinity (the Storage sets its own spread); use affinity"
@@ -92,6 +94,13 @@ type BenchmarkRunSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="sustain is immutable once the run is created"
 	// +optional
 	Sustain *SustainSpec `json:"sustain,omitempty"`
+
+	// Adversity, after the search (and the sustained phase), runs one step that walks a sequence
+	// of failure states at a share of the capacity found and records the database's profile under
+	// them (docs/adversity.md). Its network states need the fault injector.
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="adversity is immutable once the run is created"
+	// +optional
+	Adversity *AdversitySpec `json:"adversity,omitempty"`
 
 	// Placement says on which nodes the database, loader and client pods may run. Without it
 	// every database instance gets a node of its own, and the loader and client pods prefer nodes

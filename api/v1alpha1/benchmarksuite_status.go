@@ -145,6 +145,9 @@ type SuiteRunResult struct {
 	// PricePerformance is the run's status.result.pricePerformance (with spec.pricing).
 	// +optional
 	PricePerformance *PricePerformance `json:"pricePerformance,omitempty"`
+	// Adversity is the run's resilience profile: its adversity step's states (spec.adversity).
+	// +optional
+	Adversity *AdversityRecord `json:"adversity,omitempty"`
 }
 
 // LatencyPercentiles are one transaction type's median, 95th and 99th percentile response times.

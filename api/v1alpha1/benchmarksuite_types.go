@@ -97,6 +97,11 @@ type BenchmarkSuiteSpec struct {
 	// +optional
 	Sustain *SustainSpec `json:"sustain,omitempty"`
 
+	// Adversity is every run's adversity phase (BenchmarkRun spec.adversity): the comparison
+	// shows each database's profile side by side.
+	// +optional
+	Adversity *AdversitySpec `json:"adversity,omitempty"`
+
 	// Placement is every database's placement unless the database gives its own: for each role
 	// (database, loader, clients) a database's block wins over this one. Its database block does
 	// not apply to external databases.

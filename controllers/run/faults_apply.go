@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/controllers/run/plan"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
 	"github.com/tpcc-operator/tpcc-operator/internal/kube"
 	"github.com/tpcc-operator/tpcc-operator/internal/measure"
@@ -79,8 +80,12 @@ func (r *Reconciler) applyFaults(ctx context.Context, run *benchv1.BenchmarkRun,
 	start := st.Origin.Add(rampUp)
 	targets, ok := r.backend(run).(engines.FaultTargets)
 	var next time.Duration
+	stepFaults := plan.StepFaults(run, run.Status.Current.Kind, r.hasPrimary(run))
 	for _, fi := range faults {
-		f := run.Spec.Faults[fi]
+		if fi >= len(stepFaults) {
+			continue
+		}
+		f := stepFaults[fi]
 		planned := start.Add(f.At.Duration)
 		inj := findInjection(run.Status.Current.Faults, fi)
 		if inj != nil && inj.State != benchv1.FaultInjecting {
@@ -188,7 +193,7 @@ func (r *Reconciler) decideInjection(ctx context.Context, run *benchv1.Benchmark
 	if isNetworkFault(f.Action) {
 		return r.decideNetwork(ctx, run, targets, inj, f, observed, roles)
 	}
-	name, err := targets.FaultPod(run, f, observed)
+	name, err := r.faultPod(ctx, run, targets, f, observed, roles)
 	if err != nil {
 		inj.State, inj.Message = benchv1.FaultFailed, err.Error()
 		return inj, nil

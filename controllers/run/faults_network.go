@@ -71,6 +71,16 @@ func networkTargets(run *benchv1.BenchmarkRun, f benchv1.Fault, targets engines.
 			return nil, fmt.Errorf("target Standbys: the database has no standby")
 		}
 		return out, nil
+	case benchv1.FaultTargetStandby:
+		for _, p := range pods {
+			if roles.Primary != "" && p.Name != roles.Primary {
+				return []string{p.Name}, nil
+			}
+		}
+		if roles.Primary == "" && len(pods) > 0 {
+			return []string{pods[len(pods)-1].Name}, nil
+		}
+		return nil, fmt.Errorf("target Standby: the database has no pod that does not serve writes")
 	case benchv1.FaultTargetPod:
 		name, err := targets.FaultPod(run, benchv1.Fault{Action: benchv1.FaultKillPod, Ordinal: f.Ordinal}, observed)
 		if err != nil {
@@ -78,7 +88,32 @@ func networkTargets(run *benchv1.BenchmarkRun, f benchv1.Fault, targets engines.
 		}
 		return []string{name}, nil
 	}
-	return nil, fmt.Errorf("target %q: want Primary, Standbys or Pod", f.Target)
+	return nil, fmt.Errorf("target %q: want Primary, Standbys, Standby or Pod", f.Target)
+}
+
+// hasPrimary says whether the run's engine names a single writer (its operator reports a
+// primary a fault can aim at).
+func (r *Reconciler) hasPrimary(run *benchv1.BenchmarkRun) bool {
+	return r.engine(run).Capabilities().Supports(benchv1.FaultKillPrimary)
+}
+
+// faultPod names the pod a deleting fault aims at: by its target (the adversity phase's), or as
+// the engine names it (KillPrimary, KillPod's ordinal).
+func (r *Reconciler) faultPod(ctx context.Context, run *benchv1.BenchmarkRun, targets engines.FaultTargets, f benchv1.Fault,
+	observed map[engines.Ref]*unstructured.Unstructured, roles engines.Roles) (string, error) {
+	if f.Target == "" {
+		return targets.FaultPod(run, f, observed)
+	}
+	pods, err := r.databasePods(ctx, run)
+	if err != nil {
+		return "", err
+	}
+	_, replicated := r.backend(run).(engines.Replication)
+	names, err := networkTargets(run, f, targets, observed, roles, pods, replicated)
+	if err != nil {
+		return "", err
+	}
+	return names[0], nil
 }
 
 // networkPeers are the addresses a fault on targets applies between them and: the IPs of the

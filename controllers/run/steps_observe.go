@@ -16,6 +16,7 @@ import (
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
 	"github.com/tpcc-operator/tpcc-operator/controllers/run/plan"
+	"github.com/tpcc-operator/tpcc-operator/internal/adversity"
 	"github.com/tpcc-operator/tpcc-operator/internal/engines"
 	"github.com/tpcc-operator/tpcc-operator/internal/jobs"
 	"github.com/tpcc-operator/tpcc-operator/internal/kube"
@@ -138,6 +139,10 @@ func (r *Reconciler) watchStep(ctx context.Context, run *benchv1.BenchmarkRun, j
 	}
 	if next.Kind == benchv1.StepSustain && w.series.Sustain == nil {
 		w.series.Sustain = measure.NewSustainWatch(run, next.Active, w.criteria)
+	}
+	if next.Kind == benchv1.StepAdversity && w.series.Adversity == nil {
+		states, hold, recovery := adversity.Layout(run)
+		w.series.Adversity = measure.NewAdversityWatch(run, next.Active, w.criteria, len(states), hold, recovery)
 	}
 	w.urls = make([]string, len(w.ready))
 	for i, p := range w.ready {
@@ -285,8 +290,17 @@ func finalRecord(run *benchv1.BenchmarkRun, w *stepWatch, merged *snapshot.Merge
 		sustained = w.series.Sustain.Record()
 		verdict = sla.AddCheck(verdict, measure.SustainCheck(sustained))
 	}
+	var profile *benchv1.AdversityRecord
+	if next.Kind == benchv1.StepAdversity && w.series.Adversity != nil {
+		if err := w.series.Adversity.Close(); err != nil {
+			return nil, verdict, err
+		}
+		states, hold, recovery := adversity.Layout(run)
+		_, stateFault := adversity.Faults(run, false)
+		profile = measure.AdversityStates(states, stateFault, hold, recovery, w.series.Adversity, run.Status.Current.Faults, w.series, w.snapshots)
+	}
 	record := measure.StepRecord(next.Index, next.Active, w.want, merged, merged.Summarize(), verdict)
-	record.Fault, record.Sustain = fault, sustained
+	record.Fault, record.Sustain, record.Adversity = fault, sustained, profile
 	record.StartSkew = w.startSkew()
 	record.LatencyRatio = measure.Round3(sla.LatencyRatio(merged, w.criteria))
 	record.Telemetry = w.series.Summary()

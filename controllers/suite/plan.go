@@ -130,11 +130,12 @@ func suiteRun(reg *registry.Registry, suite *benchv1.BenchmarkSuite, p plannedRu
 			benchv1.SuiteDatabaseLabel:     p.Database.Name,
 		}},
 		Spec: benchv1.BenchmarkRunSpec{
-			Database: database,
-			Workload: *suite.Spec.Workload.DeepCopy(),
-			SLA:      *suite.Spec.SLA.DeepCopy(),
-			Search:   *suite.Spec.Search.DeepCopy(),
-			Sustain:  suite.Spec.Sustain.DeepCopy(),
+			Database:  database,
+			Workload:  *suite.Spec.Workload.DeepCopy(),
+			SLA:       *suite.Spec.SLA.DeepCopy(),
+			Search:    *suite.Spec.Search.DeepCopy(),
+			Sustain:   suite.Spec.Sustain.DeepCopy(),
+			Adversity: suite.Spec.Adversity.DeepCopy(),
 			// Role by role, the database's own placement or the suite's.
 			Placement: benchv1.MergePlacement(p.Database.Placement, suite.Spec.Placement, database.External != nil),
 			// Its rows go where the suite's go, and its report outlives it as the suite's does.

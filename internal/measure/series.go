@@ -73,6 +73,8 @@ type StepSeries struct {
 	AfterFault *FaultWindow `json:"afterFault,omitempty"`
 	// Sustain judges a sustained step window by window (kind Sustain only).
 	Sustain *SustainWatch `json:"sustain,omitempty"`
+	// Adversity accumulates the adversity step's states, one window each (kind Adversity only).
+	Adversity *SustainWatch `json:"adversity,omitempty"`
 	// MergeError is why the pods' intervals could not be merged (the step is then inconclusive).
 	MergeError string `json:"mergeError,omitempty"`
 }
@@ -117,6 +119,9 @@ func (st *StepSeries) Collect(pods []*snapshot.Intervals) (bool, error) {
 			return false, err
 		}
 		if err := st.Sustain.add(m); err != nil {
+			return false, err
+		}
+		if err := st.Adversity.add(m); err != nil {
 			return false, err
 		}
 		if m.Pods < len(window) {

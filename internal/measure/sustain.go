@@ -61,6 +61,7 @@ type sustainWindow struct {
 	Seconds   float64                        `json:"seconds"`
 	TpmC      float64                        `json:"tpmC"`
 	P90Micros map[snapshot.Transaction]int64 `json:"p90Micros,omitempty"`
+	Errors    map[snapshot.Transaction]int64 `json:"errors,omitempty"`
 	Reasons   []string                       `json:"reasons,omitempty"`
 	Signals   []string                       `json:"signals,omitempty"`
 }
@@ -155,7 +156,7 @@ func (w *SustainWatch) Close() error {
 	w.Open = nil
 	win := sla.Window{Seconds: o.Seconds, ActiveWarehouses: w.Active, Histograms: map[snapshot.Transaction]*hdr.Histogram{},
 		Completed: o.Completed, Errors: o.Errors, MaxReplayLag: map[string]time.Duration{}, Samples: o.Samples, FailedSamples: o.Failed}
-	judged := sustainWindow{From: o.From, Seconds: o.Seconds, P90Micros: map[snapshot.Transaction]int64{}}
+	judged := sustainWindow{From: o.From, Seconds: o.Seconds, P90Micros: map[snapshot.Transaction]int64{}, Errors: o.Errors}
 	for t, enc := range o.Histograms {
 		h, err := snapshot.DecodeHistogram(enc)
 		if err != nil {

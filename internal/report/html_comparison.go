@@ -29,6 +29,7 @@ func ComparisonHTML(c Comparison, curves []Curve) string {
 	comparisonPrices(p, c)
 	comparisonEqualTerms(p, c)
 	comparisonLatencies(p, c)
+	comparisonAdversity(p, c)
 	comparisonCurves(p, c, curves)
 	comparisonRuns(p, c)
 	return p.end(c.Generated)

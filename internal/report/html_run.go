@@ -175,6 +175,7 @@ func runTail(in RunInput) string {
 	p := &page{}
 	equalTermsHTML(p, equalTermsBlocks(in.Run, in.Result))
 	priceHTML(p, priceBlockOf(in.Run, in.Result))
+	adversityHTML(p, in.Run)
 	if blocks := faultBlocks(in.Run); len(blocks) > 0 {
 		p.h(2, "Faults")
 		for _, fb := range blocks {
@@ -427,6 +428,9 @@ func podIOLines(run string, st *measure.IndexedSeries, ax stepAxis, of func(p *s
 // The marks' colours: a checkpoint grey, a fault red.
 const checkpointColor, faultColor = "#888", "#d55e00"
 
+// adversityColor shades an adversity step's states.
+const adversityColor = "#CC79A7"
+
 // timeMarks are a step's checkpoints and faults (pods named as shortPod does) on its time axis,
 // and its outage as a band.
 func timeMarks(run string, st *measure.IndexedSeries, s benchv1.StepResult, origin time.Time, length float64, xOf func(int) float64) ([]vmark, []band) {
@@ -444,11 +448,12 @@ func timeMarks(run string, st *measure.IndexedSeries, s benchv1.StepResult, orig
 			if inj.Time != nil {
 				marks = append(marks, vmark{X: at(inj.Time.Time), Label: fmt.Sprintf("%s %s", inj.Action, shortPod(run, inj.Pod)), Color: faultColor})
 			}
-			if inj.Time != nil && inj.HealedTime != nil { // a network fault, from applied to healed
+			if inj.Time != nil && inj.HealedTime != nil && s.Adversity == nil { // a network fault, from applied to healed (an adversity state has its own band)
 				bands = append(bands, band{From: at(inj.Time.Time), To: at(inj.HealedTime.Time), Color: faultColor,
 					Label: string(inj.Action), Title: strings.TrimSpace(fmt.Sprintf("%s on %s, %s", inj.Action, strings.Join(inj.Pods, ", "), mechanismText(inj.Mechanism)))})
 			}
 		}
+		bands = append(bands, adversityBands(s, at)...)
 		if m := f.Measurement; m != nil && m.UnavailableFrom != nil && m.Unavailability.Duration > 0 {
 			from := at(m.UnavailableFrom.Time)
 			bands = append(bands, band{From: from, To: from + m.Unavailability.Duration.Minutes(), Label: "outage " + m.Unavailability.Duration.String()})

@@ -6,16 +6,21 @@ import (
 	"time"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/adversity"
 )
 
 // networkFaultText says what a NetworkDelay or Partition injection did, for its line in the fault
 // account: the pods, the fault as specified, how the injector applied it, and when it healed; ""
 // for the other actions.
-func networkFaultText(run *benchv1.BenchmarkRun, inj benchv1.FaultInjection) string {
-	if len(inj.Pods) == 0 || int(inj.Fault) >= len(run.Spec.Faults) {
+func networkFaultText(run *benchv1.BenchmarkRun, kind benchv1.StepKind, inj benchv1.FaultInjection) string {
+	faults := run.Spec.Faults
+	if kind == benchv1.StepAdversity { // its own faults; an engine with a primary recorded it
+		faults, _ = adversity.Faults(run, inj.PrimaryBefore != "")
+	}
+	if len(inj.Pods) == 0 || int(inj.Fault) >= len(faults) {
 		return ""
 	}
-	f := run.Spec.Faults[inj.Fault]
+	f := faults[inj.Fault]
 	var what string
 	switch f.Action {
 	case benchv1.FaultNetworkDelay:

@@ -79,6 +79,7 @@ func Markdown(c Comparison) string {
 		}
 	}
 
+	b.WriteString(adversityComparisonMarkdown(c))
 	b.WriteString("\n## Response times at the result step\n")
 	for _, r := range c.Results {
 		fmt.Fprintf(&b, "\n### %s\n\n", r.Database)

@@ -33,7 +33,7 @@ func faultBlocks(run *benchv1.BenchmarkRun) []faultBlock {
 			if inj.Pod != "" {
 				line += " pod " + inj.Pod
 			}
-			line += networkFaultText(run, inj)
+			line += networkFaultText(run, s.Kind, inj)
 			if inj.Time != nil && inj.PlannedTime != nil {
 				line += fmt.Sprintf(" at %s (planned %s)", inj.Time.UTC().Format(time.RFC3339), inj.PlannedTime.UTC().Format(time.RFC3339))
 			}

@@ -71,6 +71,7 @@ func RunMarkdown(run *benchv1.BenchmarkRun, result benchv1.Result) string {
 	}
 	b.WriteString(equalTermsMarkdown(equalTermsBlocks(run, result)))
 	b.WriteString(priceMarkdown(priceBlockOf(run, result)))
+	b.WriteString(adversityMarkdown(run))
 	b.WriteString(faultSection(run))
 	b.WriteString(placementMarkdown(run))
 	b.WriteString(environmentSection(run.Status.Environment))

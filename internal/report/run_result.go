@@ -12,6 +12,9 @@ func RunResult(run *benchv1.BenchmarkRun) *benchv1.SuiteRunResult {
 	}
 	out := &benchv1.SuiteRunResult{MaxCompliantWarehouses: r.MaxCompliantWarehouses, Bound: r.EffectiveBound(run.Spec.Workload.Warehouses), TpmC: r.TpmC, Efficiency: r.Efficiency, Sustained: r.Sustained,
 		PerResource: r.PerResource, Bottleneck: r.Bottleneck, PricePerformance: r.PricePerformance}
+	if s := adversityStep(run); s != nil {
+		out.Adversity = s.Adversity
+	}
 	if r.Step == nil || int(*r.Step) >= len(run.Status.Steps) {
 		return out
 	}

@@ -268,6 +268,12 @@ type Outage struct {
 // when a record or its mark is missing, or a process is still running — an outage that cannot
 // be measured is not zero.
 func MeasureOutage(records []*snapshot.CommitRecord, pods []string, label string) (Outage, error) {
+	return MeasureOutageWithin(records, pods, label, 0)
+}
+
+// MeasureOutageWithin is MeasureOutage counting only stretches that begin before within after
+// the mark (0: any): the outage of one state of several in a step, not a later state's.
+func MeasureOutageWithin(records []*snapshot.CommitRecord, pods []string, label string, within time.Duration) (Outage, error) {
 	if len(records) == 0 {
 		return Outage{}, fmt.Errorf("no client process reported its commits")
 	}
@@ -314,8 +320,8 @@ func MeasureOutage(records []*snapshot.CommitRecord, pods []string, label string
 	var best *span
 	for i := range common {
 		s := &common[i]
-		if s.to <= 0 {
-			continue // over before the mark
+		if s.to <= 0 || (within > 0 && s.from >= within) {
+			continue // over before the mark, or begun after the window
 		}
 		if best == nil || s.to-s.from > best.to-best.from {
 			best = s

@@ -2,6 +2,7 @@ package plan
 
 import (
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/adversity"
 	"github.com/tpcc-operator/tpcc-operator/internal/search"
 )
 
@@ -18,10 +19,19 @@ func FaultScope(f benchv1.Fault) benchv1.FaultScope {
 	return f.In
 }
 
-// AppliedFaults are the indices in spec.faults of the faults a step of this kind applies.
+// AppliedFaults are the indices of the faults a step of this kind applies: in spec.faults, or, for
+// the adversity step, in its own (AdversityFaults).
 func AppliedFaults(run *benchv1.BenchmarkRun, kind benchv1.StepKind) []int {
 	if kind == benchv1.StepSustain { // the sustained phase measures the load alone
 		return nil
+	}
+	if kind == benchv1.StepAdversity { // its own faults, one per state but Baseline
+		faults, _ := adversity.Faults(run, false)
+		out := make([]int, len(faults))
+		for i := range out {
+			out[i] = i
+		}
+		return out
 	}
 	var out []int
 	for i, f := range run.Spec.Faults {

@@ -62,7 +62,7 @@ func Result(run *benchv1.BenchmarkRun, d search.Decision, e Evidence) benchv1.Re
 	var searchTime time.Duration
 	_, rampUp := workload.Durations(run)
 	for _, s := range steps {
-		if s.Kind == benchv1.StepFault || s.Kind == benchv1.StepSustain {
+		if s.Kind == benchv1.StepFault || s.Kind == benchv1.StepSustain || s.Kind == benchv1.StepAdversity {
 			continue
 		}
 		searchTime += rampUp

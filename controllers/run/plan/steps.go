@@ -12,6 +12,7 @@ import (
 	"time"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/adversity"
 	"github.com/tpcc-operator/tpcc-operator/internal/measure"
 	"github.com/tpcc-operator/tpcc-operator/internal/search"
 	"github.com/tpcc-operator/tpcc-operator/internal/sla"
@@ -33,7 +34,8 @@ type Step struct {
 
 // Next is the run's next step: the search's next over the recorded steps that are evidence
 // or, once the search is over (or search.maxSteps reached), a sustained phase at a share of the
-// load found (spec.sustain) and then the result step's faults at its load. done says no step is
+// load found (spec.sustain), the adversity phase (spec.adversity) and then the result step's
+// faults at its load. done says no step is
 // left. A run that cannot go on gets the reason and message it fails with: its SLA or search
 // cannot be read, or the same step was inconclusive more than search.retries times in a row.
 func Next(run *benchv1.BenchmarkRun) (p Step, done bool, reason, message string) {
@@ -50,6 +52,8 @@ func Next(run *benchv1.BenchmarkRun) (p Step, done bool, reason, message string)
 	if decision.Done || int32(len(evidence.Outcomes)) >= maxSteps(run) {
 		if warehouses, ok := SustainStepPlan(run, decision); ok {
 			p.Active, p.Kind, p.Measured = warehouses, benchv1.StepSustain, run.Spec.Sustain.Duration.Duration
+		} else if warehouses, ok := AdversityStepPlan(run, decision); ok {
+			p.Active, p.Kind, p.Measured = warehouses, benchv1.StepAdversity, adversity.Measured(run)
 		} else if warehouses, ok := FaultStepPlan(run, decision); ok {
 			p.Active, p.Kind = warehouses, benchv1.StepFault
 			p.Measured, _ = workload.Durations(run)
@@ -127,7 +131,7 @@ func (e Evidence) Step(i int) int {
 func SearchEvidence(steps []benchv1.StepResult) Evidence {
 	var e Evidence
 	for i, s := range steps {
-		if s.Kind == benchv1.StepFault || s.Kind == benchv1.StepSustain || s.EffectiveVerdict() == benchv1.VerdictInconclusive {
+		if s.Kind == benchv1.StepFault || s.Kind == benchv1.StepSustain || s.Kind == benchv1.StepAdversity || s.EffectiveVerdict() == benchv1.VerdictInconclusive {
 			continue
 		}
 		e.Outcomes = append(e.Outcomes, outcomes(steps[i : i+1])[0])
