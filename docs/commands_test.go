@@ -71,8 +71,8 @@ var checked = map[string]how{
 
 	// docs/failover.md: the fault injector
 	"hack/fault-injector.sh install":   {e2e: "testNetworkFaults"},
-	"hack/fault-injector.sh status":    {e2e: "testNetworkFaults"},
-	"hack/fault-injector.sh uninstall": {e2e: "testNetworkFaults"},
+	"hack/fault-injector.sh status":    {e2e: "uninstallFaultInjector"},
+	"hack/fault-injector.sh uninstall": {e2e: "uninstallFaultInjector"},
 	"FAULT_INJECTOR_IMAGE=registry.example.com/tpcc-operator/fault-injector:TAG hack/fault-injector.sh install": {manual: "no registry here: the local cluster imports hack/images.sh injector's archive instead, the rest of install is the same (testNetworkFaults)"},
 
 	// docs/operations.md

@@ -129,20 +129,6 @@ func testNetworkFaults(t *testing.T) {
 		t.Errorf("report.md does not name the network faults:\n%s", md)
 	}
 	onlyTheInjectorIsPrivileged(t)
-
-	// The injector's status lists its pods and the run's NetworkFaults; uninstalling removes it.
-	script := filepath.Join(repoRoot, "hack/fault-injector.sh")
-	status, err := exec.Command(script, "status").CombinedOutput()
-	if err != nil || !strings.Contains(string(status), "fault-injector-") || (len(nfs.Items) > 0 && !strings.Contains(string(status), nfs.Items[0].Name)) {
-		t.Errorf("hack/fault-injector.sh status: %v\n%s", err, status)
-	}
-	if out, err := exec.Command(script, "uninstall").CombinedOutput(); err != nil {
-		t.Fatalf("hack/fault-injector.sh uninstall: %v\n%s", err, out)
-	}
-	var left appsv1.DaemonSetList
-	if err := k8s.List(ctx, &left, client.InNamespace("tpcc-fault-injector")); err != nil || len(left.Items) > 0 {
-		t.Errorf("after uninstall: %d DaemonSets left in tpcc-fault-injector (%v)", len(left.Items), err)
-	}
 }
 
 // installFaultInjector installs the fault injector on the local cluster (hack/fault-injector.sh),
@@ -159,6 +145,29 @@ func installFaultInjector(t *testing.T) {
 	cmd := exec.Command(filepath.Join(repoRoot, "hack/fault-injector.sh"), "install")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("hack/fault-injector.sh install: %v\n%s", err, out)
+	}
+}
+
+// uninstallFaultInjector, once every case that needed it has ended (a cleanup of their group):
+// its status lists its pods, and uninstalling removes it.
+func uninstallFaultInjector(t *testing.T) {
+	ctx := context.Background()
+	ds := &appsv1.DaemonSet{}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: "tpcc-fault-injector", Name: "fault-injector"}, ds); err != nil {
+		return // not installed: the cases that need it did not run
+	}
+	script := filepath.Join(repoRoot, "hack/fault-injector.sh")
+	status, err := exec.Command(script, "status").CombinedOutput()
+	if err != nil || !strings.Contains(string(status), "fault-injector-") {
+		t.Errorf("hack/fault-injector.sh status: %v\n%s", err, status)
+	}
+	if out, err := exec.Command(script, "uninstall").CombinedOutput(); err != nil {
+		t.Errorf("hack/fault-injector.sh uninstall: %v\n%s", err, out)
+		return
+	}
+	var left appsv1.DaemonSetList
+	if err := k8s.List(ctx, &left, client.InNamespace("tpcc-fault-injector")); err != nil || len(left.Items) > 0 {
+		t.Errorf("after uninstall: %d DaemonSets left in tpcc-fault-injector (%v)", len(left.Items), err)
 	}
 }
 
