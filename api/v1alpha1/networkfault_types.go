@@ -101,7 +101,7 @@ type NetworkFaultStatus struct {
 // +kubebuilder:printcolumn:name="Action",type=string,JSONPath=`.spec.action`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Mechanism",type=string,JSONPath=`.status.mechanism`
-// +kubebuilder:printcolumn:name="Until",type=date,JSONPath=`.spec.until`
+// +kubebuilder:printcolumn:name="Until",type=string,JSONPath=`.spec.until`
 type NetworkFault struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
