@@ -10,7 +10,7 @@ import "testing"
 // parallel: it runs beside the other parallel cases (hack/e2e.sh runs them all at once, -parallel
 // 8) once TestNodeLoss, the only sequential case, has run alone.
 func TestFailoverSuiteAndPlugin(t *testing.T) {
-	t.Parallel() // beside the other parallel cases, after TestNodeLoss
+	t.Parallel()                                    // beside the other parallel cases, after TestNodeLoss
 	t.Cleanup(func() { uninstallFaultInjector(t) }) // after the cases that use it
 	t.Run("PostgresFailover", func(t *testing.T) { t.Parallel(); testPostgresFailover(t) })
 	t.Run("DemoSuite", func(t *testing.T) { t.Parallel(); testDemoSuite(t) })
