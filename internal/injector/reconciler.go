@@ -111,7 +111,7 @@ func (r *Reconciler) apply(ctx context.Context, nf *benchv1.NetworkFault, pod *c
 	nf.Status = benchv1.NetworkFaultStatus{Phase: benchv1.NetworkFaultActive, Node: r.Node, Mechanism: applied.Mechanism,
 		AppliedTime: &metav1.MicroTime{Time: r.Now()}, Message: applied.Note}
 	if err := r.Status().Update(ctx, nf); err != nil {
-		r.Injector.Heal(ctx, id, pid) // nothing is left applied that status does not say
+		_ = r.Injector.Heal(ctx, id, pid) // nothing is left applied that status does not say
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: nf.Spec.Until.Sub(now)}, nil
@@ -121,7 +121,9 @@ func (r *Reconciler) apply(ctx context.Context, nf *benchv1.NetworkFault, pod *c
 // object go.
 func (r *Reconciler) heal(ctx context.Context, nf *benchv1.NetworkFault, id string, pid int, now time.Time) error {
 	if nf.Status.Phase == benchv1.NetworkFaultActive {
-		r.Injector.Heal(ctx, id, pid)
+		if err := r.Injector.Heal(ctx, id, pid); err != nil {
+			return fmt.Errorf("healing %s on pod %s: %w", nf.Name, nf.Spec.Pod, err) // retried: not healed yet
+		}
 		nf.Status.Phase, nf.Status.HealedTime = benchv1.NetworkFaultHealed, &metav1.MicroTime{Time: now}
 		if pid == 0 {
 			nf.Status.Message = "the pod's network namespace was gone: nothing was left to heal"

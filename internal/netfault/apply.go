@@ -60,7 +60,9 @@ func (in *Injector) Apply(ctx context.Context, id string, f Fault) (Applied, err
 	if err := f.Validate(); err != nil {
 		return Applied{}, err
 	}
-	in.Heal(ctx, id, f.PID)
+	if err := in.Heal(ctx, id, f.PID); err != nil {
+		return Applied{}, fmt.Errorf("clearing what an earlier fault left: %w", err)
+	}
 	var a Applied
 	var err error
 	switch f.Action {
@@ -71,7 +73,9 @@ func (in *Injector) Apply(ctx context.Context, id string, f Fault) (Applied, err
 		a, err = in.delay(ctx, id, f)
 	}
 	if err != nil {
-		in.Heal(ctx, id, f.PID)
+		if herr := in.Heal(ctx, id, f.PID); herr != nil {
+			return Applied{}, fmt.Errorf("%w; and healing what was applied: %v", err, herr)
+		}
 		return Applied{}, err
 	}
 	return a, nil
@@ -162,8 +166,10 @@ func (in *Injector) startProxy(ctx context.Context, id string, f Fault) error {
 const ProxyReady = "listening"
 
 // Heal removes fault id from the namespace of pid (0: the namespace is gone, only its proxy is
-// stopped): its rules, its qdiscs, its proxy. It can be repeated.
-func (in *Injector) Heal(ctx context.Context, id string, pid int) {
+// stopped): its rules, its qdiscs, its proxy. It can be repeated. It fails when the namespace
+// still holds the fault's chains afterwards (or could not be read): the caller retries, and never
+// records as healed what is not.
+func (in *Injector) Heal(ctx context.Context, id string, pid int) error {
 	in.mu.Lock()
 	cmd := in.proxies[id]
 	delete(in.proxies, id)
@@ -172,10 +178,10 @@ func (in *Injector) Heal(ctx context.Context, id string, pid int) {
 		_ = cmd.Process.Kill()
 	}
 	if pid <= 0 {
-		return
+		return nil
 	}
 	for _, c := range HealRules() {
-		_, _ = in.run(ctx, pid, c...)
+		_, _ = in.run(ctx, pid, c...) // a chain already gone is not an error
 	}
 	if dev, err := in.defaultDevice(ctx, pid); err == nil {
 		// Only the root qdisc NetemRules added (prio, handle 1:), never another one.
@@ -183,6 +189,16 @@ func (in *Injector) Heal(ctx context.Context, id string, pid int) {
 			_, _ = in.run(ctx, pid, NetemHeal(dev)...)
 		}
 	}
+	for _, table := range []string{tableFilter, tableNAT} {
+		out, err := in.run(ctx, pid, "iptables-save", "-t", table)
+		if err != nil {
+			return fmt.Errorf("reading the %s table after healing: %w", table, err)
+		}
+		if strings.Contains(string(out), "TPCC-FAULT") {
+			return fmt.Errorf("the %s table still holds the fault's chains after healing", table)
+		}
+	}
+	return nil
 }
 
 // Active says whether the injector holds a proxy for id (a Delay applied through it).

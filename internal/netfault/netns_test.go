@@ -201,7 +201,9 @@ func TestDelayLengthensEveryRoundTripWithThePeersAndHeals(t *testing.T) {
 		}
 	}
 
-	inj.Heal(ctx, "f1", p.pid)
+	if err := inj.Heal(ctx, "f1", p.pid); err != nil {
+		t.Fatal(err)
+	}
 	if inj.Active("f1") {
 		t.Error("the proxy is still held after healing")
 	}
@@ -245,7 +247,9 @@ func TestPartitionCutsThePeersAndNotTheOthers(t *testing.T) {
 	}
 	c.Close()
 
-	inj.Heal(ctx, "p1", p.pid)
+	if err := inj.Heal(ctx, "p1", p.pid); err != nil {
+		t.Fatal(err)
+	}
 	c, err = dial(t, p.pod, p.peerIP.String()+":5432", time.Second)
 	if err != nil {
 		t.Fatalf("after healing the pod still cannot reach its peer: %v", err)
@@ -266,5 +270,7 @@ func TestPartitionCutsThePeersAndNotTheOthers(t *testing.T) {
 		c.Close()
 		t.Error("the pod reached its peer through a partition that cuts everything")
 	}
-	inj.Heal(ctx, "p2", p.pid)
+	if err := inj.Heal(ctx, "p2", p.pid); err != nil {
+		t.Fatal(err)
+	}
 }
