@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -131,10 +132,16 @@ func testNetworkFaults(t *testing.T) {
 	onlyTheInjectorIsPrivileged(t)
 }
 
+// injectorMu makes the cases that need the fault injector install it one at a time: the second
+// finds it installed.
+var injectorMu sync.Mutex
+
 // installFaultInjector installs the fault injector on the local cluster (hack/fault-injector.sh),
 // or finds it installed.
 func installFaultInjector(t *testing.T) {
 	t.Helper()
+	injectorMu.Lock()
+	defer injectorMu.Unlock()
 	ds := &appsv1.DaemonSet{}
 	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: "tpcc-fault-injector", Name: "fault-injector"}, ds); err == nil && ds.Status.NumberReady > 0 {
 		return
