@@ -194,15 +194,20 @@ build_cnpg_images() {
   build_pgbouncer_image
 }
 
+# debian_rootfs WHAT ROOTFS SUITE PACKAGES: a minimal Debian SUITE with PACKAGES (comma-separated)
+# assembled into ROOTFS by debootstrap, its packages cached under $CACHE/debs.
+debian_rootfs() {
+  [ "$(id -u)" = 0 ] || die "assembling the $1 image runs debootstrap, which needs root"
+  command -v debootstrap >/dev/null || die "debootstrap is missing: apt-get install debootstrap"
+  rm -rf "$2" && mkdir -p "$2" "$CACHE/debs"
+  debootstrap --variant=minbase --cache-dir="$CACHE/debs" --include="$4" "$3" "$2" "$DEBIAN_MIRROR" >&2
+}
+
 build_postgres_image() {
   local rootfs="$CACHE/postgresql-$PG_MAJOR-$DEBIAN_SUITE/rootfs" stamp="$CACHE/postgresql-$PG_MAJOR-$DEBIAN_SUITE/version"
   if [ ! -s "$stamp" ]; then
-    [ "$(id -u)" = 0 ] || die "assembling the PostgreSQL image runs debootstrap, which needs root"
-    command -v debootstrap >/dev/null || die "debootstrap is missing: apt-get install debootstrap"
-    rm -rf "$rootfs" && mkdir -p "$rootfs" "$CACHE/debs"
     local start; start=$(date +%s)
-    debootstrap --variant=minbase --cache-dir="$CACHE/debs" --include="postgresql-$PG_MAJOR" \
-      "$DEBIAN_SUITE" "$rootfs" "$DEBIAN_MIRROR" >&2
+    debian_rootfs PostgreSQL "$rootfs" "$DEBIAN_SUITE" "postgresql-$PG_MAJOR"
     # CloudNativePG runs PostgreSQL as uid 26 named postgres (initdb resolves the uid, local peer
     # authentication maps the name), creates its own data directory, and needs no JIT.
     chroot "$rootfs" /bin/sh -eu >&2 <<EOF
@@ -236,12 +241,8 @@ EOF
 build_pgbouncer_image() {
   local rootfs="$CACHE/pgbouncer-$PGBOUNCER_SUITE/rootfs" stamp="$CACHE/pgbouncer-$PGBOUNCER_SUITE/version"
   if [ ! -s "$stamp" ]; then
-    [ "$(id -u)" = 0 ] || die "assembling the PgBouncer image runs debootstrap, which needs root"
-    command -v debootstrap >/dev/null || die "debootstrap is missing: apt-get install debootstrap"
-    rm -rf "$rootfs" && mkdir -p "$rootfs" "$CACHE/debs"
     local start; start=$(date +%s)
-    debootstrap --variant=minbase --cache-dir="$CACHE/debs" --include=pgbouncer \
-      "$PGBOUNCER_SUITE" "$rootfs" "$DEBIAN_MIRROR" >&2
+    debian_rootfs PgBouncer "$rootfs" "$PGBOUNCER_SUITE" pgbouncer
     chroot "$rootfs" /bin/sh -eu >&2 <<'EOF'
 ln -sf /usr/sbin/pgbouncer /usr/bin/pgbouncer
 apt-get clean
@@ -304,12 +305,8 @@ build_project_images() {
 build_injector_image() {
   local rootfs="$CACHE/injector-$DEBIAN_SUITE/rootfs" stamp="$CACHE/injector-$DEBIAN_SUITE/version"
   if [ ! -s "$stamp" ]; then
-    [ "$(id -u)" = 0 ] || die "assembling the fault injector's image runs debootstrap, which needs root"
-    command -v debootstrap >/dev/null || die "debootstrap is missing: apt-get install debootstrap"
-    rm -rf "$rootfs" && mkdir -p "$rootfs" "$CACHE/debs"
     local start; start=$(date +%s)
-    debootstrap --variant=minbase --cache-dir="$CACHE/debs" --include=iptables,iproute2,util-linux \
-      "$DEBIAN_SUITE" "$rootfs" "$DEBIAN_MIRROR" >&2
+    debian_rootfs "fault injector's" "$rootfs" "$DEBIAN_SUITE" iptables,iproute2,util-linux
     chroot "$rootfs" /bin/sh -eu >&2 <<'EOS'
 apt-get clean
 rm -rf /var/lib/apt/lists/* /var/cache/debconf/*-old /var/log/*
