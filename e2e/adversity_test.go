@@ -19,9 +19,9 @@ import (
 )
 
 // testAdversity: PostgreSQL with two synchronous standbys under remote_apply, one Fixed step,
-// then the adversity phase at the same 2 warehouses walking the default states — Baseline, a
+// then the adversity phase at the same 5 warehouses walking the default states — Baseline, a
 // standby lost, a 20 ms network delay on the standbys, a partition of one standby, the primary
-// lost — each held 30 s with 20 s of recovery, without think times. Each state is recorded: the
+// lost — each held 30 s with 20 s of recovery, with the spec's think times. Each state is recorded: the
 // delay raises the New-Order p90 by at least its round trip over the Baseline's, the lost primary
 // is replaced by a promoted standby, every acknowledged New-Order is in the database and the TPC-C
 // conditions hold after the step; the HTML report leads with the run's timeline, the states shaded
@@ -32,9 +32,9 @@ func testAdversity(t *testing.T) {
 	installFaultInjector(t)
 	ns := newNamespace(t, "e2e-adversity")
 	run := smallSyncRun(ns, "adversity")
-	run.Spec.Workload.Wait = benchv1.WaitNone
-	two := int32(2)
-	run.Spec.Adversity = &benchv1.AdversitySpec{Warehouses: &two, Hold: &metav1.Duration{Duration: 30 * time.Second},
+	run.Spec.Workload.Warehouses = 5 // with think times: the latency is the transactions' own (testNetworkFaults)
+	five := int32(5)
+	run.Spec.Adversity = &benchv1.AdversitySpec{Warehouses: &five, Hold: &metav1.Duration{Duration: 30 * time.Second},
 		Recovery: &metav1.Duration{Duration: 20 * time.Second}}
 	if err := k8s.Create(ctx, run); err != nil {
 		t.Fatal(err)
@@ -83,7 +83,7 @@ func testAdversity(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := report.Data["report.md"]
-	if !strings.Contains(md, "## Resilience profile (step 1, 2 active warehouses)") || !strings.Contains(md, "| PrimaryLost |") {
+	if !strings.Contains(md, "## Resilience profile (step 1, 5 active warehouses)") || !strings.Contains(md, "| PrimaryLost |") {
 		t.Errorf("report.md lacks the profile:\n%s", md)
 	}
 	html := report.Data["report.html"]
