@@ -142,7 +142,7 @@ func (r *Reconciler) watchStep(ctx context.Context, run *benchv1.BenchmarkRun, j
 	}
 	if next.Kind == benchv1.StepAdversity && w.series.Adversity == nil {
 		states, hold, recovery := adversity.Layout(run)
-		w.series.Adversity = measure.NewAdversityWatch(run, next.Active, w.criteria, len(states), hold, recovery)
+		w.series.Adversity = measure.NewAdversityWatch(run, next.Active, w.criteria, len(states), hold, recovery, len(next.Faults) > 0)
 	}
 	w.urls = make([]string, len(w.ready))
 	for i, p := range w.ready {

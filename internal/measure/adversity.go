@@ -15,9 +15,13 @@ import (
 
 // NewAdversityWatch accumulates the adversity step's states as its intervals are collected: one
 // window of hold + recovery per state, from the end of the ramp-up; each window's figures are
-// exact (merged histograms), as a sustained phase's.
-func NewAdversityWatch(run *benchv1.BenchmarkRun, active int32, criteria sla.Criteria, states int, hold, recovery time.Duration) *SustainWatch {
+// exact (merged histograms), as a sustained phase's. A step that applies faults measures at
+// one-second intervals (workload.FaultInterval), as its clients do.
+func NewAdversityWatch(run *benchv1.BenchmarkRun, active int32, criteria sla.Criteria, states int, hold, recovery time.Duration, faultStep bool) *SustainWatch {
 	interval := workload.Interval(run)
+	if faultStep {
+		interval = workload.FaultInterval
+	}
 	_, rampUp := workload.Durations(run)
 	from := int((rampUp + interval - 1) / interval)
 	size := max(1, int((hold+recovery+interval-1)/interval))

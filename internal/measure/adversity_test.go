@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
+	"github.com/tpcc-operator/tpcc-operator/internal/sla"
 	"github.com/tpcc-operator/tpcc-operator/internal/snapshot"
 )
 
@@ -78,5 +79,20 @@ func TestAdversityStates(t *testing.T) {
 		if !strings.Contains(got.States[i].NotMeasured, want) {
 			t.Errorf("state %d: not measured %q, want %q", i, got.States[i].NotMeasured, want)
 		}
+	}
+}
+
+// The watch's windows are in the step's own intervals: one second when it applies faults, as its
+// clients measure then, the run's interval otherwise.
+func TestNewAdversityWatch(t *testing.T) {
+	run := &benchv1.BenchmarkRun{Spec: benchv1.BenchmarkRunSpec{Workload: benchv1.WorkloadSpec{Warehouses: 5,
+		RampUp: &metav1.Duration{Duration: 10 * time.Second}, Interval: &metav1.Duration{Duration: 5 * time.Second}}}}
+	w := NewAdversityWatch(run, 5, sla.Criteria{}, 5, 30*time.Second, 20*time.Second, true)
+	if w.LengthSeconds != 1 || w.From != 10 || w.Size != 50 || w.To != 260 {
+		t.Errorf("with faults: %+v, want 1 s intervals from 10, 50 a state, to 260", *w)
+	}
+	w = NewAdversityWatch(run, 5, sla.Criteria{}, 1, 30*time.Second, 20*time.Second, false)
+	if w.LengthSeconds != 5 || w.From != 2 || w.Size != 10 || w.To != 12 {
+		t.Errorf("Baseline alone: %+v, want the run's 5 s intervals from 2, 10 a state, to 12", *w)
 	}
 }

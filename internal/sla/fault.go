@@ -271,8 +271,9 @@ func MeasureOutage(records []*snapshot.CommitRecord, pods []string, label string
 	return MeasureOutageWithin(records, pods, label, 0)
 }
 
-// MeasureOutageWithin is MeasureOutage counting only stretches that begin before within after
-// the mark (0: any): the outage of one state of several in a step, not a later state's.
+// MeasureOutageWithin is MeasureOutage over the window from the mark to within after it (0: to
+// the end): a stretch that goes on past the window counts up to its end, one that begins after it
+// not at all — the outage of one state of several in a step, not the next state's.
 func MeasureOutageWithin(records []*snapshot.CommitRecord, pods []string, label string, within time.Duration) (Outage, error) {
 	if len(records) == 0 {
 		return Outage{}, fmt.Errorf("no client process reported its commits")
@@ -320,7 +321,10 @@ func MeasureOutageWithin(records []*snapshot.CommitRecord, pods []string, label 
 	var best *span
 	for i := range common {
 		s := &common[i]
-		if s.to <= 0 || (within > 0 && s.from >= within) {
+		if within > 0 && s.to > within { // the window's share of a stretch that goes on past it
+			s.to, s.open = within, false
+		}
+		if s.to <= 0 || s.to <= s.from {
 			continue // over before the mark, or begun after the window
 		}
 		if best == nil || s.to-s.from > best.to-best.from {

@@ -209,3 +209,32 @@ func TestMeasureOutage(t *testing.T) {
 		})
 	}
 }
+
+// A state's outage is measured within its window: a stretch that began in it and goes on past it
+// counts up to the window's end; one that begins after it is the next state's.
+func TestMeasureOutageWithin(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	sec := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	rec := func() *snapshot.CommitRecord {
+		return &snapshot.CommitRecord{Marks: []snapshot.Mark{{Label: "fault-0", Time: sec(10)}}, MinGapSeconds: 1,
+			Gaps:       []snapshot.CommitGap{{From: sec(12), To: sec(15)}, {From: sec(58), To: sec(90)}, {From: sec(100), To: sec(140)}},
+			LastCommit: sec(199), TerminalsStart: t0, Ended: sec(200)}
+	}
+	records := []*snapshot.CommitRecord{rec(), rec()}
+	for _, tc := range []struct {
+		within time.Duration
+		want   time.Duration
+	}{
+		{0, 40 * time.Second},                 // the whole step: the stretch from 100 s to 140 s
+		{50 * time.Second, 3 * time.Second},   // to 60 s: 12–15 s; the stretch from 58 s counts its 2 s up to 60 s
+		{100 * time.Second, 32 * time.Second}, // to 110 s: 58–90 s; the one from 100 s counts 10 s
+	} {
+		got, err := MeasureOutageWithin(records, []string{"a", "b"}, "fault-0", tc.within)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Unavailability != tc.want {
+			t.Errorf("within %s: %s, want %s", tc.within, got.Unavailability, tc.want)
+		}
+	}
+}
