@@ -35,6 +35,7 @@ const (
 // +kubebuilder:validation:XValidation:rule="self == oldSelf",message="a NetworkFault's spec is immutable"
 // +kubebuilder:validation:XValidation:rule="self.action == 'Delay' || !has(self.delay)",fieldPath=".delay",message="delay applies only to action Delay"
 // +kubebuilder:validation:XValidation:rule="self.action != 'Delay' || has(self.delay)",fieldPath=".delay",message="delay is required with action Delay"
+// +kubebuilder:validation:XValidation:rule="has(self.peers) || has(self.peerPods)",fieldPath=".peers",message="peers or peerPods is required: the fault applies between the pod and them"
 type NetworkFaultSpec struct {
 	// Pod is the target pod, in the NetworkFault's namespace, and PodUID the instance: a pod
 	// re-created under the name is not touched.
@@ -46,13 +47,20 @@ type NetworkFaultSpec struct {
 	// Action: Delay or Partition.
 	Action NetworkFaultAction `json:"action"`
 
-	// Peers are the IPv4 addresses the fault applies between the pod and: the other database
-	// pods' and the ClusterIPs of the Services in front of them.
-	// +kubebuilder:validation:MinItems=1
+	// PeerPods are the pods, in the NetworkFault's namespace, the fault applies between the pod
+	// and: the injector takes their IPs and the ClusterIPs of the Services that select any of them
+	// (status.peers). The manager names the database's other pods here.
+	// +kubebuilder:validation:MaxItems=256
+	// +listType=atomic
+	// +optional
+	PeerPods []string `json:"peerPods,omitempty"`
+
+	// Peers are further IPv4 addresses the fault applies between the pod and.
 	// +kubebuilder:validation:MaxItems=256
 	// +kubebuilder:validation:items:Pattern=`^[0-9]{1,3}(\.[0-9]{1,3}){3}$`
 	// +listType=atomic
-	Peers []string `json:"peers"`
+	// +optional
+	Peers []string `json:"peers,omitempty"`
 
 	// Delay added to each round trip (Delay), and Jitter: delay is drawn within delay ± jitter.
 	// +optional
@@ -77,6 +85,11 @@ type NetworkFaultStatus struct {
 	// Node the pod runs on, whose injector applied the fault.
 	// +optional
 	Node string `json:"node,omitempty"`
+	// Peers are the addresses the fault was applied between the pod and: spec.peers, and the IPs
+	// of spec.peerPods with the ClusterIPs of the Services that select any of them.
+	// +listType=atomic
+	// +optional
+	Peers []string `json:"peers,omitempty"`
 	// Mechanism: netem, toxiproxy (Delay where the kernel has no netem qdisc) or iptables
 	// (Partition).
 	// +optional

@@ -21,12 +21,13 @@ import (
 	"github.com/tpcc-operator/tpcc-operator/internal/netfault"
 )
 
-// The injector reads and updates NetworkFaults (their status and its finalizer) and reads the
-// pods they name; nothing else.
+// The injector reads and updates NetworkFaults (their status and its finalizer), reads the pods
+// they name and lists Services (the ClusterIPs in front of a fault's peers); nothing else.
 // +kubebuilder:rbac:groups=bench.oltp.io,resources=networkfaults,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=bench.oltp.io,resources=networkfaults/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=bench.oltp.io,resources=networkfaults/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get
+// +kubebuilder:rbac:groups="",resources=services,verbs=list
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "proxy" {

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,7 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/tpcc-operator/tpcc-operator/api/v1alpha1"
@@ -20,12 +20,12 @@ import (
 )
 
 // Network faults (NetworkDelay, Partition) are not the manager's to apply: it creates one
-// NetworkFault per target pod, owned by the run, naming the pod (and its UID), the peers (the
-// database's other pods and the ClusterIPs of the Services in front of them) and when to heal; the
-// opt-in fault injector on the pod's node applies it inside the pod's network namespace and heals
-// it then, whether or not the manager is still there. The manager gains no privilege for it.
+// NetworkFault per target pod, owned by the run, naming the pod (and its UID), its peers (the
+// database's other pods, by name) and when to heal; the opt-in fault injector on the pod's node
+// resolves the peers' addresses (with the ClusterIPs of the Services in front of them), applies
+// the fault inside the pod's network namespace and heals it then, whether or not the manager is
+// still there. The manager gains no privilege for it but creating and reading NetworkFaults.
 // +kubebuilder:rbac:groups=bench.oltp.io,resources=networkfaults,verbs=get;list;create
-// +kubebuilder:rbac:groups="",resources=services,verbs=list
 
 // injectorWait is how long the manager waits for the fault injector to take a NetworkFault
 // before it records the injection Failed (the injector is not installed, or not on that node).
@@ -116,42 +116,15 @@ func (r *Reconciler) faultPod(ctx context.Context, run *benchv1.BenchmarkRun, ta
 	return names[0], nil
 }
 
-// networkPeers are the addresses a fault on targets applies between them and: the IPs of the
-// database's other pods and the ClusterIPs of the Services that select any of those pods.
-func networkPeers(pods []corev1.Pod, services []corev1.Service, targets []string) []string {
-	target := map[string]bool{}
-	for _, t := range targets {
-		target[t] = true
-	}
-	seen := map[string]bool{}
-	var peers []string
-	add := func(ip string) {
-		if ip != "" && ip != corev1.ClusterIPNone && !seen[ip] && !strings.Contains(ip, ":") {
-			seen[ip] = true
-			peers = append(peers, ip)
-		}
-	}
-	var others []corev1.Pod
+// peerPods are the database's pods other than the targets, by name.
+func peerPods(pods []corev1.Pod, targets []string) []string {
+	var out []string
 	for _, p := range pods {
-		if !target[p.Name] {
-			others = append(others, p)
-			add(p.Status.PodIP)
+		if !slices.Contains(targets, p.Name) {
+			out = append(out, p.Name)
 		}
 	}
-	for _, s := range services {
-		if len(s.Spec.Selector) == 0 {
-			continue
-		}
-		sel := labels.SelectorFromSet(s.Spec.Selector)
-		for _, p := range others {
-			if sel.Matches(labels.Set(p.Labels)) {
-				add(s.Spec.ClusterIP)
-				break
-			}
-		}
-	}
-	sort.Strings(peers)
-	return peers
+	return out
 }
 
 // networkFaultName names the NetworkFault of spec.faults[fault] on a pod in a step.
@@ -165,13 +138,14 @@ func networkFaultName(run *benchv1.BenchmarkRun, index int32, fault int, pod str
 
 // networkFaultObject is the NetworkFault that applies f to pod until the given time.
 func networkFaultObject(run *benchv1.BenchmarkRun, index int32, fi int, f benchv1.Fault, pod *corev1.Pod, peers []string, until time.Time) *benchv1.NetworkFault {
+	// peers are pod names: the injector resolves their addresses.
 	l := engines.Labels(run)
 	l[jobs.StepLabel] = strconv.Itoa(int(index))
 	l[faultLabel] = strconv.Itoa(fi)
 	nf := &benchv1.NetworkFault{
 		ObjectMeta: metav1.ObjectMeta{Namespace: run.Namespace, Name: networkFaultName(run, index, fi, pod.Name), Labels: l},
 		Spec: benchv1.NetworkFaultSpec{Pod: pod.Name, PodUID: string(pod.UID), Action: benchv1.NetworkPartition,
-			Peers: peers, CutOthers: f.Clients == benchv1.FaultClientsCut, Until: metav1.Time{Time: until}},
+			PeerPods: peers, CutOthers: f.Clients == benchv1.FaultClientsCut, Until: metav1.Time{Time: until}},
 	}
 	if f.Action == benchv1.FaultNetworkDelay {
 		nf.Spec.Action, nf.Spec.Delay, nf.Spec.Jitter = benchv1.NetworkDelay, f.Delay, f.Jitter
@@ -219,13 +193,9 @@ func (r *Reconciler) injectNetwork(ctx context.Context, run *benchv1.BenchmarkRu
 	if err != nil {
 		return err
 	}
-	services := &corev1.ServiceList{}
-	if err := r.APIReader.List(ctx, services, client.InNamespace(run.Namespace)); err != nil {
-		return fmt.Errorf("listing the Services in front of the database: %w", err)
-	}
-	peers := networkPeers(pods, services.Items, inj.Pods)
+	peers := peerPods(pods, inj.Pods)
 	if len(peers) == 0 {
-		return fmt.Errorf("the database has no other pod with an address to cut or delay %s from", strings.Join(inj.Pods, ", "))
+		return fmt.Errorf("the database has no other pod to cut or delay %s from", strings.Join(inj.Pods, ", "))
 	}
 	until := inj.Time.Add(f.Duration.Duration)
 	for _, name := range inj.Pods {

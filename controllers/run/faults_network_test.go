@@ -18,35 +18,19 @@ func netPod(name, ip string, l map[string]string) corev1.Pod {
 	return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: l, UID: k8stypes.UID("uid-" + name)}, Status: corev1.PodStatus{PodIP: ip}}
 }
 
-func svc(name, ip string, sel map[string]string) corev1.Service {
-	return corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.ServiceSpec{ClusterIP: ip, Selector: sel}}
-}
-
-func TestNetworkPeers(t *testing.T) {
-	pg := map[string]string{"cnpg.io/cluster": "db"}
-	primary := map[string]string{"cnpg.io/cluster": "db", "role": "primary"}
-	pods := []corev1.Pod{netPod("db-1", "10.0.0.1", primary), netPod("db-2", "10.0.0.2", pg), netPod("db-3", "10.0.0.3", pg)}
-	services := []corev1.Service{
-		svc("db-rw", "10.96.0.1", map[string]string{"role": "primary"}),
-		svc("db-r", "10.96.0.2", map[string]string{"cnpg.io/cluster": "db"}),
-		svc("headless", corev1.ClusterIPNone, pg),
-		svc("external", "10.96.0.9", nil),
-		svc("other", "10.96.0.8", map[string]string{"app": "clients"}),
-	}
+func TestPeerPods(t *testing.T) {
+	pods := []corev1.Pod{netPod("db-1", "10.0.0.1", nil), netPod("db-2", "10.0.0.2", nil), netPod("db-3", "10.0.0.3", nil)}
 	for _, tc := range []struct {
-		name    string
 		targets []string
 		want    string
 	}{
-		{"standbys: the primary and the Services that select it", []string{"db-2", "db-3"}, "10.0.0.1,10.96.0.1,10.96.0.2"},
-		{"primary: the standbys and the Services selecting any of them", []string{"db-1"}, "10.0.0.2,10.0.0.3,10.96.0.2"},
-		{"every pod: no peer", []string{"db-1", "db-2", "db-3"}, ""},
+		{[]string{"db-2", "db-3"}, "db-1"},
+		{[]string{"db-1"}, "db-2,db-3"},
+		{[]string{"db-1", "db-2", "db-3"}, ""},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := strings.Join(networkPeers(pods, services, tc.targets), ","); got != tc.want {
-				t.Errorf("peers %q, want %q", got, tc.want)
-			}
-		})
+		if got := strings.Join(peerPods(pods, tc.targets), ","); got != tc.want {
+			t.Errorf("targets %v: peers %q, want %q", tc.targets, got, tc.want)
+		}
 	}
 }
 
@@ -159,9 +143,9 @@ func TestNetworkFaultObject(t *testing.T) {
 	pod := netPod("r-db-2", "10.0.0.2", nil)
 	until := time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC)
 	delay := benchv1.Fault{Action: benchv1.FaultNetworkDelay, Delay: &metav1.Duration{Duration: 20 * time.Millisecond}}
-	nf := networkFaultObject(run, 3, 1, delay, &pod, []string{"10.0.0.1"}, until)
+	nf := networkFaultObject(run, 3, 1, delay, &pod, []string{"r-db-1"}, until)
 	if nf.Name != "r-s3-f1-r-db-2" || nf.Spec.Action != benchv1.NetworkDelay || nf.Spec.Delay.Duration != 20*time.Millisecond ||
-		nf.Spec.PodUID != "uid-r-db-2" || !nf.Spec.Until.Time.Equal(until) || nf.Labels["bench.oltp.io/step"] != "3" || nf.Labels[faultLabel] != "1" {
+		nf.Spec.PodUID != "uid-r-db-2" || len(nf.Spec.PeerPods) != 1 || nf.Spec.PeerPods[0] != "r-db-1" || nf.Spec.Peers != nil || !nf.Spec.Until.Time.Equal(until) || nf.Labels["bench.oltp.io/step"] != "3" || nf.Labels[faultLabel] != "1" {
 		t.Errorf("%+v", nf)
 	}
 	cut := networkFaultObject(run, 3, 0, benchv1.Fault{Action: benchv1.FaultPartition, Clients: benchv1.FaultClientsCut}, &pod, []string{"10.0.0.1"}, until)

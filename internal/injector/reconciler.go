@@ -76,7 +76,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	case benchv1.NetworkFaultActive:
 		if nf.Status.Mechanism == netfault.MechanismToxiproxy && !r.Injector.Active(id) {
 			// This injector restarted: its proxy went with it. Apply again until the end.
-			if _, err := r.Injector.Apply(ctx, id, toFault(nf, pod, pid)); err != nil {
+			if _, err := r.Injector.Apply(ctx, id, toFault(nf, nf.Status.Peers, pod, pid)); err != nil {
 				return ctrl.Result{}, r.heal(ctx, nf, id, pid, now)
 			}
 		}
@@ -103,12 +103,18 @@ func (r *Reconciler) apply(ctx context.Context, nf *benchv1.NetworkFault, pod *c
 			return ctrl.Result{}, err
 		}
 	}
-	f := toFault(nf, pod, pid)
-	applied, err := r.Injector.Apply(ctx, id, f)
+	peers, err := r.resolvePeers(ctx, nf)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if len(peers) == 0 {
+		return fail("no peer has an address: the fault would apply to nothing")
+	}
+	applied, err := r.Injector.Apply(ctx, id, toFault(nf, peers, pod, pid))
 	if err != nil {
 		return fail("applying: " + err.Error())
 	}
-	nf.Status = benchv1.NetworkFaultStatus{Phase: benchv1.NetworkFaultActive, Node: r.Node, Mechanism: applied.Mechanism,
+	nf.Status = benchv1.NetworkFaultStatus{Phase: benchv1.NetworkFaultActive, Node: r.Node, Mechanism: applied.Mechanism, Peers: peers,
 		AppliedTime: &metav1.MicroTime{Time: r.Now()}, Message: applied.Note}
 	if err := r.Status().Update(ctx, nf); err != nil {
 		_ = r.Injector.Heal(ctx, id, pid) // nothing is left applied that status does not say
@@ -144,8 +150,9 @@ func (r *Reconciler) dropFinalizer(ctx context.Context, nf *benchv1.NetworkFault
 	return nil
 }
 
-// toFault is the NetworkFault as netfault applies it to the process pid of pod.
-func toFault(nf *benchv1.NetworkFault, pod *corev1.Pod, pid int) netfault.Fault {
+// toFault is the NetworkFault as netfault applies it to the process pid of pod, between it and
+// peers.
+func toFault(nf *benchv1.NetworkFault, peers []string, pod *corev1.Pod, pid int) netfault.Fault {
 	f := netfault.Fault{PID: pid, Action: netfault.Partition, CutOthers: nf.Spec.CutOthers}
 	if nf.Spec.Action == benchv1.NetworkDelay {
 		f.Action = netfault.Delay
@@ -156,7 +163,7 @@ func toFault(nf *benchv1.NetworkFault, pod *corev1.Pod, pid int) netfault.Fault 
 	if nf.Spec.Jitter != nil {
 		f.Jitter = nf.Spec.Jitter.Duration
 	}
-	for _, p := range nf.Spec.Peers {
+	for _, p := range peers {
 		if a, err := netip.ParseAddr(p); err == nil {
 			f.Peers = append(f.Peers, a)
 		}
