@@ -129,6 +129,12 @@ func testNetworkFaults(t *testing.T) {
 		if nf.Status.Phase != benchv1.NetworkFaultHealed || len(nf.Finalizers) != 0 {
 			t.Errorf("NetworkFault %s: phase %s, finalizers %v: want healed and released", nf.Name, nf.Status.Phase, nf.Finalizers)
 		}
+		// Applied when asked, on the peers the injector resolved.
+		if a := nf.Status.AppliedTime; a == nil || a.Sub(nf.CreationTimestamp.Time) > 5*time.Second {
+			t.Errorf("NetworkFault %s created %s, applied %v: want within 5 s", nf.Name, nf.CreationTimestamp.Time, a)
+		} else {
+			t.Logf("NetworkFault %s on %s: applied %s after it was created, peers %v", nf.Name, nf.Spec.Pod, a.Sub(nf.CreationTimestamp.Time).Round(time.Millisecond), nf.Status.Peers)
+		}
 	}
 	if md := report.Data["report.md"]; !strings.Contains(md, "NetworkDelay") || !strings.Contains(md, "Partition") {
 		t.Errorf("report.md does not name the network faults:\n%s", md)
