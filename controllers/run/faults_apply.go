@@ -37,23 +37,13 @@ import (
 // a pod of the run's own deployed database (labels and controller chain).
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;delete
 
-// findInjection is the recorded injection of spec.faults[fault], nil when none.
-func findInjection(list []benchv1.FaultInjection, fault int) *benchv1.FaultInjection {
-	for i := range list {
-		if int(list[i].Fault) == fault {
-			return &list[i]
-		}
-	}
-	return nil
-}
-
 // setInjection writes one injection into the status of the step under way.
 func (r *Reconciler) setInjection(ctx context.Context, run *benchv1.BenchmarkRun, index int32, inj benchv1.FaultInjection) error {
 	return r.updateStatus(ctx, run, func(s *benchv1.BenchmarkRunStatus) {
 		if s.Current == nil || s.Current.Index != index {
 			return
 		}
-		if old := findInjection(s.Current.Faults, int(inj.Fault)); old != nil {
+		if old := measure.Injection(s.Current.Faults, int(inj.Fault)); old != nil {
 			*old = inj
 			return
 		}
@@ -87,7 +77,7 @@ func (r *Reconciler) applyFaults(ctx context.Context, run *benchv1.BenchmarkRun,
 		}
 		f := stepFaults[fi]
 		planned := start.Add(f.At.Duration)
-		inj := findInjection(run.Status.Current.Faults, fi)
+		inj := measure.Injection(run.Status.Current.Faults, fi)
 		if inj != nil && inj.State != benchv1.FaultInjecting {
 			continue
 		}

@@ -108,12 +108,19 @@ func (r *Reconciler) faultPod(ctx context.Context, run *benchv1.BenchmarkRun, ta
 	if err != nil {
 		return "", err
 	}
-	_, replicated := r.backend(run).(engines.Replication)
-	names, err := networkTargets(run, f, targets, observed, roles, pods, replicated)
+	names, err := r.targetNames(run, f, targets, observed, roles, pods)
 	if err != nil {
 		return "", err
 	}
 	return names[0], nil
+}
+
+// targetNames names the pods f's target designates among the database's pods (networkTargets),
+// telling it whether the engine replicates to standbys.
+func (r *Reconciler) targetNames(run *benchv1.BenchmarkRun, f benchv1.Fault, targets engines.FaultTargets,
+	observed map[engines.Ref]*unstructured.Unstructured, roles engines.Roles, pods []corev1.Pod) ([]string, error) {
+	_, replicated := r.backend(run).(engines.Replication)
+	return networkTargets(run, f, targets, observed, roles, pods, replicated)
 }
 
 // peerPods are the database's pods other than the targets, by name.
@@ -161,23 +168,18 @@ func (r *Reconciler) decideNetwork(ctx context.Context, run *benchv1.BenchmarkRu
 	if err != nil {
 		return inj, err
 	}
-	_, replicated := r.backend(run).(engines.Replication)
-	names, err := networkTargets(run, f, targets, observed, roles, pods, replicated)
+	names, err := r.targetNames(run, f, targets, observed, roles, pods)
 	if err != nil {
 		inj.State, inj.Message = benchv1.FaultFailed, err.Error()
 		return inj, nil
 	}
-	byName := map[string]*corev1.Pod{}
-	for i := range pods {
-		byName[pods[i].Name] = &pods[i]
-	}
 	for _, n := range names {
-		pod := byName[n]
-		if pod == nil {
+		i := slices.IndexFunc(pods, func(p corev1.Pod) bool { return p.Name == n })
+		if i < 0 {
 			inj.State, inj.Message = benchv1.FaultFailed, fmt.Sprintf("pod %s does not exist", n)
 			return inj, nil
 		}
-		if err := r.verifyDatabasePod(run, targets, pod, observed); err != nil {
+		if err := r.verifyDatabasePod(run, targets, &pods[i], observed); err != nil {
 			inj.State, inj.Message = benchv1.FaultFailed, "refused: "+err.Error()
 			return inj, nil
 		}
@@ -199,16 +201,11 @@ func (r *Reconciler) injectNetwork(ctx context.Context, run *benchv1.BenchmarkRu
 	}
 	until := inj.Time.Add(f.Duration.Duration)
 	for _, name := range inj.Pods {
-		var pod *corev1.Pod
-		for i := range pods {
-			if pods[i].Name == name {
-				pod = &pods[i]
-			}
-		}
-		if pod == nil {
+		i := slices.IndexFunc(pods, func(p corev1.Pod) bool { return p.Name == name })
+		if i < 0 {
 			return fmt.Errorf("pod %s is gone", name)
 		}
-		if err := r.createOnce(ctx, run, networkFaultObject(run, index, int(inj.Fault), f, pod, peers, until)); err != nil {
+		if err := r.createOnce(ctx, run, networkFaultObject(run, index, int(inj.Fault), f, &pods[i], peers, until)); err != nil {
 			return err
 		}
 	}

@@ -143,7 +143,7 @@ func (r *Reconciler) awaitRecovery(ctx context.Context, run *benchv1.BenchmarkRu
 				return
 			}
 			for _, u := range updated {
-				if old := findInjection(s.Steps[step].Fault.Injections, int(u.Fault)); old != nil {
+				if old := measure.Injection(s.Steps[step].Fault.Injections, int(u.Fault)); old != nil {
 					*old = u
 				}
 			}

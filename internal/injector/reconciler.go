@@ -62,9 +62,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil // not on this node (or gone before anyone took it)
 	}
 	id := string(nf.UID)
-	pid := 0
-	if pod != nil && string(pod.UID) == nf.Spec.PodUID {
-		pid, _ = netfault.PodPID(r.Proc, nf.Spec.PodUID)
+	// pid is a process in the pod's network namespace (0: the pod instance is gone), looked for
+	// in /proc only by the reconciles that enter the namespace.
+	pid := func() int {
+		if pod == nil || string(pod.UID) != nf.Spec.PodUID {
+			return 0
+		}
+		p, _ := netfault.PodPID(r.Proc, nf.Spec.PodUID)
+		return p
 	}
 	now := r.Now()
 	if !nf.DeletionTimestamp.IsZero() || (nf.Status.Phase == benchv1.NetworkFaultActive && !now.Before(nf.Spec.Until.Time)) {
@@ -72,11 +77,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	switch nf.Status.Phase {
 	case "":
-		return r.apply(ctx, nf, pod, id, pid, now)
+		return r.apply(ctx, nf, pod, id, pid(), now)
 	case benchv1.NetworkFaultActive:
 		if nf.Status.Mechanism == netfault.MechanismToxiproxy && !r.Injector.Active(id) {
 			// This injector restarted: its proxy went with it. Apply again until the end.
-			if _, err := r.Injector.Apply(ctx, id, toFault(nf, nf.Status.Peers, pod, pid)); err != nil {
+			if _, err := r.Injector.Apply(ctx, id, toFault(nf, nf.Status.Peers, pod, pid())); err != nil {
 				return ctrl.Result{}, r.heal(ctx, nf, id, pid, now)
 			}
 		}
@@ -123,10 +128,11 @@ func (r *Reconciler) apply(ctx context.Context, nf *benchv1.NetworkFault, pod *c
 	return ctrl.Result{RequeueAfter: nf.Spec.Until.Sub(now)}, nil
 }
 
-// heal removes the fault (pid 0: the pod's namespace is gone with it), records it, and lets the
-// object go.
-func (r *Reconciler) heal(ctx context.Context, nf *benchv1.NetworkFault, id string, pid int, now time.Time) error {
+// heal removes an applied fault (pid 0: the pod's namespace is gone with it), records it, and
+// lets the object go.
+func (r *Reconciler) heal(ctx context.Context, nf *benchv1.NetworkFault, id string, podPID func() int, now time.Time) error {
 	if nf.Status.Phase == benchv1.NetworkFaultActive {
+		pid := podPID()
 		if err := r.Injector.Heal(ctx, id, pid); err != nil {
 			return fmt.Errorf("healing %s on pod %s: %w", nf.Name, nf.Spec.Pod, err) // retried: not healed yet
 		}

@@ -22,10 +22,8 @@ func NewAdversityWatch(run *benchv1.BenchmarkRun, active int32, criteria sla.Cri
 	if faultStep {
 		interval = workload.FaultInterval
 	}
-	_, rampUp := workload.Durations(run)
-	from := int((rampUp + interval - 1) / interval)
-	size := max(1, int((hold+recovery+interval-1)/interval))
-	return &SustainWatch{From: from, To: from + states*size, Size: size, LengthSeconds: interval.Seconds(), Active: int(active), Criteria: criteria}
+	slot := hold + recovery
+	return newWindowWatch(run, active, criteria, interval, slot, time.Duration(states)*slot)
 }
 
 // AdversityStates is what the adversity step showed state by state: each state's window of the
@@ -71,7 +69,7 @@ func AdversityStates(states []benchv1.AdversityState, stateFault []int, hold, re
 			missing = append(missing, "the state was not measured: the step ended before it")
 		}
 		if i < len(stateFault) && stateFault[i] >= 0 {
-			inj := injectionOf(injections, stateFault[i])
+			inj := Injection(injections, stateFault[i])
 			switch {
 			case inj == nil:
 				missing = append(missing, "its fault was never applied")
@@ -104,15 +102,6 @@ func AdversityStates(states []benchv1.AdversityState, stateFault []int, hold, re
 		rec.States = append(rec.States, sr)
 	}
 	return rec
-}
-
-func injectionOf(list []benchv1.FaultInjection, fault int) *benchv1.FaultInjection {
-	for i := range list {
-		if int(list[i].Fault) == fault {
-			return &list[i]
-		}
-	}
-	return nil
 }
 
 // recoveredAfter is the time from from until the start of the first series entry that begins at

@@ -229,6 +229,16 @@ func FaultsPending(ledger bool, faults []int, snapshots []*snapshot.Snapshot) bo
 	return false
 }
 
+// Injection is the recorded injection of fault (its index in the step's faults), nil when none.
+func Injection(list []benchv1.FaultInjection, fault int) *benchv1.FaultInjection {
+	for i := range list {
+		if int(list[i].Fault) == fault {
+			return &list[i]
+		}
+	}
+	return nil
+}
+
 // FirstInjection is the earliest applied injection, nil when none was applied.
 func FirstInjection(list []benchv1.FaultInjection) *benchv1.FaultInjection {
 	var first *benchv1.FaultInjection

@@ -68,14 +68,19 @@ type sustainWindow struct {
 
 // NewSustainWatch sets up the watch of a run's sustained step at active warehouses.
 func NewSustainWatch(run *benchv1.BenchmarkRun, active int32, criteria sla.Criteria) *SustainWatch {
-	interval := workload.Interval(run)
-	_, rampUp := workload.Durations(run)
 	window := DefaultSustainWindow
 	if w := run.Spec.Sustain.Window; w != nil {
 		window = w.Duration
 	}
+	return newWindowWatch(run, active, criteria, workload.Interval(run), window, run.Spec.Sustain.Duration.Duration)
+}
+
+// newWindowWatch watches a step measured for measured after the run's ramp-up, in series
+// intervals of interval, as consecutive windows of window (each rounded up to whole intervals).
+func newWindowWatch(run *benchv1.BenchmarkRun, active int32, criteria sla.Criteria, interval, window, measured time.Duration) *SustainWatch {
+	_, rampUp := workload.Durations(run)
 	from := int((rampUp + interval - 1) / interval)
-	w := &SustainWatch{From: from, To: from + int((run.Spec.Sustain.Duration.Duration+interval-1)/interval),
+	w := &SustainWatch{From: from, To: from + int((measured+interval-1)/interval),
 		Size: max(1, int((window+interval-1)/interval)), LengthSeconds: interval.Seconds(), Active: int(active), Criteria: criteria}
 	if b := run.Spec.SLA.MaxReplicationLag; b != nil {
 		w.MaxLag = b.Duration

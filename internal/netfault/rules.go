@@ -3,6 +3,7 @@ package netfault
 import (
 	"fmt"
 	"strconv"
+	"time"
 )
 
 // The chains a fault adds to the pod's namespace, jumped to from the built-in ones; healing
@@ -134,7 +135,7 @@ func NetemRules(f Fault, dev string) [][]string {
 func NetemHeal(dev string) []string { return []string{"tc", "qdisc", "del", "dev", dev, "root"} }
 
 // ms writes a duration in tc's microsecond-precise milliseconds.
-func ms(d interface{ Microseconds() int64 }) string {
+func ms(d time.Duration) string {
 	us := d.Microseconds()
 	if us%1000 == 0 {
 		return fmt.Sprintf("%dms", us/1000)
