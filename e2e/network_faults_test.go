@@ -28,7 +28,8 @@ import (
 // testNetworkFaults: PostgreSQL with two synchronous standbys under remote_apply, one Fixed step
 // of 3 minutes at 5 warehouses with the spec's think times, and two network faults the opt-in
 // injector applies in it: a NetworkDelay of 20 ms on the standbys' traffic with the primary from
-// 40 s for 50 s, then a Partition of one standby from 120 s for 25 s. The New-Order p90 rises by at
+// 40 s for 50 s, then a Partition of one standby from 130 s for 25 s (30 s after the heal to
+// compare the latency with, at about one New-Order a second). The New-Order p90 rises by at
 // least the added round trip while the delay holds (each commit waits for the standbys' apply) and
 // comes back after it heals; every acknowledged New-Order is in the database after the partition;
 // the TPC-C consistency conditions hold after the step.
@@ -48,7 +49,7 @@ func testNetworkFaults(t *testing.T) {
 	run.Spec.Faults = []benchv1.Fault{
 		{Action: benchv1.FaultNetworkDelay, In: benchv1.FaultInEveryStep, At: metav1.Duration{Duration: 40 * time.Second},
 			Duration: &metav1.Duration{Duration: 50 * time.Second}, Target: benchv1.FaultTargetStandbys, Delay: &metav1.Duration{Duration: delay}},
-		{Action: benchv1.FaultPartition, In: benchv1.FaultInEveryStep, At: metav1.Duration{Duration: 120 * time.Second},
+		{Action: benchv1.FaultPartition, In: benchv1.FaultInEveryStep, At: metav1.Duration{Duration: 130 * time.Second},
 			Duration: &metav1.Duration{Duration: 25 * time.Second}, Target: benchv1.FaultTargetPod, Ordinal: ptr(int32(2))},
 	}
 	if err := k8s.Create(ctx, run); err != nil {
